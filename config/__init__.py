@@ -1,0 +1,1 @@
+"""Shipped configuration: default toolbox rows, example settings and host configs."""

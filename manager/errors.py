@@ -1,0 +1,65 @@
+"""One error tree for memgate. Each error carries data (field, hint) as well as text."""
+
+from __future__ import annotations
+
+
+class MemgateError(Exception):
+    """Base of every error memgate raises on purpose."""
+
+    #: the status written to mcp_call_log when this error ends a tool call
+    status = "error"
+
+    def __init__(self, message: str, *, field: str | None = None, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.hint = hint
+
+    def with_hint(self) -> str:
+        return f"{self.message} {self.hint}" if self.hint else self.message
+
+
+class ConfigError(MemgateError):
+    """Settings or launch configuration are wrong."""
+
+
+class SchemaMismatch(ConfigError):
+    """The database schema version is not the one this memgate knows."""
+
+
+class AccessDenied(MemgateError):
+    """The caller's identity or the tool's access policy does not allow this."""
+
+    status = "denied"
+
+
+class NotFound(MemgateError):
+    """The thing asked for does not exist for this caller."""
+
+
+class InvalidArgument(MemgateError):
+    """An argument is malformed; `field` names it."""
+
+    status = "invalid"
+
+
+class QueryRejected(InvalidArgument):
+    """A query failed admission; `rule` names which rule."""
+
+    def __init__(self, message: str, *, rule: str, hint: str | None = None):
+        super().__init__(message, field="sql", hint=hint)
+        self.rule = rule
+
+
+class Conflict(MemgateError):
+    """A concurrent writer changed the thing first; nothing was written."""
+
+
+class QueryTimeout(MemgateError):
+    """A query ran past its time limit and was ended."""
+
+    status = "timeout"
+
+
+class BackendUnavailable(MemgateError):
+    """The database cannot be reached or opened."""

@@ -1,0 +1,1 @@
+"""Dialect SQL for the backends: sqlite/ (embedded default) and oracle/ (production)."""

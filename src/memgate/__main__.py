@@ -1,0 +1,3 @@
+from memgate.server.cli import main
+
+main()
