@@ -1,0 +1,73 @@
+import struct
+
+import numpy as np
+import pytest
+
+from memgate.manager.embedder import (
+    Embedder,
+    HashingEmbedder,
+    blob_to_vector,
+    default_embedder,
+    vector_to_blob,
+)
+
+
+def test_hashing_embedder_gives_unit_float32_rows_of_its_dimension():
+    vectors = HashingEmbedder(dim=64).embed(["tenant isolation", "vector search over chunks"])
+    assert (vectors.shape, vectors.dtype) == ((2, 64), np.float32)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
+
+
+def test_hashing_embedder_is_the_same_in_every_process():
+    # Pinned: Python's hash() is salted per process, so this would fail if it were used.
+    vector = HashingEmbedder(dim=16).embed(["Refund policy"])[0]
+    expected = np.zeros(16, dtype=np.float32)
+    expected[[2, 7, 15]] = np.array([1, 1, -1]) / np.sqrt(3)
+    assert np.allclose(vector, expected)
+    assert np.array_equal(vector, HashingEmbedder(dim=16).embed(["refund   POLICY"])[0])
+    assert HashingEmbedder().name == "hashing-256"
+
+
+def test_hashing_embedder_scores_shared_words_above_unrelated_text():
+    query, related, unrelated = HashingEmbedder().embed(
+        ["reset my password", "how to reset a forgotten password", "train timetable to Berlin"]
+    )
+    assert query @ related > query @ unrelated
+
+
+def test_text_without_words_embeds_as_a_zero_row():
+    assert not HashingEmbedder().embed(["", " ... "]).any()
+
+
+def test_embedders_satisfy_the_protocol():
+    assert isinstance(HashingEmbedder(), Embedder)
+
+
+def test_vector_round_trips_through_a_little_endian_float32_blob():
+    blob = vector_to_blob([1.0, -2.5, 0.0])
+    assert blob == struct.pack("<3f", 1.0, -2.5, 0.0)
+    assert np.array_equal(blob_to_vector(blob), np.array([1.0, -2.5, 0.0], dtype=np.float32))
+    assert blob_to_vector(blob).dtype == np.float32
+
+
+def test_a_blob_that_is_not_whole_floats_is_rejected():
+    with pytest.raises(ValueError, match="^a float32 vector blob has a length divisible by 4, got 6 bytes$"):
+        blob_to_vector(b"\x00" * 6)
+
+
+def test_only_one_dimensional_vectors_become_blobs():
+    with pytest.raises(ValueError, match=r"^vector_to_blob takes a 1-D vector, got shape \(1, 2\)$"):
+        vector_to_blob(np.zeros((1, 2)))
+
+
+def test_default_embedder_is_wordllama_loaded_once_from_the_installed_wheel():
+    pytest.importorskip("wordllama")
+    embedder = default_embedder()
+    assert embedder is default_embedder()
+    assert (embedder.name, embedder.dim) == ("wordllama-l2_supercat-256", 256)
+    query, paraphrase, unrelated, empty = embedder.embed(
+        ["How do I reset my password?", "Steps to change a forgotten login password", "Heavy rain flooded the city", ""]
+    )
+    assert query @ paraphrase > query @ unrelated + 0.2
+    assert not empty.any()
+    assert embedder.embed([]).shape == (0, 256)
