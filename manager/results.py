@@ -1,0 +1,22 @@
+"""What a manager method hands back for one tool call."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    """Compact text for the model plus the numbers the call log records."""
+
+    text: str
+    rows: int = 0
+    truncated: bool = False
+    tokens: int = 0
+    cited_ids: tuple[str, ...] = ()
+    structured: dict[str, Any] | None = field(default=None, compare=False)
+    #: a result the model should read as an error (e.g. the memory tool's contract errors)
+    is_error: bool = False
+    #: the mcp_call_log status for this result; an is_error result usually says "invalid"
+    status: str = "ok"

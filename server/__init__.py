@@ -1,0 +1,1 @@
+"""The MCP server: FastMCP app, identity and auth, transports, resources, CLI."""

@@ -1,0 +1,145 @@
+"""`memgate init` and `memgate doctor`."""
+
+from __future__ import annotations
+
+import click
+
+from memgate.manager.default_tools import load_tool_definitions
+from memgate.manager.demo import DEMO_TENANTS, seed_demo
+from memgate.manager.errors import MemgateError
+from memgate.toolbox.rows import RowRefused, check_row
+from memgate.manager.toolbox_store import ToolRow
+
+from .common import friendly_errors, open_manager, operator_identity, settings_from
+
+
+def init_database(settings, tenants: list[str], demo: bool, tools_file: str | None = None) -> list[str]:
+    """Create or upgrade the schema, seed default tools for `tenants`, and the demo data. Returns report lines."""
+    lines = []
+    where = settings.database.path
+    existed = where.exists()
+    manager = open_manager(settings)
+    try:
+        before, after = manager.migrate()
+        state = ("created" if not existed or before == 0 else
+                 f"upgraded from {before}" if before < after else "up to date")
+        lines.append(f"schema: version {after} at {where} ({state})")
+        wanted = list(dict.fromkeys([*tenants, *([t.tenant for t in DEMO_TENANTS] if demo else []),
+                                     *([settings.stdio.tenant] if settings.stdio.tenant else [])]))
+        definitions = load_tool_definitions(tools_file)
+        for tenant in wanted:
+            added = manager.seed_tools(operator_identity(tenant), definitions)
+            lines.append(f"tools for {tenant}: " + (", ".join(added) + " added" if added else "already present"))
+        if demo:
+            seeded = seed_demo(manager)
+            lines.append("demo data: " + (", ".join(seeded) + " seeded" if seeded else "already present"))
+    finally:
+        manager.close()
+    return lines
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("init")
+    @click.option("--demo", is_flag=True, help="Also load the demo tenants acme and globex.")
+    @click.option("--tenant", "-t", "tenants", multiple=True, metavar="TENANT",
+                  help="Seed the default toolbox rows for this tenant (repeatable).")
+    @click.option("--tools-file", type=click.Path(exists=True, dir_okay=False),
+                  help="Toolbox definitions to seed instead of the shipped config/toolbox.json.")
+    @click.pass_context
+    @friendly_errors
+    def init(ctx: click.Context, demo: bool, tenants: tuple[str, ...], tools_file: str | None) -> None:
+        """Create or upgrade the database schema and seed toolbox rows.
+
+        Safe to run again: it upgrades the schema only when this memgate knows a
+        newer version, and adds only the tools and demo rows that are missing.
+
+        \b
+        Examples:
+          memgate init --demo
+          memgate init --tenant acme --tenant globex
+          memgate --db ./team.db init -t acme
+        """
+        for line in init_database(settings_from(ctx), list(tenants), demo, tools_file):
+            click.echo(line)
+
+    @cli.command("doctor")
+    @click.pass_context
+    def doctor(ctx: click.Context) -> None:
+        """Check settings, database, toolbox rows and tokenizer; say what is wrong in one screen.
+
+        Exits 1 when something needs fixing.
+
+        \b
+        Example:
+          MEMGATE_SERVER__TRANSPORT=http memgate doctor
+        """
+        problems = 0
+
+        def report(ok: bool, what: str, detail: str) -> None:
+            nonlocal problems
+            problems += 0 if ok else 1
+            click.echo(f"[{'ok' if ok else 'FAIL'}] {what}: {detail}")
+
+        try:
+            settings = settings_from(ctx)
+        except MemgateError as exc:
+            report(False, "settings", exc.with_hint())
+            raise SystemExit(1) from None
+        report(True, "settings", str(getattr(settings, "_source", None) or "defaults and environment (no file)"))
+        _check_database(settings, report)
+        _check_transport(settings, report)
+        try:
+            from memgate.manager.tokens import count_tokens
+            report(True, "tokenizer", f"o200k_base offline ({count_tokens('memgate doctor')} tokens for a probe)")
+        except Exception as exc:  # noqa: BLE001 - doctor reports, it does not crash
+            report(False, "tokenizer", str(exc))
+        if problems:
+            click.echo(f"{problems} problem(s) found.")
+            raise SystemExit(1)
+        click.echo("All checks passed.")
+
+
+def _check_database(settings, report) -> None:
+    path = settings.database.path
+    if not path.exists():
+        report(False, "database", f"{path} does not exist. Run `memgate init --demo` (or serve creates it).")
+        return
+    manager = open_manager(settings, create=False)
+    try:
+        try:
+            manager.check_schema()
+        except MemgateError as exc:
+            report(False, "database", exc.with_hint())
+            return
+        info = manager.describe()
+        report(True, "database", f"{path} (schema {info['schema_version']}, SQLite {info['sqlite_version']}, "
+                                 f"journal {info['journal_mode']})")
+        tenants = manager.operator_tenants()
+        report(bool(tenants), "tenants", ", ".join(tenants) if tenants else "none. Run `memgate init -t TENANT`.")
+        for tenant in tenants:
+            rows = manager.active_tools(operator_identity(tenant))
+            refused = []
+            for raw in rows:
+                try:
+                    check_row(ToolRow.from_row(raw))
+                except (RowRefused, MemgateError) as exc:
+                    refused.append(f"{raw['tool_name']} ({exc})")
+            served = len(rows) - len(refused)
+            report(not refused, f"tools of {tenant}",
+                   f"{served} served" + (f"; refused: {'; '.join(refused)}" if refused else ""))
+    finally:
+        manager.close()
+
+
+def _check_transport(settings, report) -> None:
+    if settings.server.transport == "stdio":
+        tenant = settings.stdio.tenant
+        report(bool(tenant), "stdio identity",
+               f"tenant {tenant}, user {settings.stdio.user}, agent {settings.stdio.agent}" if tenant
+               else "no [stdio] tenant; `memgate serve` needs --tenant or --demo")
+        return
+    try:
+        settings.http.auth.check_complete()
+        report(True, "http auth", f"issuer {settings.http.auth.issuer}, audience {settings.http.auth.audience}")
+    except MemgateError as exc:
+        report(False, "http auth", exc.with_hint())

@@ -1,0 +1,70 @@
+"""`memgate serve`: run the MCP server over stdio or Streamable HTTP."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import click
+
+from memgate.manager.demo import ACME
+
+from .common import friendly_errors, open_manager, settings_from, setup_logging
+
+log = logging.getLogger("memgate.server")
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("serve")
+    @click.option("--transport", type=click.Choice(["stdio", "http"]), help="Default: server.transport (stdio).")
+    @click.option("--host", help="HTTP bind address. Default: server.host (127.0.0.1).")
+    @click.option("--port", type=int, help="HTTP port. Default: server.port (8765).")
+    @click.option("--tenant", "-t", help="stdio: the trusted tenant this process serves.")
+    @click.option("--user", "-u", help="stdio: the trusted user.")
+    @click.option("--agent", help="stdio: the trusted agent.")
+    @click.option("--demo", is_flag=True,
+                  help="Create the database if needed, load the demo data, and (stdio) serve as acme/jane.")
+    @click.pass_context
+    @friendly_errors
+    def serve(ctx: click.Context, transport, host, port, tenant, user, agent, demo) -> None:
+        """Run the MCP server.
+
+        Over stdio the identity comes from launch configuration only (--tenant or
+        [stdio] in memgate.toml). Over HTTP every request needs a bearer JWT, verified
+        against [http.auth]; tenant, user and agent come from its claims.
+
+        \b
+        Examples:
+          memgate serve --demo
+          memgate serve --tenant acme --user jane --agent research-assistant
+          memgate serve --transport http --port 8765
+        """
+        if demo and not (tenant or user or agent):
+            tenant, user, agent = ACME.tenant, ACME.user, ACME.agent
+        settings = settings_from(ctx, **{
+            "server.transport": transport, "server.host": host, "server.port": port,
+            "stdio.tenant": tenant, "stdio.user": user, "stdio.agent": agent})
+        setup_logging(settings.server.log_level)
+        os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+        if demo:
+            from .db_cmds import init_database
+            for line in init_database(settings, [], demo=True):
+                log.info(line)
+        manager = open_manager(settings)
+        manager.check_schema()
+        try:
+            if settings.server.transport == "stdio":
+                from ..app import stdio_server
+                mcp = stdio_server(manager, settings)
+                log.info("memgate serving %s over stdio as tenant %s", settings.database.path, settings.stdio.tenant)
+                mcp.run(transport="stdio", show_banner=False)
+            else:
+                import uvicorn
+                from ..app import http_server
+                mcp = http_server(manager, settings)
+                log.info("memgate serving %s at http://%s:%s/mcp", settings.database.path,
+                         settings.server.host, settings.server.port)
+                uvicorn.run(mcp.http_app(path="/mcp"), host=settings.server.host, port=settings.server.port,
+                            log_level=settings.server.log_level.lower())
+        finally:
+            manager.close()

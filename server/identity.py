@@ -1,0 +1,85 @@
+"""Who is calling, per request: from verified JWT claims (HTTP) or launch configuration (stdio).
+
+Tool arguments never take part. The client's name and version and the session id
+are added for the call log; they are what the client says of itself, so they are
+recorded, never trusted for access.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fastmcp.server.dependencies import get_access_token, get_context
+
+from memgate.manager.errors import AccessDenied
+from memgate.manager.identity import Identity
+from memgate.toolbox.dispatch import CallContext, CallContextResolver
+
+from .auth import identity_from_access_token
+from .auth_settings import HttpAuthSettings
+
+_CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
+
+
+def stdio_resolver(identity: Identity) -> CallContextResolver:
+    """Every request speaks for the one identity the process was launched with."""
+
+    def resolve() -> CallContext:
+        return CallContext(identity=_with_client(identity), transport=_transport() or "stdio")
+
+    return resolve
+
+
+def http_resolver(auth: HttpAuthSettings) -> CallContextResolver:
+    """Every request speaks for the tenant and user in its verified bearer token."""
+
+    def resolve() -> CallContext:
+        token = get_access_token()
+        if token is None:
+            raise AccessDenied("no verified access token on this request")
+        return CallContext(identity=_with_client(identity_from_access_token(token, auth)),
+                           transport=_transport() or "streamable-http")
+
+    return resolve
+
+
+def _transport() -> str | None:
+    try:
+        return get_context().transport
+    except RuntimeError:
+        return None
+
+
+def _with_client(identity: Identity) -> Identity:
+    try:
+        ctx = get_context()
+    except RuntimeError:
+        return identity
+    name = version = None
+    params = getattr(ctx.session, "client_params", None) if ctx.session is not None else None
+    info = getattr(params, "client_info", None)
+    if info is None:
+        meta = getattr(ctx.request_context, "meta", None) if ctx.request_context else None
+        raw = _meta_get(meta, _CLIENT_INFO_META)
+        if isinstance(raw, dict):
+            name, version = raw.get("name"), raw.get("version")
+    else:
+        name, version = info.name, info.version
+    try:
+        session = ctx.session_id
+    except Exception:  # noqa: BLE001 - no session outside a request
+        session = None
+    return replace(identity, client_name=_short(name), client_version=_short(version), session=_short(session))
+
+
+def _meta_get(meta: object, key: str) -> object:
+    if meta is None:
+        return None
+    if isinstance(meta, dict):
+        return meta.get(key)
+    extra = getattr(meta, "model_extra", None) or {}
+    return extra.get(key, getattr(meta, key, None))
+
+
+def _short(value: object) -> str | None:
+    return str(value)[:200] if value else None

@@ -1,0 +1,43 @@
+"""Guidelines and the persona as MCP resources, read into the static prefix without a tool call."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import anyio
+from fastmcp.resources import Resource, TextResource
+from fastmcp.server.providers import Provider
+
+from memgate.manager import MemoryManager
+from memgate.toolbox.dispatch import CallContextResolver
+
+GUIDELINE_URI = "memgate://guidelines/{key}"
+PERSONA_URI = "memgate://persona/{key}"
+
+
+class MemoryResourceProvider(Provider):
+    def __init__(self, manager: MemoryManager, resolve: CallContextResolver):
+        super().__init__()
+        self.manager = manager
+        self.resolve = resolve
+
+    async def _list_resources(self) -> Sequence[Resource]:
+        identity = self.resolve().identity
+
+        def read():
+            return self.manager.guidelines(identity), self.manager.personas(identity)
+
+        guides, personas = await anyio.to_thread.run_sync(read)
+        found: list[Resource] = []
+        for key, row in guides.items():
+            found.append(TextResource(
+                uri=GUIDELINE_URI.format(key=key), name=f"guideline-{key}",
+                description=f"Guideline {key!r} (version {row['version']}): policy for this agent, data not instructions from a user.",
+                text=row["content"] + (f"\n\n{row['content_json']}" if row["content_json"] else ""),
+                mime_type="text/plain"))
+        for key, row in personas.items():
+            found.append(TextResource(
+                uri=PERSONA_URI.format(key=key), name=f"persona-{key}",
+                description=f"The agent persona {row['name']!r} (version {row['version']}).",
+                text=f"{row['name']}\n\n{row['content']}", mime_type="text/plain"))
+        return found

@@ -1,0 +1,1 @@
+UPDATE toolbox_memory SET valid_until = :now WHERE id = :id

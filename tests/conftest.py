@@ -1,0 +1,41 @@
+"""Small fixtures: a real SQLite file per test, the demo tenants, a manager, an in-process client."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# The server must never try to reach the network from tests.
+os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+
+from memgate.manager import MemoryManager  # noqa: E402
+from memgate.manager.backend.sqlite import SqliteBackend  # noqa: E402
+from memgate.manager.demo import ACME, GLOBEX, seed_demo  # noqa: E402
+from memgate.manager.default_tools import load_tool_definitions  # noqa: E402
+
+
+@pytest.fixture
+def sqlite_path(tmp_path):
+    return tmp_path / "memgate.db"
+
+
+@pytest.fixture
+def backend(sqlite_path):
+    b = SqliteBackend(sqlite_path)
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def manager(backend):
+    return MemoryManager(backend)
+
+
+@pytest.fixture
+def two_tenants(manager):
+    """The demo data for acme and globex, with the default toolbox rows."""
+    seed_demo(manager)
+    for identity in (ACME, GLOBEX):
+        manager.seed_tools(identity, load_tool_definitions())
+    return ACME, GLOBEX

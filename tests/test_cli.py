@@ -1,0 +1,127 @@
+"""The CLI through click's runner on a real database file: exit codes and whole outputs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from memgate.server.cli import cli
+
+
+@pytest.fixture
+def run(sqlite_path, monkeypatch):
+    for key in list(__import__("os").environ):
+        if key.startswith("MEMGATE_"):
+            monkeypatch.delenv(key)
+
+    def invoke(*args: str, ok: bool = True):
+        result = CliRunner().invoke(cli, ["--db", str(sqlite_path), *args], catch_exceptions=False)
+        assert (result.exit_code == 0) == ok, result.output
+        return result.output
+
+    return invoke
+
+
+def test_init_demo_creates_schema_tools_and_demo_and_is_idempotent(run, sqlite_path):
+    first = run("init", "--demo")
+    assert first == (f"schema: version 1 at {sqlite_path} (created)\n"
+                     "tools for acme: lookup_entity added\n"
+                     "tools for globex: lookup_entity added\n"
+                     "demo data: acme, globex seeded\n")
+    assert run("init", "--demo") == (f"schema: version 1 at {sqlite_path} (up to date)\n"
+                                     "tools for acme: already present\n"
+                                     "tools for globex: already present\n"
+                                     "demo data: already present\n")
+
+
+def test_fact_get_shows_current_and_history_for_the_tenant_only(run):
+    run("init", "--demo")
+    acme = run("fact", "get", "model:helios-rag", "beir_ndcg10", "-t", "acme")
+    assert "status=current version=2" in acme and "\n0.78\n" in acme and "\n0.92\n" in acme
+    globex = run("fact", "get", "model:helios-rag", "beir_ndcg10", "-t", "globex")
+    assert "\n0.55\n" in globex and "0.78" not in globex and "0.92" not in globex
+
+
+def test_fact_set_corrects_and_a_stale_expected_version_fails_with_the_fix(run):
+    run("init", "--demo")
+    out = run("fact", "set", "model:helios-rag", "beir_ndcg10", "0.81", "-t", "acme", "--expect-version", "2")
+    assert out.startswith("model:helios-rag beir_ndcg10 = 0.81 recorded as version 3, replacing version 2 (ent_")
+    err = run("fact", "set", "model:helios-rag", "beir_ndcg10", "0.70", "-t", "acme", "--expect-version", "2", ok=False)
+    assert err == ("Error: model:helios-rag beir_ndcg10 is at version 3, not 2; nothing was written "
+                   "Look the claim up again and correct the current version.\n")
+
+
+def test_fact_set_rejects_conditions_that_are_not_json(run):
+    run("init")
+    out = run("fact", "set", "s", "p", "v", "-t", "acme", "--conditions", "{nope", ok=False)
+    assert "Invalid value for --conditions: not valid JSON" in out
+
+
+def test_tools_disable_and_enable_bump_the_version(run):
+    run("init", "--demo")
+    assert run("tools", "disable", "lookup_entity", "-t", "acme") == "lookup_entity disabled for acme (version 1)\n"
+    listing = run("tools", "list", "-t", "acme")
+    assert "lookup_entity        lookup_entity         1  disabled  tenant" in listing
+    assert run("tools", "enable", "lookup_entity", "-t", "acme") == "lookup_entity enabled for acme (version 2)\n"
+    assert "lookup_entity        lookup_entity         2  enabled   tenant" in run("tools", "list", "-t", "acme")
+    # globex is untouched
+    assert "lookup_entity        lookup_entity         1  enabled   tenant" in run("tools", "list", "-t", "globex")
+
+
+def test_tools_enable_of_an_unknown_tool_says_how_to_list(run):
+    run("init", "--demo")
+    assert run("tools", "enable", "nope", "-t", "acme", ok=False) == (
+        "Error: no toolbox row named 'nope' for tenant acme `memgate tools list` shows the tenant's tools.\n")
+
+
+def test_log_is_empty_at_first_and_json_is_one_object_per_line(run, manager, two_tenants):
+    from memgate.manager import CallRecord
+    assert "(no calls recorded)" in run("log")
+    acme, globex = two_tenants
+    manager.log_call(acme, CallRecord(call_id="c1", called_at="2026-12-01T00:00:00.000Z",
+                                      tool_name="lookup_entity", status="ok", arguments={"subject": "x"}))
+    manager.log_call(globex, CallRecord(call_id="c2", called_at="2026-12-01T00:00:01.000Z",
+                                        tool_name="lookup_entity", status="denied"))
+    lines = run("log", "--json").splitlines()
+    assert [json.loads(l)["call_id"] for l in lines] == ["c2", "c1"]
+    only_acme = [json.loads(l) for l in run("log", "--json", "-t", "acme").splitlines()]
+    assert [(r["tenant_id"], r["arguments_json"]) for r in only_acme] == [("acme", '{"subject": "x"}')]
+    assert [json.loads(l)["call_id"] for l in run("log", "--json", "--status", "denied").splitlines()] == ["c2"]
+
+
+def test_doctor_reports_each_check_and_fails_on_a_missing_database(run, sqlite_path):
+    out = run("doctor", ok=False)
+    assert f"[FAIL] database: {sqlite_path} does not exist." in out
+    run("init", "--demo")
+    out = run("doctor", "--help")
+    assert "say what is wrong in one" in out
+
+
+def test_doctor_passes_on_an_initialised_database_with_a_stdio_tenant(run, monkeypatch):
+    run("init", "--demo")
+    monkeypatch.setenv("MEMGATE_STDIO__TENANT", "acme")
+    out = run("doctor")
+    assert "[ok] tenants: acme, globex" in out
+    assert "[ok] tools of acme: 1 served" in out
+    assert out.endswith("All checks passed.\n")
+
+
+def test_every_command_has_help_with_an_example_and_a_readme_mention():
+    from pathlib import Path
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+
+    def walk(group, prefix):
+        for name, cmd in group.commands.items():
+            yield f"{prefix} {name}", cmd
+            if hasattr(cmd, "commands"):
+                yield from walk(cmd, f"{prefix} {name}")
+
+    for path, cmd in walk(cli, "memgate"):
+        out = CliRunner().invoke(cli, [*path.split()[1:], "--help"]).output
+        assert cmd.help, path
+        top = " ".join(path.split()[:2])
+        assert top in readme, f"{top} is not in README.md"
+        if not hasattr(cmd, "commands"):
+            assert "Example" in out, f"{path} --help has no example"

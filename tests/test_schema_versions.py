@@ -1,0 +1,48 @@
+"""The schema is versioned: init creates or upgrades it; an unknown version is refused."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from memgate.manager.backend import sqlite_schema
+from memgate.manager.backend.sqlite import SqliteBackend
+from memgate.manager.errors import SchemaMismatch
+
+
+def test_a_new_file_is_created_at_the_known_version(backend):
+    assert backend.schema_version() == sqlite_schema.known_version() == 1
+    backend.check_schema()
+
+
+def test_migrate_twice_is_a_no_op(backend):
+    assert backend.migrate() == (1, 1)
+
+
+def test_a_newer_schema_is_refused_with_the_fix(backend, sqlite_path):
+    with sqlite3.connect(sqlite_path) as conn:
+        conn.execute("INSERT INTO memgate_schema (version) VALUES (7)")
+    with pytest.raises(SchemaMismatch) as err:
+        backend.check_schema()
+    assert err.value.with_hint() == (
+        f"{sqlite_path} has schema version 7, newer than this memgate knows (1). "
+        "Upgrade memgate, or point database.path at another file.")
+    with pytest.raises(SchemaMismatch):
+        backend.migrate()
+
+
+def test_a_sqlite_file_that_is_not_memgate_is_refused(tmp_path):
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(SchemaMismatch, match="is not a memgate database"):
+        SqliteBackend(path).check_schema()
+
+
+def test_a_missing_file_is_not_created_when_creation_is_off(tmp_path):
+    from memgate.manager.errors import BackendUnavailable
+    with pytest.raises(BackendUnavailable) as err:
+        SqliteBackend(tmp_path / "absent.db", create=False)
+    assert err.value.with_hint() == f"no database at {tmp_path / 'absent.db'}. Run `memgate init` first."
+    assert not (tmp_path / "absent.db").exists()

@@ -1,0 +1,43 @@
+"""What the model is told when a call fails: one generic sentence per error class.
+
+No SQL, schema names, driver text or stack reaches the model. Invalid
+arguments may name the field. The detail goes to the operator log.
+"""
+
+from __future__ import annotations
+
+from memgate.manager.errors import (
+    AccessDenied,
+    Conflict,
+    InvalidArgument,
+    NotFound,
+    QueryRejected,
+    QueryTimeout,
+)
+
+DENIED = "This tool is not available to you, or this call is not allowed for your identity."
+UNAVAILABLE_TOOL = "This tool is no longer available. List the tools again."
+TIMEOUT = "The call took longer than its time limit and was stopped. Narrow the request and try again."
+CONFLICT = "Another writer changed this record first; nothing was written. Read it again and retry."
+NOT_FOUND = "Nothing matching that request exists for you."
+
+
+def agent_message(exc: BaseException, call_id: str) -> str:
+    if isinstance(exc, QueryRejected):
+        return f"The query was rejected: {exc.message}"
+    if isinstance(exc, InvalidArgument):
+        return invalid_arguments(exc.field, exc.message)
+    if isinstance(exc, AccessDenied):
+        return DENIED
+    if isinstance(exc, QueryTimeout):
+        return TIMEOUT
+    if isinstance(exc, Conflict):
+        return CONFLICT
+    if isinstance(exc, NotFound):
+        return NOT_FOUND
+    return f"The memory service could not complete this call (call id {call_id}). The operator log has the details."
+
+
+def invalid_arguments(field: str | None, reason: str) -> str:
+    where = f" for '{field}'" if field else ""
+    return f"Invalid arguments{where}: {reason}"

@@ -1,0 +1,154 @@
+"""One tool call, start to end: re-check, validate, call one manager method, log.
+
+Every outcome (ok, denied, invalid, error, timeout) writes exactly one
+mcp_call_log row. The model gets a generic sentence for failures; the operator
+log gets the detail.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import anyio
+import jsonschema
+from fastmcp.exceptions import ToolError
+from fastmcp.tools.base import ToolResult
+from mcp.types import TextContent
+from pydantic import ValidationError
+
+from memgate.manager import CallRecord, MemgateError, MemoryManager, ToolOutput
+from memgate.manager.clock import now_iso
+from memgate.manager.errors import AccessDenied, InvalidArgument, QueryTimeout
+from memgate.manager.identity import Identity
+from memgate.manager.toolbox_store import ToolRow
+
+from . import agent_errors
+from .policy import check_access
+from .rows import RowRefused, RowTool, advertised_schema, check_row
+
+log = logging.getLogger("memgate.toolbox")
+
+
+@dataclass(frozen=True)
+class CallContext:
+    """Trusted facts about the caller, supplied by the server for each request."""
+
+    identity: Identity
+    transport: str | None = None
+
+
+CallContextResolver = Callable[[], CallContext]
+
+
+class ToolDispatcher:
+    def __init__(self, manager: MemoryManager, resolve: CallContextResolver):
+        self.manager = manager
+        self.resolve = resolve
+
+    async def __call__(self, tool: RowTool, arguments: dict[str, Any]) -> ToolResult:
+        started = time.perf_counter()
+        call_id = str(uuid.uuid4())
+        ctx = self.resolve()
+        record = CallRecord(call_id=call_id, called_at=now_iso(), tool_name=tool.name, status="ok",
+                            arguments=arguments, handler=tool.row.tool_handler,
+                            toolbox_row_id=tool.row.id, toolbox_row_version=tool.row.version,
+                            transport=ctx.transport)
+        try:
+            output = await self._run(tool, arguments, ctx.identity)
+        except BaseException as exc:  # noqa: BLE001 - every outcome is logged, then re-raised as text
+            status, message = self._failure(exc, tool, call_id)
+            record = replace(record, status=status, error_class=type(exc).__name__, result_text=message,
+                             duration_ms=_ms(started))
+            await self._log(ctx.identity, record)
+            if isinstance(exc, (KeyboardInterrupt, SystemExit, anyio.get_cancelled_exc_class())):
+                raise
+            raise ToolError(message) from None
+        record = replace(record, status=output.status, rows_returned=output.rows, truncated=output.truncated,
+                         result_tokens=output.tokens, result_text=output.text,
+                         cited_ids=output.cited_ids, duration_ms=_ms(started))
+        await self._log(ctx.identity, record)
+        return ToolResult(content=[TextContent(type="text", text=output.text)], is_error=output.is_error)
+
+    async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity) -> ToolOutput:
+        row = await self._current_row(tool, identity)
+        check_access(row.access_policy, identity)
+        spec = check_row(row)
+        _validate(arguments, advertised_schema(row, spec))
+        try:
+            args = spec.args_model.model_validate(arguments)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise InvalidArgument(err["msg"], field=".".join(str(p) for p in err["loc"]) or None) from exc
+        method = getattr(self.manager, spec.method)
+        kwargs = args.model_dump(exclude_unset=True)
+        if spec.takes_policy:
+            kwargs["policy"] = row.access_policy
+        timeout = self.manager.caps.query_timeout_s + 5
+        with anyio.fail_after(timeout):
+            return await anyio.to_thread.run_sync(lambda: method(identity, **kwargs), abandon_on_cancel=True)
+
+    async def _current_row(self, tool: RowTool, identity: Identity) -> ToolRow:
+        """Re-read the row: it must still be active for this caller and at the listed version."""
+        rows = await anyio.to_thread.run_sync(lambda: self.manager.active_tools(identity, tool.name))
+        if not rows:
+            raise RowGone(f"toolbox row {tool.name!r} is no longer active")
+        row = ToolRow.from_row(rows[0])
+        if row.id != tool.row.id or row.version != tool.row.version:
+            raise RowGone(f"toolbox row {tool.name!r} changed from version {tool.row.version} to {row.version}")
+        return row
+
+    def _failure(self, exc: BaseException, tool: RowTool, call_id: str) -> tuple[str, str]:
+        if isinstance(exc, RowGone):
+            log.warning("call %s to %s denied: %s", call_id, tool.name, exc)
+            return "denied", agent_errors.UNAVAILABLE_TOOL
+        if isinstance(exc, RowRefused):
+            log.error("call %s to %s refused: toolbox row cannot be served: %s", call_id, tool.name, exc)
+            return "error", agent_errors.agent_message(exc, call_id)
+        if isinstance(exc, TimeoutError):
+            log.warning("call %s to %s timed out", call_id, tool.name)
+            return "timeout", agent_errors.TIMEOUT
+        if isinstance(exc, MemgateError):
+            level = logging.ERROR if exc.status == "error" else logging.WARNING
+            log.log(level, "call %s to %s ended %s: %s", call_id, tool.name, exc.status, exc.message,
+                    exc_info=exc.status == "error")
+            return exc.status, agent_errors.agent_message(exc, call_id)
+        log.error("call %s to %s failed", call_id, tool.name, exc_info=exc)
+        return "error", agent_errors.agent_message(exc, call_id)
+
+    async def _log(self, identity: Identity, record: CallRecord) -> None:
+        try:
+            await anyio.to_thread.run_sync(lambda: self.manager.log_call(identity, record))
+        except Exception:  # the call's outcome stands; a lost log row must be loud
+            log.critical("could not write mcp_call_log row for call %s", record.call_id, exc_info=True)
+
+
+class RowGone(AccessDenied):
+    """The listed toolbox row was disabled, expired or replaced before the call ran."""
+
+
+def _validate(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
+    validator = jsonschema.Draft202012Validator(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
+    if error is not None:
+        field = ".".join(str(p) for p in error.absolute_path) or _missing_field(error)
+        raise InvalidArgument(error.message, field=field)
+
+
+def _missing_field(error: jsonschema.ValidationError) -> str | None:
+    if error.validator == "required" and isinstance(error.message, str):
+        return error.message.split("'")[1] if "'" in error.message else None
+    if error.validator == "additionalProperties":
+        return None
+    return None
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+__all__ = ["CallContext", "QueryTimeout", "RowGone", "ToolDispatcher"]

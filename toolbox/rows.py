@@ -1,0 +1,90 @@
+"""Turning a toolbox_memory row into an MCP tool: pure, tested without a server.
+
+A row is refused (RowRefused, with the reason for the operator log) when its
+handler is not on the allowlist, its schema is not valid JSON Schema, or the
+handler cannot honour it: a property the handler does not take, a required
+argument the schema does not require, or unknown access_policy keys.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import jsonschema
+from fastmcp.tools import Tool
+from fastmcp.tools.base import ToolResult
+
+from memgate.manager.errors import InvalidArgument
+from memgate.manager.toolbox_store import ToolRow
+
+from .handlers import HANDLERS, HandlerSpec
+from .policy import validate_policy
+
+RowCall = Callable[["RowTool", dict[str, Any]], Awaitable[ToolResult]]
+
+
+class RowRefused(Exception):
+    """A toolbox row that cannot become a tool; the message says why."""
+
+
+class RowTool(Tool):
+    """A tool backed by one toolbox row version; the dispatcher does the work."""
+
+    row: Any = None  # ToolRow
+    spec: Any = None
+    call: Any = None  # RowCall, set by the provider
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return await self.call(self, arguments)
+
+
+def check_row(row: ToolRow) -> HandlerSpec:
+    """The row's handler spec, or RowRefused saying why the row cannot be served."""
+    spec = HANDLERS.get(row.tool_handler)
+    if spec is None:
+        raise RowRefused(f"handler {row.tool_handler!r} is not on the allowlist {sorted(HANDLERS)}")
+    schema = row.tool_schema
+    try:
+        jsonschema.Draft202012Validator.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        raise RowRefused(f"tool_schema is not valid JSON Schema: {exc.message}") from exc
+    if schema.get("type") != "object":
+        raise RowRefused('tool_schema must have "type": "object"')
+    fields = spec.args_model.model_fields
+    props = set(schema.get("properties", {}))
+    unknown = props - set(fields)
+    if unknown:
+        raise RowRefused(f"tool_schema has properties the {spec.name} handler does not take: {sorted(unknown)}")
+    model_required = {n for n, f in fields.items() if f.is_required()}
+    missing = model_required - set(schema.get("required", []))
+    if missing:
+        raise RowRefused(f"tool_schema must require {sorted(missing)} for the {spec.name} handler")
+    try:
+        validate_policy(row.access_policy)
+    except InvalidArgument as exc:
+        raise RowRefused(exc.message) from exc
+    return spec
+
+
+def advertised_schema(row: ToolRow, spec: HandlerSpec) -> dict[str, Any]:
+    schema = copy.deepcopy(row.tool_schema)
+    # Strict by default: unknown arguments are refused, so say so in the schema.
+    schema.setdefault("additionalProperties", False)
+    if spec.shape_schema is not None:
+        schema = spec.shape_schema(schema, row.access_policy)
+    return schema
+
+
+def tool_from_row(row: ToolRow, call: RowCall) -> RowTool:
+    spec = check_row(row)
+    return RowTool(
+        name=row.tool_name,
+        description=row.usage_notes,
+        parameters=advertised_schema(row, spec),
+        row=row,
+        spec=spec,
+        call=call,
+        meta={"memgate/toolbox_row": row.id, "memgate/version": row.version},
+    )
