@@ -312,6 +312,9 @@ def _check_tables(nodes: list[exp.Expr], views: set[str]) -> set[str]:
             column = node.args["field"]
             qualified = column.args.get("table") or column.args.get("db")
             name = column.name
+        elif isinstance(node, exp.In) and isinstance(node.args.get("field"), exp.Literal):
+            # ...and `x IN 'name'` too: SQLite takes a string where it wants an identifier.
+            qualified, name = None, str(node.args["field"].this)
         else:
             continue
         if qualified:

@@ -157,6 +157,7 @@ REJECTED = [
     ("SELECT * FROM entity_memory", "table"),
     ("SELECT name FROM sqlite_master", "table"),
     ("SELECT id FROM entity_v WHERE id IN entity_memory", "table"),
+    ("SELECT id FROM entity_v WHERE id IN 'entity_memory'", "table"),  # a string read as a table name
     ("SELECT * FROM (WITH entity_memory AS (SELECT 1) SELECT * FROM entity_memory), entity_memory", "table"),
     ("SELECT 1 ；DELETE FROM entity_memory", "table"),  # fullwidth semicolon is an identifier character
     ("SELECT * FROM \u212ab_chunk_v", "table"),  # Kelvin sign: str.lower() would make it "kb_chunk_v"
