@@ -1,0 +1,1 @@
+DELETE FROM memory_file WHERE id = :id AND version = :version

@@ -1,0 +1,5 @@
+-- Files not written since :cutoff (`memgate memory expire --days N`).
+SELECT id, path, version, updated_at
+FROM memory_file
+WHERE store_id = :store_id AND updated_at < :cutoff
+ORDER BY path

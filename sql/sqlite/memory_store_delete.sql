@@ -1,0 +1,1 @@
+DELETE FROM memory_store WHERE id = :store_id
