@@ -1,0 +1,134 @@
+"""`memgate ingest` and `memgate search`: fill the knowledge base from files, and query it as an agent would."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from memgate.manager.errors import MemgateError
+from memgate.manager.kb_ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
+from memgate.manager.kb_parse import SUPPORTED_EXTENSIONS
+
+from .common import friendly_errors, open_manager, operator_identity, settings_from, tenant_option
+
+log = logging.getLogger("memgate.ingest")
+
+
+def find_files(paths: tuple[str, ...]) -> list[Path]:
+    """The files named, plus the supported files under each folder named, sorted, each once."""
+    found: dict[Path, None] = {}
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                if child.is_file() and child.suffix.lower() in SUPPORTED_EXTENSIONS \
+                        and not any(part.startswith(".") for part in child.relative_to(path).parts):
+                    found.setdefault(child, None)
+        else:
+            found.setdefault(path, None)  # a missing or unsupported file is reported as failed
+    return list(found)
+
+
+def summary_lines(results: list[IngestResult], seconds: float) -> list[str]:
+    count = {s: sum(r.status == s for r in results) for s in (NEW, UNCHANGED, REPLACED, FAILED)}
+    lines = [f"{len(results)} file(s): {count[NEW]} new, {count[UNCHANGED]} unchanged, "
+             f"{count[REPLACED]} replaced, {count[FAILED]} failed; "
+             f"{sum(r.chunks for r in results)} chunk(s), {sum(r.tokens for r in results)} token(s) "
+             f"written in {seconds:.1f}s"]
+    lines += [f"failed: {r.source}: {r.reason}" for r in results if r.status == FAILED]
+    return lines
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("ingest")
+    @click.argument("paths", nargs=-1, required=True, type=click.Path())
+    @tenant_option()
+    @click.option("--collection", default="default", show_default=True, metavar="NAME",
+                  help="The collection the documents join.")
+    @click.option("--user", "-u", metavar="ID", help="Only this user may find them (default: the whole tenant).")
+    @click.option("--agent", metavar="ID", help="Only this agent may find them.")
+    @click.option("--chunk-tokens", type=click.IntRange(16, 4000), default=300, show_default=True,
+                  help="Largest chunk, in o200k_base tokens.")
+    @click.option("--overlap-tokens", type=click.IntRange(0, 1000), default=40, show_default=True,
+                  help="Tokens a chunk repeats from the one before it.")
+    @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+    @click.pass_context
+    @friendly_errors
+    def ingest(ctx, paths, tenant, collection, user, agent, chunk_tokens, overlap_tokens, quiet) -> None:
+        """Add .txt, .md, .html and .pdf files (or folders of them) to a tenant's knowledge base.
+
+        Each file is parsed, cut into token-bounded chunks, embedded and indexed. An
+        unchanged file is skipped; a changed one replaces its chunks in one transaction.
+        A file that cannot be read is reported and the others still go in.
+
+        \b
+        Examples:
+          memgate ingest ./handbook --tenant acme --collection handbook
+          memgate ingest report.pdf notes.md -t acme --user jane
+        """
+        from memgate.manager.kb_ingest import ChunkSettings
+
+        if overlap_tokens >= chunk_tokens:
+            raise click.BadParameter("must be smaller than --chunk-tokens", param_hint="--overlap-tokens")
+        # pypdf logs what it repairs; a file it cannot read is reported in the summary instead.
+        logging.getLogger("pypdf").setLevel(logging.ERROR)
+        files = find_files(paths)
+        settings = ChunkSettings(chunk_tokens, overlap_tokens)
+        identity = operator_identity(tenant)
+        manager = open_manager(settings_from(ctx))
+        results: list[IngestResult] = []
+        started = time.perf_counter()
+        try:
+            with click.progressbar(files, label="ingesting", file=sys.stderr, show_pos=True,
+                                   hidden=quiet, item_show_func=lambda p: p.name if p else None) as bar:
+                for path in bar:
+                    results.append(_ingest_one(manager, identity, path, collection, user, agent, settings))
+        finally:
+            manager.close()
+        for line in summary_lines(results, time.perf_counter() - started):
+            click.echo(line)
+        if any(r.status == FAILED for r in results):
+            ctx.exit(1)
+
+    @cli.command("search")
+    @click.argument("query")
+    @tenant_option()
+    @click.option("--user", "-u", metavar="ID", help="Search as this user (sees the user's own documents too).")
+    @click.option("--agent", metavar="ID", help="Search as this agent.")
+    @click.option("--collection", metavar="NAME", help="Only this collection.")
+    @click.option("--max-results", "-n", type=click.IntRange(1, 50), help="At most this many chunks.")
+    @click.option("--json", "as_json", is_flag=True, help="Print the ranked hits with their score parts as JSON.")
+    @click.pass_context
+    @friendly_errors
+    def search(ctx, query, tenant, user, agent, collection, max_results, as_json) -> None:
+        """Search a tenant's knowledge base as the search_memory tool does, and show what the agent would see.
+
+        \b
+        Example:
+          memgate search "helios ndcg re-run" --tenant acme
+        """
+        manager = open_manager(settings_from(ctx))
+        try:
+            out = manager.search_memory(operator_identity(tenant, user, agent), query, collection=collection,
+                                        max_results=max_results)
+        finally:
+            manager.close()
+        click.echo(json.dumps(out.structured or {"results": []}, indent=2) if as_json else out.text)
+
+
+def _ingest_one(manager, identity, path: Path, collection, user, agent, settings) -> IngestResult:
+    try:
+        return manager.ingest_file(identity, path, collection=collection, user_id=user, agent_id=agent,
+                                   settings=settings)
+    except MemgateError as exc:
+        return IngestResult(str(path), FAILED, reason=exc.with_hint())
+    except OSError as exc:
+        return IngestResult(str(path), FAILED, reason=f"cannot read it: {exc.strerror or exc}")
+    except Exception as exc:  # noqa: BLE001 - one bad file must not stop the others
+        log.debug("ingest of %s failed", path, exc_info=True)
+        return IngestResult(str(path), FAILED, reason=f"unexpected {type(exc).__name__}: {exc}")

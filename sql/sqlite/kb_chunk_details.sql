@@ -1,0 +1,7 @@
+-- What a search result shows for the chunks in :seqs (a JSON list of seq).
+SELECT c.seq, c.id, c.document_id, c.collection, c.position, c.content, c.token_count,
+       d.title, d.source_uri,
+       (SELECT count(*) FROM knowledge_base_chunk n WHERE n.document_id = c.document_id) AS chunk_count
+FROM knowledge_base_chunk c
+JOIN knowledge_base_document d ON d.id = c.document_id
+WHERE c.seq IN (SELECT value FROM json_each(:seqs))

@@ -1,0 +1,80 @@
+"""`memgate ingest` and `memgate search` through click's runner on a real database file."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from memgate.server.cli import cli
+
+
+@pytest.fixture
+def run(sqlite_path, monkeypatch):
+    for key in list(os.environ):
+        if key.startswith("MEMGATE_"):
+            monkeypatch.delenv(key)
+
+    def invoke(*args: str, code: int = 0):
+        result = CliRunner().invoke(cli, ["--db", str(sqlite_path), *args], catch_exceptions=False)
+        assert result.exit_code == code, result.output
+        return result
+
+    return invoke
+
+
+@pytest.fixture
+def folder(tmp_path):
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / ".git").mkdir()
+    (docs / "runbook.md").write_text("# Flux runbook\n\nRestart the flux capacitor when the zebra alarm fires.\n")
+    (docs / "sub" / "faq.html").write_text("<html><head><title>Billing FAQ</title></head>"
+                                           "<body><p>Invoices go out monthly.</p></body></html>")
+    (docs / "notes.txt").write_text("Kumquats ripen in winter.")
+    (docs / "image.png").write_bytes(b"\x89PNG")  # not a supported type: not picked up from a folder
+    (docs / ".git" / "HEAD.md").write_text("# hidden")
+    return docs
+
+
+def test_ingesting_a_folder_shows_progress_and_a_summary_and_is_idempotent(run, folder):
+    run("init")
+    first = run("ingest", str(folder), "-t", "acme", "--collection", "handbook")
+    assert "ingesting" in first.stderr
+    assert first.stdout.startswith("3 file(s): 3 new, 0 unchanged, 0 replaced, 0 failed; 3 chunk(s), ")
+    again = run("ingest", str(folder), "-t", "acme", "--collection", "handbook")
+    assert again.stdout.startswith("3 file(s): 0 new, 3 unchanged, 0 replaced, 0 failed; 0 chunk(s), 0 token(s) ")
+    (folder / "notes.txt").write_text("Kumquats ripen in late autumn.")
+    changed = run("ingest", str(folder), "-t", "acme", "--collection", "handbook", "-q")
+    assert changed.stdout.startswith("3 file(s): 0 new, 2 unchanged, 1 replaced, 0 failed; 1 chunk(s), ")
+    assert changed.stderr == ""
+
+
+def test_bad_files_are_reported_one_by_one_and_the_others_still_go_in(run, folder):
+    (folder / "bad.txt").write_bytes(b"\xff\xfe")
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    result = run("ingest", str(folder), str(folder / "missing.md"), "-t", "acme", code=1)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("6 file(s): 3 new, 0 unchanged, 0 replaced, 3 failed; 3 chunk(s), ")
+    assert lines[1:] == [
+        f"failed: {folder / 'bad.txt'}: bad.txt is not valid UTF-8 (bad byte at offset 0). "
+        "Re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8.",
+        f"failed: {folder / 'broken.pdf'}: broken.pdf is not a readable PDF. "
+        "Check that it opens in a PDF viewer, or export it again.",
+        f"failed: {folder / 'missing.md'}: missing.md does not exist or is not a file.",
+    ]
+    assert "Flux runbook" in run("search", "zebra alarm", "-t", "acme").stdout
+
+
+def test_search_after_init_demo_finds_demo_chunks_for_the_tenant_only(run):
+    run("init", "--demo")
+    acme = run("search", "helios BEIR re-run", "-t", "acme").stdout
+    assert "title: Helios RAG evaluation report (August re-run)" in acme and "vector_rank=" in acme
+    globex = run("search", "helios BEIR re-run", "-t", "globex").stdout
+    assert "Globex support handbook" in globex and "August re-run" not in globex
+
+
+def test_overlap_must_be_smaller_than_the_chunk(run, folder):
+    out = run("ingest", str(folder), "-t", "acme", "--chunk-tokens", "32", "--overlap-tokens", "32", code=2)
+    assert "--overlap-tokens" in out.output and "must be smaller than --chunk-tokens" in out.output

@@ -1,0 +1,146 @@
+"""search_memory: hybrid results bounded by rows and tokens, cited, with score parts; over MCP too."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from fastmcp import Client
+
+from memgate.manager import kb_search
+from memgate.manager.errors import InvalidArgument
+from memgate.manager.tokens import count_tokens
+
+from kb_helpers import ACME, GLOBEX, add_doc, hashing_manager
+
+
+@pytest.fixture
+def kb(backend):
+    return hashing_manager(backend)
+
+
+def _zebra_docs(kb, n=12, tenant=ACME):
+    for i in range(n):
+        add_doc(kb, tenant, f"Zebra field note {i}", f"Note {i}: the zebra herd crossed the river at dawn. " * 6,
+                uri=f"test://notes/{i}", collection="field")
+
+
+def test_a_result_cites_chunks_with_title_position_score_parts_and_tokens(kb):
+    add_doc(kb, ACME, "Helios report", "The August re-run found nDCG@10 of 0.78 on BEIR.", collection="evals")
+    out = kb.search_memory(ACME, "helios BEIR re-run")
+    head, record = out.text.split("\n", 1)
+    assert head == (f"search: helios BEIR re-run | results: 1 | more exist: no | tokens: {count_tokens(record)}"
+                    " | budget: 2000 tokens")
+    (hit,) = out.structured["results"]
+    assert record.startswith(
+        f"<memory id={hit['id']} type=kb_chunk document={hit['document_id']} collection=evals position=0 chunks=1"
+        f" tokens={hit['tokens']} score=0.0328 lexical_rank=1 vector_rank=1 cosine=")
+    assert "\ntitle: Helios report\nThe August re-run found nDCG@10 of 0.78 on BEIR.\n</memory>" in record
+    assert out.cited_ids == (hit["id"],) and out.rows == 1 and out.tokens == count_tokens(out.text)
+
+
+def test_results_stop_at_max_results_and_say_more_exist(kb):
+    _zebra_docs(kb)
+    out = kb.search_memory(ACME, "zebra river", max_results=3)
+    assert out.rows == 3 and len(out.cited_ids) == 3
+    assert "| results: 3 | more exist: yes |" in out.text.split("\n", 1)[0]
+
+
+def test_results_stop_at_the_tenants_token_budget(kb):
+    _zebra_docs(kb)
+    with kb.backend.session(ACME) as s:
+        s.insert("guideline_memory", {"id": "gdl_t", "tenant_id": "acme", "guideline_key": "context_budget",
+                                      "content": "small", "content_json": json.dumps({"max_tool_result_tokens": 300}),
+                                      "valid_from": "2020-01-01T00:00:00.000Z"})
+    out = kb.search_memory(ACME, "zebra river", max_results=10)
+    assert out.tokens <= 300 and count_tokens(out.text) == out.tokens
+    assert 0 < out.rows < 10 and out.truncated
+    assert "more exist: yes" in out.text and "budget: 300 tokens" in out.text
+
+
+def test_a_single_chunk_larger_than_the_budget_is_clipped_not_dropped(kb):
+    add_doc(kb, ACME, "Big", "zebra " * 280)
+    with kb.backend.session(ACME) as s:
+        s.insert("guideline_memory", {"id": "gdl_t", "tenant_id": "acme", "guideline_key": "context_budget",
+                                      "content": "tiny", "content_json": json.dumps({"max_tool_result_tokens": 120}),
+                                      "valid_from": "2020-01-01T00:00:00.000Z"})
+    out = kb.search_memory(ACME, "zebra")
+    assert out.rows == 1 and out.tokens <= 120 and "clipped=yes" in out.text
+
+
+def test_the_collection_filter_applies_before_ranking(kb):
+    _zebra_docs(kb, n=8)
+    add_doc(kb, ACME, "Other", "A lone zebra.", collection="misc")
+    hits = kb.search_chunks(ACME, "zebra herd river dawn", collection="misc", limit=5)
+    assert [h.title for h in hits] == ["Other"]
+
+
+def test_hybrid_fuses_both_legs_by_reciprocal_rank(kb):
+    add_doc(kb, ACME, "exact", "Error code E4711 means the pump overheated.")
+    add_doc(kb, ACME, "near", "The pump overheated and shut itself down.")
+    lexical = [h.title for h in kb.search_chunks(ACME, "E4711", methods=("lexical",))]
+    assert lexical == ["exact"]
+    hybrid = kb.search_chunks(ACME, "E4711 pump overheated")
+    assert hybrid[0].title == "exact" and hybrid[0].lexical_rank == 1 and hybrid[0].vector_rank is not None
+    assert hybrid[0].score == pytest.approx(1 / 61 + 1 / (60 + hybrid[0].vector_rank))
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("zebra", '"zebra"'),
+    ('AND OR NOT "x" NEAR(a b) col:*', '"and" OR "or" OR "not" OR "x" OR "near" OR "a" OR "b" OR "col"'),
+    ("---", None),
+    ("Zebra zebra ZEBRA", '"zebra"'),
+])
+def test_query_words_reach_fts5_as_quoted_terms_never_as_syntax(query, expected):
+    assert kb_search.fts_expression(query) == expected
+
+
+def test_a_query_of_only_punctuation_still_runs_the_vector_leg(kb):
+    add_doc(kb, ACME, "a", "zebra")
+    assert kb.search_chunks(ACME, "?!", methods=("lexical",)) == []
+
+
+def test_an_empty_query_is_refused(kb):
+    with pytest.raises(InvalidArgument, match="query must be a non-empty string"):
+        kb.search_memory(ACME, "  ")
+
+
+def test_search_memory_over_mcp_stays_in_the_tenant_and_is_logged(kb, backend):
+    from memory_helpers import seed, server_for
+
+    seed(kb, ACME)
+    seed(kb, GLOBEX)
+    add_doc(kb, GLOBEX, "Globex secret", "The launch codeword is xylophone.")
+    add_doc(kb, ACME, "Acme runbook", "Restart the flux capacitor when the zebra alarm fires.", collection="ops")
+
+    async def main():
+        async with Client(server_for(kb, ACME)) as client:
+            tools = {t.name: t for t in await client.list_tools()}
+            assert "search_memory" in tools
+            assert "knowledge base" in tools["search_memory"].description
+            ok = await client.call_tool("search_memory", {"query": "xylophone codeword zebra", "max_results": 5})
+            bad = await client.call_tool("search_memory", {"query": "x", "max_results": "5"}, raise_on_error=False)
+            return ok.content[0].text, bad
+
+    text, bad = asyncio.run(main())
+    assert "Acme runbook" in text and "xylophone." not in text and "Globex" not in text
+    assert bad.is_error
+    from mcp_helpers import log_rows
+    rows = log_rows(backend, tool_name="search_memory")
+    assert [(r["tenant_id"], r["status"]) for r in rows] == [("acme", "ok"), ("acme", "invalid")]
+    assert json.loads(rows[0]["cited_ids"]) and rows[0]["result_tokens"] > 0
+
+
+def test_the_default_embedder_finds_a_paraphrase_with_no_shared_word(backend):
+    from memgate.manager import MemoryManager
+    from memgate.manager.embedder import WordLlamaEmbedder, default_embedder
+
+    manager = MemoryManager(backend)
+    assert isinstance(manager.embedder, WordLlamaEmbedder) and manager.embedder is default_embedder()
+    add_doc(manager, ACME, "pets", "Our cat sleeps on the sofa all afternoon.")
+    add_doc(manager, ACME, "money", "The quarterly invoice is due at the end of the month.")
+    add_doc(manager, ACME, "travel", "The train to the airport leaves every twenty minutes.")
+    hits = manager.search_chunks(ACME, "kitten napping atop couches", methods=("vector",))
+    assert hits[0].title == "pets"
+    assert manager.search_chunks(ACME, "kitten napping atop couches", methods=("lexical",)) == []

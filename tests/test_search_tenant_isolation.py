@@ -1,0 +1,105 @@
+"""Search ranks only the caller's tenant's chunks: the wall applies before ranking, not after a global top-k."""
+
+from __future__ import annotations
+
+import pytest
+
+from memgate.manager.errors import AccessDenied
+
+from kb_helpers import ACME, GLOBEX, add_doc, hashing_manager
+
+
+@pytest.fixture
+def kb(backend):
+    return hashing_manager(backend)
+
+
+def test_acme_never_gets_a_globex_chunk_even_when_globex_holds_the_only_exact_match(kb):
+    add_doc(kb, GLOBEX, "Globex secrets", "The launch codeword is xylophone-tangerine.")
+    add_doc(kb, ACME, "Acme notes", "Quarterly planning for the widget line.")
+    for methods in (("lexical",), ("vector",), ("lexical", "vector")):
+        hits = kb.search_chunks(ACME, "xylophone tangerine codeword", methods=methods)
+        assert all(h.id.startswith("chk_") for h in hits)
+        assert {h.title for h in hits} <= {"Acme notes"}, methods
+    out = kb.search_memory(ACME, "xylophone tangerine codeword")
+    assert "launch codeword" not in out.text and "Globex" not in out.text
+    assert kb.search_chunks(GLOBEX, "xylophone tangerine codeword")[0].title == "Globex secrets"
+
+
+def test_acme_top_k_is_full_when_globex_holds_many_better_matches(kb):
+    # 60 globex chunks match "zebra" far better than any acme chunk; a global top-k
+    # filtered afterwards would leave acme with nothing.
+    for i in range(60):
+        add_doc(kb, GLOBEX, f"g{i}", "zebra zebra zebra zebra", uri=f"test://g/{i}")
+    for i in range(5):
+        add_doc(kb, ACME, f"a{i}", f"One zebra among many other words in acme document number {i}.",
+                uri=f"test://a/{i}")
+    for methods in (("lexical",), ("vector",), ("lexical", "vector")):
+        hits = kb.search_chunks(ACME, "zebra", limit=5, methods=methods)
+        assert sorted(h.title for h in hits) == [f"a{i}" for i in range(5)], methods
+
+
+def test_the_fts_view_under_a_tenant_shows_only_that_tenants_rows(kb, backend):
+    add_doc(kb, GLOBEX, "g", "zebra")
+    add_doc(kb, ACME, "a", "zebra")
+    with backend.session(ACME) as s:
+        rows = s.raw("SELECT m.seq, c.tenant_id FROM kb_chunk_match m JOIN knowledge_base_chunk c ON c.seq = m.seq"
+                     " WHERE m.fts MATCH 'zebra'")
+        assert [r["tenant_id"] for r in rows] == ["acme"]
+        unjoined = s.raw("SELECT seq FROM kb_chunk_match WHERE fts MATCH 'zebra'")
+        assert len(unjoined) == 1
+    with backend.session(GLOBEX) as s:
+        assert len(s.raw("SELECT seq FROM kb_chunk_match WHERE fts MATCH 'zebra'")) == 1
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM base_kb_chunk_fts WHERE base_kb_chunk_fts MATCH 'zebra'",
+    "SELECT * FROM base_kb_chunk_fts_content",
+    "SELECT * FROM base_kb_chunk_fts_data",
+    "SELECT * FROM base_kb_chunk_fts('zebra')",
+    "INSERT INTO base_kb_chunk_fts (rowid, content, tenant_id) VALUES (999, 'x', 'acme')",
+    "DELETE FROM base_kb_chunk_fts",
+])
+def test_walled_sql_cannot_name_the_fts_table_or_its_shadow_tables(kb, backend, sql):
+    add_doc(kb, GLOBEX, "g", "zebra")
+    with backend.session(ACME) as s, pytest.raises(AccessDenied):
+        s.raw(sql)
+
+
+def test_the_authorizer_alone_refuses_the_fts_table_outside_the_view(kb, backend):
+    add_doc(kb, GLOBEX, "g", "zebra")
+    pooled = backend._checkout()
+    try:
+        pooled.context.tenant = "acme"
+        with pytest.raises(Exception, match="prohibited|not authorized"):
+            pooled.conn.execute("SELECT tenant_id FROM base_kb_chunk_fts WHERE base_kb_chunk_fts MATCH 'zebra'")
+    finally:
+        backend._release(pooled)
+
+
+def test_the_lexical_index_follows_chunk_deletes_and_edits(kb, backend):
+    add_doc(kb, ACME, "a", "zebra crossing")
+    with backend.session(ACME) as s:
+        s.raw("UPDATE knowledge_base_chunk SET content = 'giraffe crossing'")
+        assert s.raw("SELECT count(*) AS n FROM kb_chunk_match WHERE fts MATCH 'zebra'") == [{"n": 0}]
+        assert s.raw("SELECT count(*) AS n FROM kb_chunk_match WHERE fts MATCH 'giraffe'") == [{"n": 1}]
+        s.raw("DELETE FROM knowledge_base_chunk")
+        assert s.raw("SELECT count(*) AS n FROM kb_chunk_match WHERE fts MATCH 'giraffe'") == [{"n": 0}]
+    with backend.unwalled_connection() as conn:
+        assert conn.execute("SELECT count(*) FROM base_kb_chunk_fts").fetchone()[0] == 0
+
+
+def test_acme_cannot_write_chunks_into_globex(kb, backend):
+    with backend.session(ACME) as s, pytest.raises(AccessDenied):
+        s.insert("knowledge_base_chunk", {"id": "chk_x", "tenant_id": "globex", "document_id": "d",
+                                          "position": 0, "content": "zebra"})
+    with backend.unwalled_connection() as conn:
+        assert conn.execute("SELECT count(*) FROM base_kb_chunk_fts").fetchone()[0] == 0
+
+
+def test_user_scoped_documents_are_found_only_by_that_user(kb):
+    from memgate.manager.identity import Identity
+    add_doc(kb, ACME, "Jane's notes", "zebra notes for jane only", user_id="jane")
+    bob = Identity(tenant="acme", user="bob", agent="research-assistant")
+    assert [h.title for h in kb.search_chunks(ACME, "zebra")] == ["Jane's notes"]
+    assert kb.search_chunks(bob, "zebra") == []
