@@ -15,11 +15,12 @@ from .errors import (
     SchemaMismatch,
 )
 from .identity import Identity
+from .memory_caps import MemoryFileSettings
 from .memory_manager import MemoryManager
 from .results import ToolOutput
 
 __all__ = [
     "AccessDenied", "BackendUnavailable", "CallRecord", "CapsSettings", "ConfigError", "Conflict",
-    "Identity", "InvalidArgument", "MemgateError", "MemoryManager", "NotFound", "QueryRejected",
+    "Identity", "InvalidArgument", "MemgateError", "MemoryFileSettings", "MemoryManager", "NotFound", "QueryRejected",
     "QueryTimeout", "SchemaMismatch", "ToolOutput",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from . import kb_ingest
 from .backend.base import Session
 from .identity import Identity
 from .memory_manager import MemoryManager
@@ -52,6 +53,7 @@ def seed_demo(manager: MemoryManager) -> list[str]:
             with s.transaction():
                 (_seed_acme if identity is ACME else _seed_globex)(s, identity)
                 _seed_documents(s, identity)
+                kb_ingest.embed_missing(s, manager.embedder)  # demo chunks searchable by vector too (issue 6)
             seeded.append(identity.tenant)
     return seeded
 

@@ -8,18 +8,21 @@ more exists. The manager knows nothing of MCP.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any
 
-from . import calllog, entities, guidelines, toolbox_store
+from . import calllog, entities, guidelines, kb_ingest, kb_search, query, toolbox_store
 from .backend.base import Backend, Row
 from .caps import CapsSettings
+from .embedder import Embedder, default_embedder
 from .calllog import CallRecord
 from .clock import now_iso
 from .entities import ClaimLookup
 from .errors import InvalidArgument
 from .identity import Identity
 from .memory_caps import MemoryFileSettings
-from .memory_files import MemoryFiles
+from .memory_files import MemoryFiles, open_store
 from .memory_stores import resolve_store, store_from_key
 from .records import memory_record, metadata_line
 from .results import ToolOutput
@@ -28,10 +31,11 @@ from .tokens import count_tokens
 
 class MemoryManager:
     def __init__(self, backend: Backend, caps: CapsSettings | None = None,
-                 memory_files: MemoryFileSettings | None = None):
+                 memory_files: MemoryFileSettings | None = None, *, embedder: Embedder | None = None):
         self.backend = backend
         self.caps = caps or CapsSettings()
         self.memory_files = memory_files or MemoryFileSettings()
+        self._embedder = embedder  # None: the default embedder, loaded on first use (issue 6)
 
     # -- schema and lifecycle --------------------------------------------
     def migrate(self) -> tuple[int, int]:
@@ -135,6 +139,13 @@ class MemoryManager:
             return toolbox_store.seed(s, identity, definitions, now_iso())
 
     # -- execute_query (issue 4): methods go here ---------------------------
+    def execute_query(self, identity: Identity, sql: str, max_rows: int | None = None) -> ToolOutput:
+        """Handler `execute_query`: one read-only SELECT over the reviewed, tenant-filtered views."""
+        return query.execute_query(self.backend, self.caps, identity, sql, max_rows)
+
+    def query_views_help(self) -> str:
+        """The reviewed views and their columns, read from the catalog: execute_query's description."""
+        return query.describe_views(self.backend.query_catalog(), self.caps)
 
     # -- memory files (issue 5): methods go here ----------------------------
     def memory(self, identity: Identity, command: str, *, policy: dict[str, Any] | None = None,
@@ -154,11 +165,55 @@ class MemoryManager:
         with self.backend.session(identity) as s:
             return s.fetch_all("memory_store_list")
 
-    def memory_store_files(self, identity: Identity, store_key: str) -> Any:
-        """Operator access to one store by key (`agent:research-assistant`): use as a context manager."""
-        return _StoreAdmin(self, identity, store_key)
+    def memory_store_files(self, identity: Identity, store_key: str) -> AbstractContextManager[MemoryFiles]:
+        """Operator access to one store by key: `with manager.memory_store_files(op, "global") as files:`."""
+        return open_store(self.backend, identity, store_from_key(store_key), self.memory_files)
 
     # -- knowledge base search and ingestion (issue 6): methods go here ----
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = default_embedder()
+        return self._embedder
+
+    def search_memory(self, identity: Identity, query: str, collection: str | None = None,
+                      max_results: int | None = None) -> ToolOutput:
+        """Handler `search_memory`: hybrid retrieval over the caller's KB chunks, bounded by rows and tokens."""
+        _require_text(query, "query")
+        asked = self.caps.rows(max_results if max_results is not None else kb_search.DEFAULT_RESULTS)
+        hits = self.search_chunks(identity, query, collection=collection, limit=asked + 1)
+        budget = self.context_budget(identity).get("max_tool_result_tokens") or kb_search.DEFAULT_RESULT_TOKENS
+        return kb_search.render(hits, query=query, collection=collection, max_tokens=int(budget), asked=asked)
+
+    def search_chunks(self, identity: Identity, query: str, *, collection: str | None = None,
+                      document_id: str | None = None, limit: int = 10,
+                      methods: tuple[str, ...] = kb_search.METHODS) -> list[kb_search.SearchHit]:
+        """Ranked chunks (lexical, vector or both fused) among those the caller may see."""
+        _require_text(query, "query")
+        embedder = self.embedder
+        with self.backend.session(identity) as s:
+            return kb_search.search(s, identity, embedder, query, now_iso(), limit=limit, methods=methods,
+                                    filters=kb_search.SearchFilters(collection, document_id))
+
+    def ingest_file(self, identity: Identity, path: str | Path, *, collection: str = "default",
+                    user_id: str | None = None, agent_id: str | None = None,
+                    settings: kb_ingest.ChunkSettings = kb_ingest.ChunkSettings()) -> kb_ingest.IngestResult:
+        """Parse, chunk, embed and store one file; a no-op when it is unchanged since the last ingest."""
+        return kb_ingest.ingest_path(lambda: self.backend.session(identity), identity, path, self.embedder,
+                                     now_iso(), collection=collection, user_id=user_id, agent_id=agent_id,
+                                     settings=settings)
+
+    def ingest_text(self, identity: Identity, *, title: str, text: str, source_uri: str,
+                    collection: str = "default", mime_type: str = "text/plain",
+                    user_id: str | None = None, agent_id: str | None = None,
+                    settings: kb_ingest.ChunkSettings = kb_ingest.ChunkSettings()) -> kb_ingest.IngestResult:
+        """Store already-parsed text as a document (replacing that source's earlier chunks)."""
+        _require_text(text, "text")
+        return kb_ingest.ingest_text(lambda: self.backend.session(identity), identity, self.embedder,
+                                     now_iso(), title=title, text=text, source_uri=source_uri,
+                                     mime_type=mime_type, collection=collection, user_id=user_id,
+                                     agent_id=agent_id, settings=settings)
+
 
     # -- call log ----------------------------------------------------------
     def log_call(self, identity: Identity, record: CallRecord) -> None:
@@ -182,23 +237,6 @@ class MemoryManager:
     def operator_tenants(self) -> list[str]:
         with self.backend.operator_session() as s:
             return [r["tenant_id"] for r in s.fetch_all("operator_tenants")]
-
-
-class _StoreAdmin:
-    """`with manager.memory_store_files(identity, key) as files:` gives a MemoryFiles on one session."""
-
-    def __init__(self, manager: MemoryManager, identity: Identity, store_key: str):
-        self._store = store_from_key(store_key)
-        self._manager, self._identity = manager, identity
-        self._session: Any = None
-
-    def __enter__(self) -> MemoryFiles:
-        self._session = self._manager.backend.session(self._identity)
-        s = self._session.__enter__()
-        return MemoryFiles(s, self._identity, self._store, self._manager.memory_files, now_iso())
-
-    def __exit__(self, *exc: Any) -> None:
-        self._session.__exit__(*exc)
 
 
 def _require_text(value: Any, field: str) -> None:

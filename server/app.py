@@ -11,6 +11,7 @@ from memgate.toolbox.provider import ToolboxProvider
 
 from .auth import add_health_route, build_auth
 from .identity import http_resolver, stdio_resolver
+from .prompts import add_memory_protocol
 from .resources import MemoryResourceProvider
 from .settings import Settings
 
@@ -35,6 +36,7 @@ def build_server(manager: MemoryManager, resolve: CallContextResolver, *, auth=N
     # A database outage must not look like "no tools": raise it to the client.
     mcp.provider_error_strategy = "raise"
     add_health_route(mcp)
+    add_memory_protocol(mcp)
     return mcp
 
 

@@ -11,9 +11,8 @@ from dataclasses import replace
 
 from fastmcp.server.dependencies import get_access_token, get_context
 
-from memgate.manager.errors import AccessDenied
 from memgate.manager.identity import Identity
-from memgate.toolbox.dispatch import CallContext, CallContextResolver
+from memgate.toolbox.dispatch import CallContext, CallContextResolver, NoCaller
 
 from .auth import identity_from_access_token
 from .auth_settings import HttpAuthSettings
@@ -36,7 +35,8 @@ def http_resolver(auth: HttpAuthSettings) -> CallContextResolver:
     def resolve() -> CallContext:
         token = get_access_token()
         if token is None:
-            raise AccessDenied("no verified access token on this request")
+            # Only outside a request (start-up); on /mcp the auth middleware rejects first.
+            raise NoCaller("no verified access token on this request")
         return CallContext(identity=_with_client(identity_from_access_token(token, auth)),
                            transport=_transport() or "streamable-http")
 

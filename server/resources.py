@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
 import anyio
 from fastmcp.resources import Resource, TextResource
 from fastmcp.server.providers import Provider
 
-from memgate.manager import MemoryManager
-from memgate.toolbox.dispatch import CallContextResolver
+from mcp.shared.exceptions import MCPError
+from mcp.types import INTERNAL_ERROR
 
+from memgate.manager import MemoryManager
+from memgate.toolbox.dispatch import CallContextResolver, NoCaller
+
+log = logging.getLogger("memgate.server")
+
+RESOURCES_UNAVAILABLE = ("memgate cannot read guidelines and persona right now (the memory database is "
+                         "unavailable). The operator log has the details.")
 GUIDELINE_URI = "memgate://guidelines/{key}"
 PERSONA_URI = "memgate://persona/{key}"
 
@@ -22,12 +30,19 @@ class MemoryResourceProvider(Provider):
         self.resolve = resolve
 
     async def _list_resources(self) -> Sequence[Resource]:
-        identity = self.resolve().identity
+        try:
+            identity = self.resolve().identity
+        except NoCaller:
+            return []
 
         def read():
             return self.manager.guidelines(identity), self.manager.personas(identity)
 
-        guides, personas = await anyio.to_thread.run_sync(read)
+        try:
+            guides, personas = await anyio.to_thread.run_sync(read)
+        except Exception as exc:
+            log.critical("cannot read guidelines/persona for tenant %s: %s", identity.tenant, exc, exc_info=True)
+            raise MCPError(INTERNAL_ERROR, RESOURCES_UNAVAILABLE) from None
         found: list[Resource] = []
         for key, row in guides.items():
             found.append(TextResource(

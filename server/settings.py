@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from memgate.manager.caps import CapsSettings
+from memgate.manager.memory_caps import MemoryFileSettings
 from memgate.manager.errors import ConfigError
 from memgate.manager.identity import Identity
 
@@ -96,6 +97,7 @@ class Settings(BaseSettings):
     stdio: StdioIdentitySettings = Field(default_factory=StdioIdentitySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
     caps: CapsSettings = Field(default_factory=CapsSettings)
+    memory_files: MemoryFileSettings = Field(default_factory=MemoryFileSettings)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,

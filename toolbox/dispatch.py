@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 import jsonschema
 from fastmcp.exceptions import ToolError
+from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
 from mcp.types import TextContent
 from pydantic import ValidationError
@@ -43,6 +44,10 @@ class CallContext:
 
 
 CallContextResolver = Callable[[], CallContext]
+
+
+class NoCaller(AccessDenied):
+    """There is no caller to resolve (e.g. FastMCP listing tools at start-up, outside any request)."""
 
 
 class ToolDispatcher:
@@ -73,6 +78,18 @@ class ToolDispatcher:
                          cited_ids=output.cited_ids, duration_ms=_ms(started))
         await self._log(ctx.identity, record)
         return ToolResult(content=[TextContent(type="text", text=output.text)], is_error=output.is_error)
+
+    async def gone(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
+        """A call to a name with no active row (disabled, expired, never there): denied, logged."""
+        ctx = self.resolve()
+        call_id = str(uuid.uuid4())
+        log.warning("call %s to %r denied: no active toolbox row for tenant %s", call_id, tool.name,
+                    ctx.identity.tenant)
+        await self._log(ctx.identity, CallRecord(
+            call_id=call_id, called_at=now_iso(), tool_name=tool.name, status="denied",
+            arguments=arguments, transport=ctx.transport, error_class="RowGone",
+            result_text=agent_errors.UNAVAILABLE_TOOL, duration_ms=0.0))
+        raise ToolError(agent_errors.UNAVAILABLE_TOOL)
 
     async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity) -> ToolOutput:
         row = await self._current_row(tool, identity)

@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 SchemaShaper = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+#: (manager, identity) -> text appended to the row's usage_notes in the tool description
+Describer = Callable[[Any, Any], str]
 
 
 class StrictArgs(BaseModel):
@@ -36,6 +38,8 @@ class HandlerSpec:
     shape_schema: SchemaShaper | None = None
     #: pass the row's access_policy to the method as `policy=` (e.g. memory store selection)
     takes_policy: bool = False
+    #: optional: generated help (e.g. execute_query's views and columns from the catalog)
+    describe: Describer | None = None
 
 
 HANDLERS: dict[str, HandlerSpec] = {}
@@ -50,8 +54,19 @@ def register(spec: HandlerSpec) -> HandlerSpec:
 
 register(HandlerSpec("lookup_entity", "lookup_entity", LookupEntityArgs))
 # execute_query (issue 4) registers here
+from . import query_handler  # noqa: E402,F401 - registers "execute_query" (same safe cycle as memory_handler)
 # memory (issue 5) registers here
+from . import memory_handler  # noqa: E402,F401 - registers "memory" (import cycle is safe: see that module)
 # search_memory (issue 6) registers here
+
+
+class SearchMemoryArgs(StrictArgs):
+    query: str = Field(min_length=1, max_length=2000)
+    collection: str | None = Field(None, min_length=1, max_length=200)
+    max_results: int | None = Field(None, ge=1, le=50)
+
+
+register(HandlerSpec("search_memory", "search_memory", SearchMemoryArgs))
 
 #: handlers the design names; the ones not registered yet arrive with their issues
 PLANNED_HANDLERS = ("search_memory", "lookup_entity", "expand", "clarify", "execute_query", "memory")

@@ -14,16 +14,23 @@ from collections.abc import Sequence
 
 import anyio
 from fastmcp.server.providers import Provider
+from mcp.shared.exceptions import MCPError
+from mcp.types import INTERNAL_ERROR
 from fastmcp.tools import Tool
 
 from memgate.manager import MemoryManager
-from memgate.manager.errors import InvalidArgument
+from memgate.manager.errors import InvalidArgument, MemgateError
+from memgate.manager.identity import Identity
 from memgate.manager.toolbox_store import ToolRow
 
-from .dispatch import CallContextResolver, ToolDispatcher
-from .rows import RowRefused, RowTool, tool_from_row
+from .dispatch import CallContextResolver, NoCaller, ToolDispatcher
+from .handlers import HANDLERS
+from .rows import GoneTool, RowRefused, RowTool, tool_from_row
 
 log = logging.getLogger("memgate.toolbox")
+
+TOOLBOX_UNAVAILABLE = ("memgate cannot read its tool registry right now (the memory database is unavailable). "
+                       "This is a server error, not an empty toolbox; the operator log has the details.")
 
 
 class ToolboxProvider(Provider):
@@ -38,17 +45,47 @@ class ToolboxProvider(Provider):
 
     async def _get_tool(self, name: str, version=None) -> Tool | None:
         tools = await self._tools(name)
-        return tools[0] if tools else None
+        if tools:
+            return tools[0]
+        try:
+            self.resolve()
+        except NoCaller:
+            return None
+        # Not (or no longer) active for this caller: still a call to log, so answer with a
+        # stand-in that records it as denied instead of FastMCP's unlogged "Unknown tool".
+        return GoneTool(name=name[:200], description="not available", parameters={"type": "object"},
+                        call=self.dispatcher.gone)
 
     async def _tools(self, name: str | None) -> list[RowTool]:
-        identity = self.resolve().identity
-        rows = await anyio.to_thread.run_sync(lambda: self.manager.active_tools(identity, name))
+        try:
+            identity = self.resolve().identity
+        except NoCaller:
+            return []
+        try:
+            rows = await anyio.to_thread.run_sync(lambda: self.manager.active_tools(identity, name))
+        except Exception as exc:
+            # Loud for the operator, clear and detail-free for the client: never "no tools".
+            log.critical("cannot read toolbox rows for tenant %s: %s", identity.tenant, exc, exc_info=True)
+            raise MCPError(INTERNAL_ERROR, TOOLBOX_UNAVAILABLE) from None
         tools = []
         for raw in rows:
             try:
-                tools.append(tool_from_row(ToolRow.from_row(raw), self.dispatcher))
+                row = ToolRow.from_row(raw)
+                tools.append(tool_from_row(row, self.dispatcher, generated_help=await self._help(row, identity)))
             except (RowRefused, InvalidArgument) as exc:
                 reason = exc.message if isinstance(exc, InvalidArgument) else str(exc)
                 log.error("toolbox row %s (%r v%s, tenant %s) is not served: %s",
                           raw["id"], raw["tool_name"], raw["version"], identity.tenant, reason)
         return tools
+
+    async def _help(self, row: ToolRow, identity: Identity) -> str | None:
+        """The handler's generated help (HandlerSpec.describe), or None; a failure only loses the help."""
+        spec = HANDLERS.get(row.tool_handler)
+        if spec is None or spec.describe is None:
+            return None
+        try:
+            return await anyio.to_thread.run_sync(lambda: spec.describe(self.manager, identity))
+        except MemgateError as exc:
+            log.error("toolbox row %s (%r): generated help unavailable: %s", row.id, row.tool_name, exc.message,
+                      exc_info=True)
+            return None

@@ -40,6 +40,15 @@ class RowTool(Tool):
         return await self.call(self, arguments)
 
 
+class GoneTool(Tool):
+    """Stands in for a tool name with no active row for this caller, so the call is still logged."""
+
+    call: Any = None  # the dispatcher's `gone`
+
+    async def run(self, arguments: dict[str, Any]) -> ToolResult:
+        return await self.call(self, arguments)
+
+
 def check_row(row: ToolRow) -> HandlerSpec:
     """The row's handler spec, or RowRefused saying why the row cannot be served."""
     spec = HANDLERS.get(row.tool_handler)
@@ -77,11 +86,12 @@ def advertised_schema(row: ToolRow, spec: HandlerSpec) -> dict[str, Any]:
     return schema
 
 
-def tool_from_row(row: ToolRow, call: RowCall) -> RowTool:
+def tool_from_row(row: ToolRow, call: RowCall, *, generated_help: str | None = None) -> RowTool:
+    """The row as a tool; `generated_help` (the handler's describe hook) follows the usage notes."""
     spec = check_row(row)
     return RowTool(
         name=row.tool_name,
-        description=row.usage_notes,
+        description=f"{row.usage_notes}\n\n{generated_help}" if generated_help else row.usage_notes,
         parameters=advertised_schema(row, spec),
         row=row,
         spec=spec,

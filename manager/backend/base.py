@@ -9,11 +9,23 @@ both accept.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..identity import Identity
 
 Row = dict[str, Any]
+#: execute_query's reviewed views: view name -> ((column, declared type or None), ...)
+ViewCatalog = dict[str, tuple[tuple[str, str | None], ...]]
+
+
+class QueryRows(NamedTuple):
+    """A read-only query's result: at most max_rows rows, and whether more exist."""
+
+    columns: list[str]
+    #: per column, the declared type behind it (e.g. CLOB, VECTOR), None for expressions
+    declared_types: list[str | None]
+    rows: list[tuple]
+    truncated: bool
 
 
 class Session(Protocol):
@@ -55,6 +67,17 @@ class Backend(Protocol):
 
     def describe(self) -> dict[str, Any]:
         """What `memgate doctor` shows about the database (never secrets)."""
+
+    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float) -> QueryRows:
+        """Run one admitted SELECT on the read-only, walled query connection (execute_query).
+
+        The wall is the database's: SQLite's read-only connection and authorizer, Oracle's
+        read-only account with READ on the reviewed views under VPD. Raises QueryRejected,
+        QueryTimeout or BackendUnavailable, never a driver error.
+        """
+
+    def query_catalog(self) -> ViewCatalog:
+        """The reviewed views execute_query may read, with their columns and declared types."""
 
     def close(self) -> None:
         """Close every pooled connection."""

@@ -20,9 +20,10 @@ from typing import Any
 from ..errors import AccessDenied, BackendUnavailable, Conflict, InvalidArgument
 from ..identity import Identity
 from . import sqlite_schema
-from .base import Row
+from .base import QueryRows, Row, ViewCatalog
 from .sql_files import load_sql
 from .sqlite_context import ConnectionContext, install_context_functions
+from .sqlite_query import ReadonlyQueries
 
 DIALECT = "sqlite"
 _POOL_IDLE_MAX = 8
@@ -45,20 +46,29 @@ _TABLE_ACTIONS = {sqlite3.SQLITE_READ, sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPD
 _NAMES_BASE_TABLE = re.compile(r"(?<![A-Za-z0-9_$\x80-\U0010ffff])base_", re.IGNORECASE)
 
 
-def walled_authorizer(schema_objects: frozenset[str]):
+def walled_authorizer(schema_objects: frozenset[str], fts_shadow_tables: frozenset[str] = frozenset()):
     """An authorizer that allows base_ tables only from inside a schema view or trigger.
 
     `source` is the inner-most view or trigger behind an access, but SQLite
     reports a CTE's name there too, so a CTE named like a real view could pose as
     one. That is why statements that name a base table at all are refused before
     they reach SQLite (refuse_base_table_names); this check is the second wall.
+
+    FTS5 runs its own statements on its shadow tables (and `PRAGMA data_version`)
+    with no view or trigger as source, so those exact names are let through: a
+    walled statement still reaches the FTS table only through kb_chunk_match, and
+    its text may not name a shadow table (they all start with base_). Issue 6.
     """
 
     def authorize(action: int, arg1: str | None, arg2: str | None,
                   dbname: str | None, source: str | None) -> int:
         if action in _TABLE_ACTIONS:
+            if arg1 in fts_shadow_tables:
+                return sqlite3.SQLITE_OK
             if arg1 and arg1.lower().startswith("base_") and (source is None or source not in schema_objects):
                 return sqlite3.SQLITE_DENY
+            return sqlite3.SQLITE_OK
+        if action == sqlite3.SQLITE_PRAGMA and arg1 == "data_version" and arg2 is None:
             return sqlite3.SQLITE_OK
         if action in _DENIED_ACTIONS:
             return sqlite3.SQLITE_DENY
@@ -170,6 +180,8 @@ class SqliteBackend:
         self._busy_timeout_ms = busy_timeout_ms
         self._idle: list[_PooledConnection] = []
         self._lock = threading.Lock()
+        # execute_query's read-only, walled connections (issue 4: sqlite_query.py)
+        self._queries = ReadonlyQueries(self.path, busy_timeout_ms=busy_timeout_ms)
         if not self.path.exists():
             if not create:
                 raise BackendUnavailable(f"no database at {self.path}.", hint="Run `memgate init` first.")
@@ -207,7 +219,8 @@ class SqliteBackend:
         version = conn.execute("PRAGMA schema_version").fetchone()[0]
         if version != pooled.schema_version:
             rows = conn.execute("SELECT name FROM sqlite_master WHERE type IN ('view', 'trigger')").fetchall()
-            pooled.authorizer = walled_authorizer(frozenset(r[0] for r in rows))
+            pooled.authorizer = walled_authorizer(frozenset(r[0] for r in rows),
+                                                  sqlite_schema.fts5_shadow_tables(conn))
             pooled.schema_version = version
         conn.set_authorizer(pooled.authorizer)
 
@@ -273,8 +286,16 @@ class SqliteBackend:
             info["journal_mode"] = conn.execute("PRAGMA journal_mode").fetchone()[0]
         return info
 
+    # -- execute_query (issue 4) ---------------------------------------------
+    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float) -> QueryRows:
+        return self._queries.run(identity, sql, max_rows, timeout_s)
+
+    def query_catalog(self) -> ViewCatalog:
+        return self._queries.catalog()
+
     def close(self) -> None:
         with self._lock:
             idle, self._idle = self._idle, []
         for pooled in idle:
             pooled.conn.close()
+        self._queries.close()

@@ -89,12 +89,27 @@ def migrate(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
     return before, want
 
 
+#: the shadow tables FTS5 creates beside a virtual table <name>: <name>_data, ...
+FTS5_SHADOW_SUFFIXES = ("data", "idx", "content", "docsize", "config")
+
+
 def base_tables(conn: sqlite3.Connection) -> list[str]:
+    """Real base_ tables: FTS5 tables and their shadow tables get no tenant view (issue 6)."""
     rows = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'base\\_%' ESCAPE '\\'"
+        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'base\\_%' ESCAPE '\\'"
         " ORDER BY name"
     ).fetchall()
-    return [r[0] for r in rows]
+    virtual = {name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")}
+    shadows = {f"{v}_{suffix}" for v in virtual for suffix in FTS5_SHADOW_SUFFIXES}
+    return [name for name, _ in rows if name not in virtual and name not in shadows]
+
+
+def fts5_shadow_tables(conn: sqlite3.Connection) -> frozenset[str]:
+    """Names of the shadow tables of every FTS5 table in the schema."""
+    rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
+    return frozenset(f"{name}_{suffix}" for name, sql in rows
+                     if "USING FTS5" in " ".join((sql or "").upper().split())
+                     for suffix in FTS5_SHADOW_SUFFIXES)
 
 
 def rebuild_tenant_wall(conn: sqlite3.Connection) -> None:

@@ -26,7 +26,7 @@ def open_manager(settings: Settings, *, create: bool = True) -> MemoryManager:
     """The manager on the configured database (the SQLite file is created on first use)."""
     backend = SqliteBackend(settings.database.path, create=create,
                             busy_timeout_ms=settings.database.busy_timeout_ms)
-    return MemoryManager(backend, settings.caps)
+    return MemoryManager(backend, settings.caps, settings.memory_files)
 
 
 def tenant_option(required: bool = True) -> Callable:

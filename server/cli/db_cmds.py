@@ -75,10 +75,11 @@ def register(cli: click.Group) -> None:
         """
         problems = 0
 
-        def report(ok: bool, what: str, detail: str) -> None:
+        def report(ok: bool | None, what: str, detail: str) -> None:
+            """ok=None is a warning: worth knowing, not a failure."""
             nonlocal problems
-            problems += 0 if ok else 1
-            click.echo(f"[{'ok' if ok else 'FAIL'}] {what}: {detail}")
+            problems += 0 if ok is not False else 1
+            click.echo(f"[{'ok' if ok else 'warn' if ok is None else 'FAIL'}] {what}: {detail}")
 
         try:
             settings = settings_from(ctx)
@@ -134,9 +135,9 @@ def _check_database(settings, report) -> None:
 def _check_transport(settings, report) -> None:
     if settings.server.transport == "stdio":
         tenant = settings.stdio.tenant
-        report(bool(tenant), "stdio identity",
+        report(True if tenant else None, "stdio identity",
                f"tenant {tenant}, user {settings.stdio.user}, agent {settings.stdio.agent}" if tenant
-               else "no [stdio] tenant; `memgate serve` needs --tenant or --demo")
+               else "no [stdio] tenant; `memgate serve` needs --tenant (or --demo)")
         return
     try:
         settings.http.auth.check_complete()

@@ -128,10 +128,16 @@ CREATE TABLE base_knowledge_base_document (
     created_by TEXT,
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
-CREATE INDEX kb_document_ix ON base_knowledge_base_document (tenant_id, collection, source_uri);
+-- One document per source in a collection and scope: two ingests of the same file
+-- cannot both insert it (issue 6); a changed file updates this row in place.
+CREATE UNIQUE INDEX kb_document_source_uq ON base_knowledge_base_document
+    (tenant_id, collection, source_uri, ifnull(user_id, ''), ifnull(agent_id, ''), ifnull(thread_id, ''));
 
 CREATE TABLE base_knowledge_base_chunk (
-    id TEXT PRIMARY KEY,
+    -- An explicit rowid: the lexical index (base_kb_chunk_fts) is keyed by it, and VACUUM
+    -- may renumber the implicit rowid of a table that has none.
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
     tenant_id TEXT NOT NULL,
     user_id TEXT, agent_id TEXT, thread_id TEXT,
     document_id TEXT NOT NULL,
@@ -141,6 +147,7 @@ CREATE TABLE base_knowledge_base_chunk (
     token_count INTEGER,
     char_start INTEGER, char_end INTEGER,
     embedding VECTOR,                    -- float32 little-endian BLOB
+    embedding_model TEXT,                -- the Embedder.name that made `embedding`; others are not compared
     version INTEGER NOT NULL DEFAULT 1,
     valid_from TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     valid_until TEXT,
@@ -150,6 +157,40 @@ CREATE TABLE base_knowledge_base_chunk (
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
 CREATE INDEX kb_chunk_doc_ix ON base_knowledge_base_chunk (tenant_id, document_id, position);
+CREATE INDEX kb_chunk_collection_ix ON base_knowledge_base_chunk (tenant_id, collection);
+
+-- The lexical index of chunks (issue 6). An FTS5 table cannot be a tenant view, so it
+-- keeps tenant_id as an UNINDEXED column and is read only through kb_chunk_match, which
+-- filters it by app_tenant() inside the view: MATCH and bm25() push down into the view,
+-- and ORDER BY/LIMIT in the caller apply after the tenant filter, so ranking only ever
+-- sees the tenant's rows. Its name starts with base_, so walled SQL cannot name it (nor
+-- its shadow tables); the triggers below keep it in step with every chunk write.
+CREATE VIRTUAL TABLE base_kb_chunk_fts USING fts5(
+    content, tenant_id UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2');
+
+CREATE TRIGGER base_knowledge_base_chunk__fts_insert AFTER INSERT ON base_knowledge_base_chunk
+BEGIN
+    INSERT INTO base_kb_chunk_fts (rowid, content, tenant_id) VALUES (NEW.seq, NEW.content, NEW.tenant_id);
+END;
+
+CREATE TRIGGER base_knowledge_base_chunk__fts_update AFTER UPDATE ON base_knowledge_base_chunk
+WHEN NEW.content IS NOT OLD.content OR NEW.seq IS NOT OLD.seq
+BEGIN
+    DELETE FROM base_kb_chunk_fts WHERE rowid = OLD.seq;
+    INSERT INTO base_kb_chunk_fts (rowid, content, tenant_id) VALUES (NEW.seq, NEW.content, NEW.tenant_id);
+END;
+
+CREATE TRIGGER base_knowledge_base_chunk__fts_delete AFTER DELETE ON base_knowledge_base_chunk
+BEGIN
+    DELETE FROM base_kb_chunk_fts WHERE rowid = OLD.seq;
+END;
+
+-- bm25() is smaller for better matches. Use: SELECT seq, bm25 FROM kb_chunk_match
+-- WHERE fts MATCH :expr ORDER BY bm25 LIMIT :n.
+CREATE VIEW kb_chunk_match AS
+SELECT rowid AS seq, base_kb_chunk_fts AS fts, bm25(base_kb_chunk_fts) AS bm25
+FROM base_kb_chunk_fts
+WHERE tenant_id = app_tenant();
 
 CREATE TABLE base_conversation_memory (
     id TEXT PRIMARY KEY,

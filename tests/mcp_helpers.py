@@ -1,0 +1,25 @@
+"""Helpers for tests that drive the real memgate FastMCP server."""
+
+from __future__ import annotations
+
+from memgate.server.app import stdio_server
+from memgate.server.cli.common import open_manager
+from memgate.server.settings import load_settings
+
+
+def stdio_app(sqlite_path, tenant="acme", user="jane", agent="research-assistant"):
+    """The server `memgate serve --tenant ...` would run, for an in-process fastmcp.Client."""
+    settings = load_settings(None, **{"database.path": str(sqlite_path), "stdio.tenant": tenant,
+                                      "stdio.user": user, "stdio.agent": agent})
+    manager = open_manager(settings)
+    return stdio_server(manager, settings), manager
+
+
+def log_rows(backend, **where):
+    """Every mcp_call_log row in the file (all tenants), oldest first, read as the operator."""
+    clause = " AND ".join(f"{k} = ?" for k in where) or "1"
+    with backend.unwalled_connection() as conn:
+        conn.row_factory = __import__("sqlite3").Row
+        rows = conn.execute(f"SELECT * FROM base_mcp_call_log WHERE {clause} ORDER BY called_at, call_id",
+                            tuple(where.values())).fetchall()
+        return [dict(r) for r in rows]

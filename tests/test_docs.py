@@ -1,0 +1,32 @@
+"""The README's promises: two set-up commands first, and CI runs the same test command."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _readme_commands() -> list[str]:
+    lines = (ROOT / "README.md").read_text().splitlines()
+    assert lines[0] == "```", "README.md must open with the set-up commands"
+    end = lines.index("```", 1)
+    return lines[1:end]
+
+
+def test_readme_opens_with_the_run_command_then_the_test_command():
+    run, test = _readme_commands()
+    assert run.endswith("memgate serve --demo")
+    assert test.endswith("python3 -m pytest -q")
+
+
+def test_ci_runs_the_readme_test_command():
+    _, test = _readme_commands()
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    assert test in ci
+
+
+def test_the_example_config_loads_and_names_only_real_settings():
+    from memgate.server.settings import load_settings
+    settings = load_settings(ROOT / "config" / "memgate.example.toml")
+    assert settings.caps.max_rows == 500
