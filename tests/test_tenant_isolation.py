@@ -129,5 +129,5 @@ def test_context_is_cleared_when_a_connection_returns_to_the_pool(backend, two_t
     with backend.session(Identity(tenant="initech")) as s:
         assert s.raw("SELECT app_tenant() AS t, app_user() AS u") == [{"t": "initech", "u": None}]
         assert s.raw("SELECT count(*) AS n FROM entity_memory") == [{"n": 0}]
-    pooled = backend._idle[-1]
+    pooled = backend._pool.idle[-1]
     assert (pooled.context.tenant, pooled.context.user) == (None, None)

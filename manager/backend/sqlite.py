@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,6 +22,7 @@ from . import sqlite_schema
 from .base import QueryRows, Row, ViewCatalog
 from .sql_files import load_sql
 from .sqlite_context import ConnectionContext, install_context_functions
+from .sqlite_pool import ConnectionPool, WalledConnection
 from .sqlite_query import ReadonlyQueries
 
 DIALECT = "sqlite"
@@ -86,15 +86,6 @@ def refuse_base_table_names(sql: str) -> None:
     """
     if _NAMES_BASE_TABLE.search(sql):
         raise AccessDenied("statement refused by the tenant wall: it names a base table")
-
-
-class _PooledConnection:
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
-        self.context = ConnectionContext()
-        self.schema_version: int | None = None
-        self.authorizer = None
-        install_context_functions(conn, self.context)
 
 
 class SqliteSession:
@@ -178,8 +169,7 @@ class SqliteBackend:
     def __init__(self, path: str | Path, *, create: bool = True, busy_timeout_ms: int = 5000):
         self.path = Path(path).expanduser()
         self._busy_timeout_ms = busy_timeout_ms
-        self._idle: list[_PooledConnection] = []
-        self._lock = threading.Lock()
+        self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
         # execute_query's read-only, walled connections (issue 4: sqlite_query.py)
         self._queries = ReadonlyQueries(self.path, busy_timeout_ms=busy_timeout_ms)
         if not self.path.exists():
@@ -203,16 +193,13 @@ class SqliteBackend:
                                      hint="Check database.path and its folder's permissions.") from exc
         return conn
 
-    def _checkout(self) -> _PooledConnection:
-        with self._lock:
-            pooled = self._idle.pop() if self._idle else None
-        if pooled is None:
-            pooled = _PooledConnection(self._connect())
+    def _checkout(self) -> WalledConnection:
+        pooled = self._pool.take()
         self._refresh_wall(pooled)
         return pooled
 
     @staticmethod
-    def _refresh_wall(pooled: _PooledConnection) -> None:
+    def _refresh_wall(pooled: WalledConnection) -> None:
         """(Re)install the authorizer when the schema changed since it was built."""
         conn = pooled.conn
         conn.set_authorizer(None)
@@ -224,15 +211,8 @@ class SqliteBackend:
             pooled.schema_version = version
         conn.set_authorizer(pooled.authorizer)
 
-    def _release(self, pooled: _PooledConnection) -> None:
-        if pooled.conn.in_transaction:
-            pooled.conn.execute("ROLLBACK")
-        pooled.context.clear()
-        with self._lock:
-            if len(self._idle) < _POOL_IDLE_MAX:
-                self._idle.append(pooled)
-                return
-        pooled.conn.close()
+    def _release(self, pooled: WalledConnection) -> None:
+        self._pool.give(pooled)
 
     @contextmanager
     def session(self, identity: Identity) -> Iterator[SqliteSession]:
@@ -294,8 +274,5 @@ class SqliteBackend:
         return self._queries.catalog()
 
     def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for pooled in idle:
-            pooled.conn.close()
+        self._pool.close()
         self._queries.close()

@@ -28,7 +28,6 @@ fetchmany(max_rows + 1) so "more rows exist" is exact.
 from __future__ import annotations
 
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -40,7 +39,8 @@ from ..identity import Identity
 from ..sql_admission import DEFAULT_ALLOWED_FUNCTIONS
 from .base import QueryRows, ViewCatalog
 from .sql_files import load_sql
-from .sqlite_context import CONTEXT_FUNCTIONS, ConnectionContext, install_context_functions
+from .sqlite_context import CONTEXT_FUNCTIONS
+from .sqlite_pool import ConnectionPool, WalledConnection
 
 __all__ = ["QUERY_FUNCTIONS", "ReadonlyQueries", "query_authorizer"]
 
@@ -120,24 +120,13 @@ def query_authorizer(views: frozenset[str], functions: frozenset[str], known_nam
     return authorize
 
 
-class _QueryConnection:
-    def __init__(self, conn: sqlite3.Connection):
-        self.conn = conn
-        self.context = ConnectionContext()
-        self.schema_version: int | None = None
-        self.authorizer = None
-        self.catalog: ViewCatalog = {}
-        install_context_functions(conn, self.context)
-
-
 class ReadonlyQueries:
     """A small pool of walled read-only connections to one SQLite file."""
 
     def __init__(self, path: Path, *, busy_timeout_ms: int = 5000):
         self.path = path
         self._busy_timeout_ms = busy_timeout_ms
-        self._idle: list[_QueryConnection] = []
-        self._lock = threading.Lock()
+        self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
 
     def run(self, identity: Identity, sql: str, max_rows: int, timeout_s: float) -> QueryRows:
         """Run one read-only query under `identity`'s tenant; see the module docstring."""
@@ -183,25 +172,18 @@ class ReadonlyQueries:
             return q.catalog
 
     def close(self) -> None:
-        with self._lock:
-            idle, self._idle = self._idle, []
-        for q in idle:
-            q.conn.close()
+        self._pool.close()
 
     # -- connections -------------------------------------------------------
     @contextmanager
-    def _connection(self) -> Iterator[_QueryConnection]:
-        with self._lock:
-            q = self._idle.pop() if self._idle else None
-        if q is None:
-            q = _QueryConnection(self._connect())
+    def _connection(self) -> Iterator[WalledConnection]:
+        q = self._pool.take()
         try:
             self._refresh_wall(q)
             yield q
         finally:
-            q.context.clear()
             q.conn.set_progress_handler(None, 0)
-            self._release(q)
+            self._pool.give(q)
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -219,7 +201,7 @@ class ReadonlyQueries:
         return conn
 
     @staticmethod
-    def _refresh_wall(q: _QueryConnection) -> None:
+    def _refresh_wall(q: WalledConnection) -> None:
         """(Re)build the authorizer and catalog when the schema changed since they were built."""
         conn = q.conn
         conn.set_authorizer(None)
@@ -238,14 +220,6 @@ class ReadonlyQueries:
         except sqlite3.Error as exc:
             raise BackendUnavailable("the database failed to load the query catalog") from exc
         conn.set_authorizer(q.authorizer)
-
-    def _release(self, q: _QueryConnection) -> None:
-        if not q.conn.in_transaction:  # the wall denies BEGIN; this is only belt and braces
-            with self._lock:
-                if len(self._idle) < _POOL_IDLE_MAX:
-                    self._idle.append(q)
-                    return
-        q.conn.close()
 
 
 def _unwrap(columns: list[str], fetched: list[tuple], *, truncated: bool) -> QueryRows:
