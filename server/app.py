@@ -44,6 +44,15 @@ def stdio_server(manager: MemoryManager, settings: Settings) -> FastMCP:
     return build_server(manager, stdio_resolver(settings.stdio.identity()))
 
 
+def http_asgi_app(mcp: FastMCP, settings: Settings):
+    """The Starlette app `memgate serve --transport http` runs: MCP at /mcp, bodies size-limited."""
+    from starlette.middleware import Middleware
+
+    from .body_limit import BodySizeLimit
+    return mcp.http_app(path="/mcp", middleware=[
+        Middleware(BodySizeLimit, max_bytes=settings.server.max_request_bytes)])
+
+
 def http_server(manager: MemoryManager, settings: Settings) -> FastMCP:
     base_url = settings.server.base_url or f"http://{settings.server.host}:{settings.server.port}"
     auth = build_auth(settings.http.auth, base_url)

@@ -12,7 +12,7 @@ from mcp.shared.exceptions import MCPError
 from http_helpers import serve_asgi
 from jwt_helpers import make_keypair, make_token
 from mcp_helpers import log_rows
-from memgate.server.app import http_server
+from memgate.server.app import http_asgi_app, http_server
 from memgate.server.cli.common import open_manager
 from memgate.server.settings import load_settings
 
@@ -44,7 +44,7 @@ def base_url(sqlite_path, two_tenants):
             "required_scopes": ["memory:read"]})})})
     manager = open_manager(settings)
     mcp = http_server(manager, settings)
-    with serve_asgi(mcp.http_app(path="/mcp")) as url:
+    with serve_asgi(http_asgi_app(mcp, settings)) as url:
         yield url
     manager.close()
 
@@ -101,6 +101,20 @@ async def test_a_valid_token_without_the_required_scope_gets_403_insufficient_sc
         timeout=10)
     assert response.status_code == 403
     assert 'error="insufficient_scope"' in response.headers["www-authenticate"]
+    assert log_rows(backend) == []
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_an_oversized_request_body_gets_413_and_no_tool_runs(base_url, backend, chunked):
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "lookup_entity", ' \
+           b'"arguments": {"subject": "' + b"x" * (5 * 1024 * 1024) + b'"}}}'
+    content = iter([body[i:i + 65536] for i in range(0, len(body), 65536)]) if chunked else body
+    response = httpx.post(f"{base_url}/mcp", content=content, timeout=30, headers={
+        "Authorization": f"Bearer {token()}", "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call", "Mcp-Name": "lookup_entity"})
+    assert response.status_code == 413
+    assert response.json()["error"] == "request_too_large"
     assert log_rows(backend) == []
 
 

@@ -153,7 +153,20 @@ def _validate(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is not None:
         field = ".".join(str(p) for p in error.absolute_path) or _missing_field(error)
-        raise InvalidArgument(error.message, field=field)
+        raise InvalidArgument(_short_message(error), field=field)
+
+
+_ECHO_CHARS = 60
+_MESSAGE_CHARS = 300
+
+
+def _short_message(error: jsonschema.ValidationError) -> str:
+    """jsonschema's message, but never echoing a long argument back to the model."""
+    message = error.message
+    shown = repr(error.instance)
+    if len(shown) > _ECHO_CHARS:
+        message = message.replace(shown, f"{shown[:_ECHO_CHARS]}... ({len(shown)} characters)")
+    return message if len(message) <= _MESSAGE_CHARS else message[: _MESSAGE_CHARS - 1] + "…"
 
 
 def _missing_field(error: jsonschema.ValidationError) -> str | None:

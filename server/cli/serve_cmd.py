@@ -60,11 +60,11 @@ def register(cli: click.Group) -> None:
                 mcp.run(transport="stdio", show_banner=False)
             else:
                 import uvicorn
-                from ..app import http_server
+                from ..app import http_asgi_app, http_server
                 mcp = http_server(manager, settings)
                 log.info("memgate serving %s at http://%s:%s/mcp", settings.database.path,
                          settings.server.host, settings.server.port)
-                uvicorn.run(mcp.http_app(path="/mcp"), host=settings.server.host, port=settings.server.port,
+                uvicorn.run(http_asgi_app(mcp, settings), host=settings.server.host, port=settings.server.port,
                             log_level=settings.server.log_level.lower())
         finally:
             manager.close()

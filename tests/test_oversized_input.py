@@ -1,0 +1,52 @@
+"""Oversized input to every default tool gets a clear error, and nothing in the database changes."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from fastmcp import Client
+
+from mcp_helpers import log_rows, stdio_app
+
+pytestmark = pytest.mark.anyio
+
+MEGABYTE = "x" * 1_000_000
+
+
+def _fingerprint(backend) -> str:
+    """A digest of every base table except the call log (which must grow by one row per call)."""
+    digest = hashlib.sha256()
+    with backend.unwalled_connection() as conn:
+        tables = [r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'base%' "
+            "AND name <> 'base_mcp_call_log' ORDER BY name")]
+        for table in tables:
+            for row in sorted(repr(tuple(r)) for r in conn.execute(f"SELECT * FROM {table}")):
+                digest.update(row.encode())
+    return digest.hexdigest()
+
+
+@pytest.mark.parametrize("tool, arguments, starts", [
+    ("lookup_entity", {"subject": MEGABYTE}, "Invalid arguments for 'subject': "),
+    ("search_memory", {"query": MEGABYTE}, "Invalid arguments for 'query': "),
+    ("execute_query", {"sql": "SELECT id FROM entity_memory WHERE content = '" + MEGABYTE + "'"},
+     "The query was rejected: query refused (rule length): it is 1000047 characters long and the limit is 32000."),
+    ("memory", {"command": "create", "path": "/memories/big.md", "file_text": MEGABYTE}, "File /memories/big.md"),
+    ("memory", {"command": "create", "path": "/memories/" + "a" * 5000 + ".md", "file_text": "x"}, "Path "),
+])
+async def test_oversized_arguments_are_refused_clearly_and_change_nothing(sqlite_path, two_tenants, backend,
+                                                                          tool, arguments, starts):
+    app, manager = stdio_app(sqlite_path)
+    before = _fingerprint(backend)
+    async with Client(app) as c:
+        r = await c.call_tool(tool, arguments, raise_on_error=False)
+    manager.close()
+    text = r.content[0].text
+    assert r.is_error
+    assert text.startswith(starts), text[:300]
+    assert len(text) < 2_000  # the refusal never echoes the megabyte back
+    assert _fingerprint(backend) == before
+    [row] = log_rows(backend)
+    assert row["status"] == "invalid"
+    assert len(row["arguments_json"]) <= 4000
