@@ -16,7 +16,7 @@ def _readme_commands() -> list[str]:
 
 def test_readme_opens_with_the_run_command_then_the_test_command():
     run, test = _readme_commands()
-    assert run.endswith("memgate serve --demo")
+    assert run.endswith("python3 -m memgate serve --demo")
     assert test.endswith("python3 -m pytest -q")
 
 
