@@ -43,6 +43,8 @@ def test_ingesting_a_folder_shows_progress_and_a_summary_and_is_idempotent(run, 
     first = run("ingest", str(folder), "-t", "acme", "--collection", "handbook")
     assert "ingesting" in first.stderr
     assert first.stdout.startswith("3 file(s): 3 new, 0 unchanged, 0 replaced, 0 failed; 3 chunk(s), ")
+    assert first.stdout.splitlines()[1] == ("skipped 1 file(s) of a type it cannot read: image.png "
+                                            "(supported: .htm, .html, .markdown, .md, .pdf, .txt)")
     again = run("ingest", str(folder), "-t", "acme", "--collection", "handbook")
     assert again.stdout.startswith("3 file(s): 0 new, 3 unchanged, 0 replaced, 0 failed; 0 chunk(s), 0 token(s) ")
     (folder / "notes.txt").write_text("Kumquats ripen in late autumn.")
@@ -63,6 +65,7 @@ def test_bad_files_are_reported_one_by_one_and_the_others_still_go_in(run, folde
         f"failed: {folder / 'broken.pdf'}: broken.pdf is not a readable PDF. "
         "Check that it opens in a PDF viewer, or export it again.",
         f"failed: {folder / 'missing.md'}: missing.md does not exist or is not a file.",
+        "skipped 1 file(s) of a type it cannot read: image.png (supported: .htm, .html, .markdown, .md, .pdf, .txt)",
     ]
     assert "Flux runbook" in run("search", "zebra alarm", "-t", "acme").stdout
 

@@ -19,28 +19,36 @@ from .common import friendly_errors, open_manager, operator_identity, settings_f
 log = logging.getLogger("memgate.ingest")
 
 
-def find_files(paths: tuple[str, ...]) -> list[Path]:
-    """The files named, plus the supported files under each folder named, sorted, each once."""
+def find_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Path]]:
+    """The files named plus the supported files under each folder named (sorted, each once),
+    and the visible files in those folders that were passed over for their type."""
     found: dict[Path, None] = {}
+    passed_over: dict[Path, None] = {}
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             for child in sorted(path.rglob("*")):
-                if child.is_file() and child.suffix.lower() in SUPPORTED_EXTENSIONS \
-                        and not any(part.startswith(".") for part in child.relative_to(path).parts):
-                    found.setdefault(child, None)
+                if not child.is_file() or any(p.startswith(".") for p in child.relative_to(path).parts):
+                    continue
+                target = found if child.suffix.lower() in SUPPORTED_EXTENSIONS else passed_over
+                target.setdefault(child, None)
         else:
             found.setdefault(path, None)  # a missing or unsupported file is reported as failed
-    return list(found)
+    return list(found), list(passed_over)
 
 
-def summary_lines(results: list[IngestResult], seconds: float) -> list[str]:
+def summary_lines(results: list[IngestResult], seconds: float, passed_over: list[Path] = ()) -> list[str]:
     count = {s: sum(r.status == s for r in results) for s in (NEW, UNCHANGED, REPLACED, FAILED)}
     lines = [f"{len(results)} file(s): {count[NEW]} new, {count[UNCHANGED]} unchanged, "
              f"{count[REPLACED]} replaced, {count[FAILED]} failed; "
              f"{sum(r.chunks for r in results)} chunk(s), {sum(r.tokens for r in results)} token(s) "
              f"written in {seconds:.1f}s"]
     lines += [f"failed: {r.source}: {r.reason}" for r in results if r.status == FAILED]
+    if passed_over:
+        names = ", ".join(p.name for p in passed_over[:10]) + (f" and {len(passed_over) - 10} more"
+                                                               if len(passed_over) > 10 else "")
+        lines.append(f"skipped {len(passed_over)} file(s) of a type it cannot read: {names} "
+                     f"(supported: {', '.join(SUPPORTED_EXTENSIONS)})")
     return lines
 
 
@@ -77,7 +85,7 @@ def register(cli: click.Group) -> None:
             raise click.BadParameter("must be smaller than --chunk-tokens", param_hint="--overlap-tokens")
         # pypdf logs what it repairs; a file it cannot read is reported in the summary instead.
         logging.getLogger("pypdf").setLevel(logging.ERROR)
-        files = find_files(paths)
+        files, passed_over = find_files(paths)
         settings = ChunkSettings(chunk_tokens, overlap_tokens)
         identity = operator_identity(tenant)
         manager = open_manager(settings_from(ctx))
@@ -90,7 +98,7 @@ def register(cli: click.Group) -> None:
                     results.append(_ingest_one(manager, identity, path, collection, user, agent, settings))
         finally:
             manager.close()
-        for line in summary_lines(results, time.perf_counter() - started):
+        for line in summary_lines(results, time.perf_counter() - started, passed_over):
             click.echo(line)
         if any(r.status == FAILED for r in results):
             ctx.exit(1)
