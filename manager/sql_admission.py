@@ -91,7 +91,7 @@ def admit_query(
     tokens = _tokenize(sql)
     _check_semicolons(sql, tokens)
     _check_placeholders(sql, tokens)
-    tree = _parse(sql, tokens)
+    tree = _parse(*_without_comments(sql, tokens))
 
     if not isinstance(tree, (exp.Select, exp.SetOperation)):
         raise _rejected("select-only")
@@ -189,6 +189,19 @@ def _tokenize(sql: str) -> list[Token]:
         raise _rejected("complexity") from None
     except Exception:  # sqlglot raises TokenError, and the odd ValueError on odd input
         raise _rejected("syntax") from None
+
+
+def _without_comments(sql: str, tokens: list[Token]) -> tuple[str, list[Token]]:
+    """The query re-spelt from its tokens alone, when it has comments.
+
+    Comments carry no meaning, but sqlglot's parser trips on some placements
+    (`ORDER /* c */ BY`). Tokens are what admission checks either way; SQLite
+    runs the original text.
+    """
+    if not any(token.comments for token in tokens):
+        return sql, tokens
+    clean = " ".join(sql[token.start : token.end + 1] for token in tokens)
+    return clean, _tokenize(clean)
 
 
 def _check_semicolons(sql: str, tokens: list[Token]) -> None:

@@ -90,6 +90,9 @@ def authorizer():
 
 
 ACCEPTED = [
+    # comments anywhere, even inside a two-word keyword
+    ("SELECT id FROM entity_v ORDER /* newest first */ BY id", {"entity_v"}),
+    ("SELECT subject, COUNT(*) FROM entity_v GROUP -- per subject\n BY subject", {"entity_v"}),
     ("SELECT id, subject FROM entity_v WHERE subject = 'Ada' ORDER BY id LIMIT 5", {"entity_v"}),
     ("select COUNT(*) from ENTITY_V", {"entity_v"}),
     ('SELECT * FROM "Entity_V"', {"entity_v"}),
