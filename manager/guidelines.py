@@ -7,25 +7,19 @@ from typing import Any
 
 from .backend.base import Row, Session
 from .identity import Identity
-
-
-def _first_per_key(rows: list[Row], key: str) -> dict[str, Row]:
-    chosen: dict[str, Row] = {}
-    for r in rows:  # statements order most specific scope, newest version first
-        chosen.setdefault(r[key], r)
-    return chosen
+from .scoping import most_specific_per_key
 
 
 def current_guidelines(session: Session, identity: Identity, now: str, key: str | None = None) -> dict[str, Row]:
     rows = session.fetch_all("guideline_current", key=key, now=now,
                              user=identity.user, agent=identity.agent, thread=identity.thread)
-    return _first_per_key(rows, "guideline_key")
+    return most_specific_per_key(rows, "guideline_key")
 
 
 def current_personas(session: Session, identity: Identity, now: str, key: str | None = None) -> dict[str, Row]:
     rows = session.fetch_all("persona_current", key=key, now=now,
                              user=identity.user, agent=identity.agent, thread=identity.thread)
-    return _first_per_key(rows, "persona_key")
+    return most_specific_per_key(rows, "persona_key")
 
 
 def guideline_json(row: Row | None) -> dict[str, Any] | None:

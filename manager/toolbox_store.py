@@ -15,6 +15,7 @@ from .backend.base import Row, Session
 from .errors import InvalidArgument, NotFound
 from .identity import Identity
 from .ids import new_id
+from .scoping import most_specific_per_key
 
 
 @dataclass(frozen=True)
@@ -48,10 +49,7 @@ def _json(text: str, column: str, tool: str) -> dict[str, Any]:
 def active_rows(session: Session, identity: Identity, now: str, name: str | None = None) -> list[Row]:
     rows = session.fetch_all("toolbox_active", name=name, now=now,
                              user=identity.user, agent=identity.agent, thread=identity.thread)
-    chosen: dict[str, Row] = {}
-    for r in rows:
-        chosen.setdefault(r["tool_name"], r)
-    return list(chosen.values())
+    return list(most_specific_per_key(rows, "tool_name").values())
 
 
 def all_versions(session: Session, name: str | None = None) -> list[Row]:

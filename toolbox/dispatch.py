@@ -170,10 +170,8 @@ def _short_message(error: jsonschema.ValidationError) -> str:
 
 
 def _missing_field(error: jsonschema.ValidationError) -> str | None:
-    if error.validator == "required" and isinstance(error.message, str):
-        return error.message.split("'")[1] if "'" in error.message else None
-    if error.validator == "additionalProperties":
-        return None
+    if error.validator == "required" and "'" in error.message:
+        return error.message.split("'")[1]
     return None
 
 

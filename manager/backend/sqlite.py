@@ -195,21 +195,15 @@ class SqliteBackend:
 
     def _checkout(self) -> WalledConnection:
         pooled = self._pool.take()
-        self._refresh_wall(pooled)
+        pooled.refresh_wall(self._build_wall)
         return pooled
 
     @staticmethod
-    def _refresh_wall(pooled: WalledConnection) -> None:
-        """(Re)install the authorizer when the schema changed since it was built."""
+    def _build_wall(pooled: WalledConnection) -> None:
         conn = pooled.conn
-        conn.set_authorizer(None)
-        version = conn.execute("PRAGMA schema_version").fetchone()[0]
-        if version != pooled.schema_version:
-            rows = conn.execute("SELECT name FROM sqlite_master WHERE type IN ('view', 'trigger')").fetchall()
-            pooled.authorizer = walled_authorizer(frozenset(r[0] for r in rows),
-                                                  sqlite_schema.fts5_shadow_tables(conn))
-            pooled.schema_version = version
-        conn.set_authorizer(pooled.authorizer)
+        rows = conn.execute("SELECT name FROM sqlite_master WHERE type IN ('view', 'trigger')").fetchall()
+        pooled.authorizer = walled_authorizer(frozenset(r[0] for r in rows),
+                                              sqlite_schema.fts5_shadow_tables(conn))
 
     def _release(self, pooled: WalledConnection) -> None:
         self._pool.give(pooled)

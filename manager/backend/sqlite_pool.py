@@ -27,6 +27,18 @@ class WalledConnection:
         self.catalog: dict[str, Any] = {}  # the query connections' view catalog
         install_context_functions(conn, self.context)
 
+    def refresh_wall(self, build: Callable[["WalledConnection"], None]) -> None:
+        """Rebuild the wall with `build(self)` if the schema changed since it was built, then install it.
+
+        The authorizer is lifted while this reads the schema (it refuses PRAGMA).
+        """
+        self.conn.set_authorizer(None)
+        version = self.conn.execute("PRAGMA schema_version").fetchone()[0]
+        if version != self.schema_version:
+            build(self)
+            self.schema_version = version
+        self.conn.set_authorizer(self.authorizer)
+
 
 class ConnectionPool:
     def __init__(self, connect: Callable[[], sqlite3.Connection], *, idle_max: int):

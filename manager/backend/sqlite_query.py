@@ -203,23 +203,22 @@ class ReadonlyQueries:
     @staticmethod
     def _refresh_wall(q: WalledConnection) -> None:
         """(Re)build the authorizer and catalog when the schema changed since they were built."""
-        conn = q.conn
-        conn.set_authorizer(None)
         try:
-            version = conn.execute("PRAGMA schema_version").fetchone()[0]
-            if version != q.schema_version:
-                catalog: dict[str, list[tuple[str, str | None]]] = {}
-                for view, column, declared in conn.execute(load_sql("sqlite", "query_views")):
-                    catalog.setdefault(view, []).append((column, declared or None))
-                names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-                names |= {r[0] for r in conn.execute("PRAGMA module_list")}
-                q.catalog = {v: tuple(cols) for v, cols in catalog.items()}
-                q.authorizer = query_authorizer(frozenset(_fold(v) for v in catalog), QUERY_FUNCTIONS,
-                                                frozenset(_fold(n) for n in names))
-                q.schema_version = version
+            q.refresh_wall(_build_query_wall)
         except sqlite3.Error as exc:
             raise BackendUnavailable("the database failed to load the query catalog") from exc
-        conn.set_authorizer(q.authorizer)
+
+
+def _build_query_wall(q: WalledConnection) -> None:
+    conn = q.conn
+    catalog: dict[str, list[tuple[str, str | None]]] = {}
+    for view, column, declared in conn.execute(load_sql("sqlite", "query_views")):
+        catalog.setdefault(view, []).append((column, declared or None))
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+    names |= {r[0] for r in conn.execute("PRAGMA module_list")}
+    q.catalog = {v: tuple(cols) for v, cols in catalog.items()}
+    q.authorizer = query_authorizer(frozenset(_fold(v) for v in catalog), QUERY_FUNCTIONS,
+                                    frozenset(_fold(n) for n in names))
 
 
 def _unwrap(columns: list[str], fetched: list[tuple], *, truncated: bool) -> QueryRows:
