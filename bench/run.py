@@ -22,10 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from memgate.manager import MemoryManager
-from memgate.manager.backend.sqlite import SqliteBackend
-from memgate.manager.embedder import HashingEmbedder, default_embedder, vector_to_blob
-from memgate.manager.identity import Identity
+from memgate.manager import DatabaseSettings, HashingEmbedder, Identity, MemoryManager, default_embedder, open_backend
 from memgate.manager.ids import new_id
 
 from .datasets import Collection, lee
@@ -37,13 +34,17 @@ METHODS = {"lexical": ("lexical",), "vector": ("vector",), "hybrid": ("lexical",
 K = 10
 
 
+def _backend(path: Path):
+    return open_backend(DatabaseSettings(path=path))
+
+
 def pick_embedder(name: str):
     return HashingEmbedder(256) if name == "hashing" else default_embedder()
 
 
 def quality(embedder, workdir: Path, coll: Collection | None = None) -> dict:
     coll = coll or lee()
-    manager = MemoryManager(SqliteBackend(workdir / "quality.db"), embedder=embedder)
+    manager = MemoryManager(_backend(workdir / "quality.db"), embedder=embedder)
     started = time.perf_counter()
     for doc_id, text in coll.docs.items():
         manager.ingest_text(BENCH, title=doc_id, text=text, source_uri=f"lee://{doc_id}", collection="lee")
@@ -94,7 +95,7 @@ def build_chunks(manager: MemoryManager, identity: Identity, n: int, words: list
                 s.insert("knowledge_base_chunk", {
                     "id": new_id("chk"), "tenant_id": identity.tenant, "document_id": doc_id,
                     "position": pos % per_doc, "content": text, "token_count": 80,
-                    "embedding": vector_to_blob(vec), "embedding_model": embedder.name})
+                    "embedding": vec, "embedding_model": embedder.name})
         written += size
 
 
@@ -106,7 +107,7 @@ def latency(embedder, workdir: Path, sizes: list[int], queries: int = 50,
     results = []
     for n in sizes:
         path = workdir / f"latency_{n}.db"
-        manager = MemoryManager(SqliteBackend(path), embedder=embedder)
+        manager = MemoryManager(_backend(path), embedder=embedder)
         started = time.perf_counter()
         build_chunks(manager, BENCH, n, words, seed=1)
         build_chunks(manager, OTHER, n, words, seed=2)

@@ -1,7 +1,25 @@
-"""The Memory Manager: the single entry point to memory, and its error tree."""
+"""The Memory Manager: the single entry point to memory, and the one import path other layers use.
 
-from .caps import CapsSettings
-from .calllog import CallRecord
+`server/` and `toolbox/` import from here only (`from memgate.manager import ...`), never
+from a submodule; `__all__` is that contract. Inside, each folder is a capability with
+its own docstring saying what it owns and what it may import:
+
+    claims/    versioned facts, guidelines, persona, scoping
+    files/     the memory tool: commands, texts, paths, stores
+    kb/        parse, chunk, embed, ingest, search, fusion
+    query/     execute_query, without dialect
+    output/    records, cells, tables, budgets, results
+    registry/  toolbox rows, the call log, default tools
+    demo/      the demo dataset
+    backend/   the storage seam and one folder per dialect
+
+The shared leaves (errors, identity, limits, clock, ids, tokens) sit beside facade.py,
+the MemoryManager class every method call goes through.
+"""
+
+from .backend import Backend, DatabaseSettings, open_backend
+from .clock import days_ago_iso, now_iso
+from .demo import ACME, DEMO_TENANTS, GLOBEX, seed_demo
 from .errors import (
     AccessDenied,
     BackendUnavailable,
@@ -9,18 +27,38 @@ from .errors import (
     Conflict,
     InvalidArgument,
     MemgateError,
+    NoCaller,
     NotFound,
     QueryRejected,
     QueryTimeout,
+    RowGone,
+    RowRefused,
     SchemaMismatch,
 )
+from .facade import MemoryManager
+from .files.commands import COMMANDS as MEMORY_COMMANDS
+from .files.stores import validate_store_policy
+from .files.texts import MEMORY_PROTOCOL
 from .identity import Identity
-from .memory_caps import MemoryFileSettings
-from .memory_manager import MemoryManager
-from .results import ToolOutput
+from .kb.embed import Embedder, HashingEmbedder, default_embedder
+from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
+from .kb.parse import SUPPORTED_EXTENSIONS
+from .limits import ROWS_CEILING, CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
+from .output.results import ToolOutput
+from .registry.calllog import STATUSES as CALL_STATUSES
+from .registry.calllog import CallRecord
+from .registry.defaults import load_tool_definitions
+from .registry.toolbox import ToolRow
+from .tokens import count_tokens
 
 __all__ = [
-    "AccessDenied", "BackendUnavailable", "CallRecord", "CapsSettings", "ConfigError", "Conflict",
-    "Identity", "InvalidArgument", "MemgateError", "MemoryFileSettings", "MemoryManager", "NotFound", "QueryRejected",
-    "QueryTimeout", "SchemaMismatch", "ToolOutput",
+    "ACME", "CALL_STATUSES", "DEMO_TENANTS", "FAILED", "GLOBEX", "MEMORY_COMMANDS", "MEMORY_PROTOCOL", "NEW",
+    "REPLACED", "ROWS_CEILING", "SUPPORTED_EXTENSIONS", "UNCHANGED",
+    "AccessDenied", "Backend", "BackendUnavailable", "CallRecord", "CapsSettings", "ChunkSettings",
+    "ConfigError", "Conflict", "ContextBudget", "DatabaseSettings", "Embedder", "HashingEmbedder", "Identity",
+    "IngestResult", "InvalidArgument", "MemgateError", "MemoryFileSettings", "MemoryManager", "NoCaller",
+    "NotFound", "QueryRejected", "QueryTimeout", "RowGone", "RowRefused", "SchemaMismatch", "ToolOutput",
+    "ToolRow",
+    "count_tokens", "days_ago_iso", "default_embedder", "load_tool_definitions", "now_iso", "open_backend",
+    "seed_demo", "validate_store_policy",
 ]

@@ -1,4 +1,9 @@
-"""One error tree for memgate. Each error carries data (field, hint) as well as text."""
+"""One error tree for memgate. Each error carries data (field, hint) as well as text.
+
+Every boundary translates from this tree once: the backend maps driver errors onto it,
+the toolbox dispatcher maps it onto one sentence for the model, the CLI onto `Error: ...`
+with the fix. `status` is what mcp_call_log records when the error ends a tool call.
+"""
 
 from __future__ import annotations
 
@@ -63,3 +68,15 @@ class QueryTimeout(MemgateError):
 
 class BackendUnavailable(MemgateError):
     """The database cannot be reached or opened."""
+
+
+class RowRefused(ConfigError):
+    """A toolbox row that cannot become a tool (handler not allowlisted, schema it cannot honour)."""
+
+
+class RowGone(AccessDenied):
+    """The listed toolbox row was disabled, expired or replaced before the call ran."""
+
+
+class NoCaller(AccessDenied):
+    """There is no caller to resolve (e.g. FastMCP listing tools at start-up, outside any request)."""

@@ -6,8 +6,7 @@ from fastmcp import FastMCP
 
 from memgate import __version__
 from memgate.manager import MemoryManager
-from memgate.toolbox.dispatch import CallContextResolver
-from memgate.toolbox.provider import ToolboxProvider
+from memgate.toolbox import CallContextResolver, ToolboxProvider
 
 from .auth import add_health_route, build_auth
 from .identity import http_resolver, stdio_resolver

@@ -21,9 +21,9 @@ from pydantic import AnyHttpUrl, ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
-from memgate.manager.errors import AccessDenied, ConfigError
-from memgate.manager.identity import Identity
-from memgate.server.auth_settings import HttpAuthSettings
+from memgate.manager import AccessDenied, ConfigError, Identity
+
+from .auth_settings import HttpAuthSettings
 
 __all__ = [
     "MemgateAuthProvider",

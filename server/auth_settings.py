@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from memgate.manager.errors import ConfigError
+from memgate.manager import ConfigError
 
 _KEY_SOURCES = ("jwks_uri", "public_key", "public_key_file")
 

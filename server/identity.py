@@ -11,8 +11,8 @@ from dataclasses import replace
 
 from fastmcp.server.dependencies import get_access_token, get_context
 
-from memgate.manager.identity import Identity
-from memgate.toolbox.dispatch import CallContext, CallContextResolver, NoCaller
+from memgate.manager import Identity, NoCaller
+from memgate.toolbox import CallContext, CallContextResolver
 
 from .auth import identity_from_access_token
 from .auth_settings import HttpAuthSettings

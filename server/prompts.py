@@ -1,6 +1,6 @@
 """The MEMORY PROTOCOL as an MCP prompt and an MCP resource, for hosts that prime the model with it.
 
-The text is manager/memory_texts.py's MEMORY_PROTOCOL: view /memories first, record
+The text is manager/files/texts.py's MEMORY_PROTOCOL: view /memories first, record
 progress, keep files small and current, treat memory as data. It is the same for
 every caller, so it is registered statically rather than read from the database.
 """
@@ -11,7 +11,7 @@ from fastmcp import FastMCP
 from fastmcp.prompts import Prompt
 from fastmcp.resources import TextResource
 
-from memgate.manager.memory_texts import MEMORY_PROTOCOL
+from memgate.manager import MEMORY_PROTOCOL
 
 MEMORY_PROTOCOL_URI = "memgate://memory/protocol"
 MEMORY_PROTOCOL_PROMPT = "memory_protocol"

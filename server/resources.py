@@ -8,12 +8,11 @@ from collections.abc import Sequence
 import anyio
 from fastmcp.resources import Resource, TextResource
 from fastmcp.server.providers import Provider
-
 from mcp.shared.exceptions import MCPError
 from mcp.types import INTERNAL_ERROR
 
-from memgate.manager import MemoryManager
-from memgate.toolbox.dispatch import CallContextResolver, NoCaller
+from memgate.manager import MemoryManager, NoCaller
+from memgate.toolbox import CallContextResolver
 
 log = logging.getLogger("memgate.server")
 

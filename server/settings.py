@@ -16,18 +16,11 @@ import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from memgate.manager.caps import CapsSettings
-from memgate.manager.memory_caps import MemoryFileSettings
-from memgate.manager.errors import ConfigError
-from memgate.manager.identity import Identity
+from memgate.manager import CapsSettings, ConfigError, DatabaseSettings, Identity, MemoryFileSettings
 
 from .auth_settings import HttpAuthSettings
 
 APP_NAME = "memgate"
-
-
-def default_database_path() -> Path:
-    return Path(platformdirs.user_data_dir(APP_NAME)) / "memgate.db"
 
 
 def default_config_path() -> Path:
@@ -36,17 +29,6 @@ def default_config_path() -> Path:
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class DatabaseSettings(_Section):
-    backend: Literal["sqlite"] = "sqlite"
-    path: Path = Field(default_factory=default_database_path)
-    busy_timeout_ms: int = Field(5000, ge=0, le=600_000)
-
-    @field_validator("path")
-    @classmethod
-    def _expand(cls, v: Path) -> Path:
-        return v.expanduser()
 
 
 class ServerSettings(_Section):

@@ -9,10 +9,20 @@ import pytest
 # The server must never try to reach the network from tests.
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
-from memgate.manager import MemoryManager  # noqa: E402
-from memgate.manager.backend.sqlite import SqliteBackend  # noqa: E402
-from memgate.manager.demo import ACME, GLOBEX, seed_demo  # noqa: E402
-from memgate.manager.default_tools import load_tool_definitions  # noqa: E402
+from memgate.manager import (  # noqa: E402
+    ACME,
+    GLOBEX,
+    DatabaseSettings,
+    MemoryManager,
+    load_tool_definitions,
+    open_backend,
+    seed_demo,
+)
+
+
+def open_sqlite(path, **kwargs):
+    """A SQLite backend on `path`, as a second process would open it."""
+    return open_backend(DatabaseSettings(path=path), **kwargs)
 
 
 @pytest.fixture
@@ -22,7 +32,7 @@ def sqlite_path(tmp_path):
 
 @pytest.fixture
 def backend(sqlite_path):
-    b = SqliteBackend(sqlite_path)
+    b = open_sqlite(sqlite_path)
     yield b
     b.close()
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from memgate.manager import MemoryManager
-from memgate.manager.embedder import HashingEmbedder
 from memgate.manager.identity import Identity
+from memgate.manager.kb.embed import HashingEmbedder
 
 ACME = Identity(tenant="acme", user="jane", agent="research-assistant", principal="test:acme")
 GLOBEX = Identity(tenant="globex", user="omar", agent="support-bot", principal="test:globex")

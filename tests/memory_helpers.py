@@ -7,8 +7,8 @@ from typing import Any
 
 from fastmcp import Client
 
-from memgate.manager.default_tools import load_tool_definitions
 from memgate.manager.identity import Identity
+from memgate.manager.registry.defaults import load_tool_definitions
 from memgate.server.app import build_server
 from memgate.server.identity import stdio_resolver
 

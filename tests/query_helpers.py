@@ -10,7 +10,7 @@ import hashlib
 import random
 import re
 
-from memgate.manager.backend import sqlite_schema
+from memgate.manager.backend.sqlite import schema as sqlite_schema
 
 MARKER = "zq" + "xglobexmarker91"  # split, so this file's text never holds the marker whole
 REVIEWED = ["entity_memory", "guideline_memory", "knowledge_base_chunk", "knowledge_base_document",

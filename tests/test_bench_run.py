@@ -8,7 +8,7 @@ import pytest
 
 from bench import run
 from bench.datasets import Collection
-from memgate.manager.embedder import HashingEmbedder
+from memgate.manager.kb.embed import HashingEmbedder
 
 TINY = Collection(
     name="tiny",

@@ -4,9 +4,9 @@ import struct
 
 import pytest
 
-from memgate.manager.cells import shape_cell
 from memgate.manager.errors import InvalidArgument
-from memgate.manager.render import render_table
+from memgate.manager.output.cells import shape_cell
+from memgate.manager.output.tables import render_table
 from memgate.manager.tokens import count_tokens
 
 

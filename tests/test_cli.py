@@ -25,7 +25,7 @@ def run(sqlite_path, monkeypatch):
 
 
 def test_init_demo_creates_schema_tools_and_demo_and_is_idempotent(run, sqlite_path):
-    from memgate.manager.default_tools import load_tool_definitions
+    from memgate.manager.registry.defaults import load_tool_definitions
     tools = ", ".join(t["tool_name"] for t in load_tool_definitions())
     first = run("init", "--demo")
     assert first == (f"schema: version 1 at {sqlite_path} (created)\n"

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from conftest import open_sqlite
 
-from memgate.manager.backend.sqlite import SqliteBackend
 from memgate.manager import MemoryManager
 from memgate.manager.errors import Conflict, MemgateError
 
@@ -79,7 +79,7 @@ def test_a_failure_mid_correction_leaves_the_old_version_current(manager, backen
 
 def test_two_processes_correcting_the_same_version_cannot_both_win(sqlite_path, manager, two_tenants):
     acme, _ = two_tenants
-    other = MemoryManager(SqliteBackend(sqlite_path))  # a second process on the same file
+    other = MemoryManager(open_sqlite(sqlite_path))  # a second process on the same file
     manager.correct_entity(acme, "model:helios-rag", "beir_ndcg10", "0.80", expected_version=2)
     with pytest.raises(Conflict):
         other.correct_entity(acme, "model:helios-rag", "beir_ndcg10", "0.79", expected_version=2)

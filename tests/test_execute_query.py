@@ -7,7 +7,7 @@ import struct
 import pytest
 
 from memgate.manager import CapsSettings, MemoryManager, QueryRejected, QueryTimeout
-from memgate.manager.demo import ACME
+from memgate.manager.demo.dataset import ACME
 
 
 def _claims(backend, n: int, content: str = "c") -> None:

@@ -8,8 +8,8 @@ import pytest
 from query_helpers import CORPUS, MARKER, REVIEWED, assert_no_leak, base_checksum
 
 from memgate.manager import CapsSettings, MemgateError, MemoryManager
-from memgate.manager.backend.sqlite_query import ReadonlyQueries
-from memgate.manager.demo import ACME, GLOBEX
+from memgate.manager.backend.sqlite.query import ReadonlyQueries
+from memgate.manager.demo.dataset import ACME, GLOBEX
 from memgate.toolbox import agent_errors
 
 

@@ -9,7 +9,7 @@ from fastmcp import Client
 from mcp_helpers import log_rows, stdio_app
 from query_helpers import CORPUS, MARKER, assert_no_leak, base_checksum
 
-from memgate.manager.demo import GLOBEX
+from memgate.manager.demo.dataset import GLOBEX
 
 
 def _run(coro):

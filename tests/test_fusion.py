@@ -1,7 +1,7 @@
 import pytest
 
 from memgate.manager.errors import InvalidArgument
-from memgate.manager.fusion import Fused, reciprocal_rank_fusion
+from memgate.manager.kb.fusion import Fused, reciprocal_rank_fusion
 
 
 def test_fusion_sums_reciprocal_ranks_across_methods():

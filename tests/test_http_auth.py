@@ -12,13 +12,13 @@ import pytest
 from fastmcp import Client, FastMCP
 from fastmcp.server.auth import AccessToken
 from fastmcp.server.dependencies import get_access_token
+from http_helpers import serve_asgi
+from jwt_helpers import make_keypair, make_token, public_jwk
 from mcp.shared.exceptions import MCPError
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from http_helpers import serve_asgi
-from jwt_helpers import make_keypair, make_token, public_jwk
 from memgate.manager.errors import AccessDenied, ConfigError
 from memgate.server.auth import add_health_route, build_auth, identity_from_access_token
 from memgate.server.auth_settings import HttpAuthSettings

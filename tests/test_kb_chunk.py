@@ -1,7 +1,7 @@
 import pytest
 
 from memgate.manager.errors import InvalidArgument
-from memgate.manager.kb_chunk import Chunk, chunk_text
+from memgate.manager.kb.chunk import Chunk, chunk_text
 from memgate.manager.tokens import count_tokens
 
 SENTENCES = [

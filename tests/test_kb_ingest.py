@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-from memgate.manager import kb_ingest
-from memgate.manager.errors import InvalidArgument
-
 from kb_helpers import ACME, GLOBEX, hashing_manager
+
+from memgate.manager import ChunkSettings
+from memgate.manager.errors import InvalidArgument, MemgateError
+from memgate.manager.kb import ingest as kb_ingest
 
 
 @pytest.fixture
@@ -64,25 +64,21 @@ def test_a_changed_file_replaces_its_chunks_and_bumps_the_document_version(kb, b
         assert s.raw("SELECT version FROM knowledge_base_document") == [{"version": 2}]
 
 
-def test_a_replacement_that_fails_midway_leaves_the_old_chunks_whole(kb, backend, tmp_path, monkeypatch):
+def test_a_replacement_that_fails_midway_leaves_the_old_chunks_whole(kb, backend, tmp_path):
     path = tmp_path / "long.txt"
     path.write_text("\n\n".join(f"Paragraph {i} about kumquats and zebras." for i in range(3)))
-    kb.ingest_file(ACME, path, settings=kb_ingest.ChunkSettings(max_tokens=16, overlap_tokens=0))
+    kb.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=16, overlap_tokens=0))
     before, index_before = _chunks(backend), _fts_rows(backend)
     assert len(before) == 3
     path.write_text("\n\n".join(f"Rewritten paragraph {i}." for i in range(3)))
-    calls = {"n": 0}
-    real = kb_ingest.vector_to_blob
-
-    def fail_on_second(vec):
-        calls["n"] += 1
-        if calls["n"] == 2:
-            raise RuntimeError("disk full")
-        return real(vec)
-
-    monkeypatch.setattr(kb_ingest, "vector_to_blob", fail_on_second)
-    with pytest.raises(RuntimeError):
-        kb.ingest_file(ACME, path, settings=kb_ingest.ChunkSettings(max_tokens=16, overlap_tokens=0))
+    # A real failure after the old chunks are deleted and the first new one written:
+    # the base table refuses the second new chunk inside the transaction.
+    with backend.unwalled_connection() as conn:
+        conn.execute("CREATE TRIGGER fail_second BEFORE INSERT ON base_knowledge_base_chunk"
+                     " WHEN NEW.position = 1 AND NEW.content LIKE 'Rewritten%'"
+                     " BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
+    with pytest.raises(MemgateError):
+        kb.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=16, overlap_tokens=0))
     assert _chunks(backend) == before and _fts_rows(backend) == index_before
 
 
@@ -90,14 +86,14 @@ def test_other_chunk_settings_or_another_embedder_count_as_a_change(kb, backend,
     path = tmp_path / "notes.txt"
     path.write_text("Kumquats ripen in winter. " * 40)
     kb.ingest_file(ACME, path)
-    assert kb.ingest_file(ACME, path, settings=kb_ingest.ChunkSettings(64, 8)).status == "replaced"
-    assert kb.ingest_file(ACME, path, settings=kb_ingest.ChunkSettings(64, 8)).status == "unchanged"
-    assert hashing_manager(backend).ingest_file(ACME, path, settings=kb_ingest.ChunkSettings(64, 8)).status \
+    assert kb.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=64, overlap_tokens=8)).status == "replaced"
+    assert kb.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=64, overlap_tokens=8)).status == "unchanged"
+    assert hashing_manager(backend).ingest_file(ACME, path, settings=ChunkSettings(max_tokens=64, overlap_tokens=8)).status \
         == "unchanged"
     from memgate.manager import MemoryManager
-    from memgate.manager.embedder import HashingEmbedder
+    from memgate.manager.kb.embed import HashingEmbedder
     other = MemoryManager(backend, embedder=HashingEmbedder(64))
-    assert other.ingest_file(ACME, path, settings=kb_ingest.ChunkSettings(64, 8)).status == "replaced"
+    assert other.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=64, overlap_tokens=8)).status == "replaced"
 
 
 def test_the_same_file_in_two_tenants_or_two_scopes_is_two_documents(kb, backend, tmp_path):

@@ -1,7 +1,7 @@
 import pytest
 
 from memgate.manager.errors import InvalidArgument, NotFound
-from memgate.manager.kb_parse import ParsedDocument, parse_file
+from memgate.manager.kb.parse import ParsedDocument, parse_file
 
 
 def write_pdf(path, lines, title=None):

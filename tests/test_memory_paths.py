@@ -1,6 +1,6 @@
 import pytest
 
-from memgate.manager.memory_paths import MemoryToolError, is_hidden, normalize_memory_path
+from memgate.manager.files.paths import MemoryToolError, is_hidden, normalize_memory_path
 
 
 def must_start(shown: str) -> str:

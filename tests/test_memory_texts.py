@@ -3,9 +3,9 @@ import re
 
 import pytest
 
-from memgate.manager import memory_texts as texts
-from memgate.manager.memory_paths import normalize_memory_path
-from memgate.manager.memory_texts import (
+from memgate.manager.files import texts as texts
+from memgate.manager.files.paths import normalize_memory_path
+from memgate.manager.files.texts import (
     MEMORY_PROTOCOL,
     MemoryToolError,
     apply_insert,

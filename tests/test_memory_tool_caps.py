@@ -7,7 +7,7 @@ from memory_helpers import ACME_AGENT, run_calls, seed, snapshot
 from pydantic import ValidationError
 
 from memgate.manager import MemoryManager
-from memgate.manager.memory_caps import MemoryFileSettings
+from memgate.manager.limits import MemoryFileSettings
 
 TIDY = "Keep memory small: merge related files or delete outdated ones, then try again."
 

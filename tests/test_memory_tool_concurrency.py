@@ -5,15 +5,15 @@ from __future__ import annotations
 import threading
 
 import pytest
+from conftest import open_sqlite
 from memory_helpers import ACME_AGENT, seed
 
 from memgate.manager import MemoryManager
-from memgate.manager.backend.sqlite import SqliteBackend
 from memgate.manager.clock import now_iso
-from memgate.manager.memory_caps import MemoryFileSettings
-from memgate.manager.memory_files import MemoryFiles
-from memgate.manager.memory_stores import resolve_store
-from memgate.manager.memory_texts import MemoryToolError
+from memgate.manager.files.commands import MemoryFiles
+from memgate.manager.files.stores import resolve_store
+from memgate.manager.files.texts import MemoryToolError
+from memgate.manager.limits import MemoryFileSettings
 
 ROUNDS = 40
 PATH = "/memories/board.md"
@@ -23,7 +23,7 @@ PATH = "/memories/board.md"
 def two_processes(sqlite_path, manager):
     """Two managers on separate backends (separate connection pools) over one database file."""
     seed(manager, ACME_AGENT)
-    others = [SqliteBackend(sqlite_path) for _ in range(2)]
+    others = [open_sqlite(sqlite_path) for _ in range(2)]
     yield [MemoryManager(b) for b in others]
     for b in others:
         b.close()

@@ -9,8 +9,8 @@ import pytest
 from memory_helpers import ACME_AGENT, DIR_HEADER, GLOBEX_AGENT, READ_ONLY_ROW, call, run_calls, seed, snapshot
 
 from memgate.manager.errors import AccessDenied, ConfigError, InvalidArgument
+from memgate.manager.files.stores import StoreRef, resolve_store, store_from_key, validate_store_policy
 from memgate.manager.identity import Identity
-from memgate.manager.memory_stores import StoreRef, resolve_store, store_from_key, validate_store_policy
 
 SERVER_ERROR = re.compile(r"The memory service could not complete this call \(call id [0-9a-f-]+\)\. "
                           r"The operator log has the details\.")

@@ -6,7 +6,6 @@ import hashlib
 
 import pytest
 from fastmcp import Client
-
 from mcp_helpers import log_rows, stdio_app
 
 pytestmark = pytest.mark.anyio

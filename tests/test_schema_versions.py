@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+from conftest import open_sqlite
 
-from memgate.manager.backend import sqlite_schema
-from memgate.manager.backend.sqlite import SqliteBackend
+from memgate.manager.backend.sqlite import schema as sqlite_schema
 from memgate.manager.errors import SchemaMismatch
 
 
@@ -37,12 +37,12 @@ def test_a_sqlite_file_that_is_not_memgate_is_refused(tmp_path):
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE t (x)")
     with pytest.raises(SchemaMismatch, match="is not a memgate database"):
-        SqliteBackend(path).check_schema()
+        open_sqlite(path).check_schema()
 
 
 def test_a_missing_file_is_not_created_when_creation_is_off(tmp_path):
     from memgate.manager.errors import BackendUnavailable
     with pytest.raises(BackendUnavailable) as err:
-        SqliteBackend(tmp_path / "absent.db", create=False)
+        open_sqlite(tmp_path / "absent.db", create=False)
     assert err.value.with_hint() == f"no database at {tmp_path / 'absent.db'}. Run `memgate init` first."
     assert not (tmp_path / "absent.db").exists()

@@ -7,12 +7,11 @@ import json
 
 import pytest
 from fastmcp import Client
+from kb_helpers import ACME, GLOBEX, add_doc, hashing_manager
 
-from memgate.manager import kb_search
+from memgate.manager.backend.sqlite.kb import fts_expression
 from memgate.manager.errors import InvalidArgument
 from memgate.manager.tokens import count_tokens
-
-from kb_helpers import ACME, GLOBEX, add_doc, hashing_manager
 
 
 @pytest.fixture
@@ -93,7 +92,7 @@ def test_hybrid_fuses_both_legs_by_reciprocal_rank(kb):
     ("Zebra zebra ZEBRA", '"zebra"'),
 ])
 def test_query_words_reach_fts5_as_quoted_terms_never_as_syntax(query, expected):
-    assert kb_search.fts_expression(query) == expected
+    assert fts_expression(query) == expected
 
 
 def test_a_query_of_only_punctuation_still_runs_the_vector_leg(kb):
@@ -134,7 +133,7 @@ def test_search_memory_over_mcp_stays_in_the_tenant_and_is_logged(kb, backend):
 
 def test_the_default_embedder_finds_a_paraphrase_with_no_shared_word(backend):
     from memgate.manager import MemoryManager
-    from memgate.manager.embedder import WordLlamaEmbedder, default_embedder
+    from memgate.manager.kb.embed import WordLlamaEmbedder, default_embedder
 
     manager = MemoryManager(backend)
     assert isinstance(manager.embedder, WordLlamaEmbedder) and manager.embedder is default_embedder()

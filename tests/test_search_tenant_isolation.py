@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from kb_helpers import ACME, GLOBEX, add_doc, hashing_manager
 
 from memgate.manager.errors import AccessDenied
-
-from kb_helpers import ACME, GLOBEX, add_doc, hashing_manager
 
 
 @pytest.fixture
@@ -74,7 +73,7 @@ def test_the_authorizer_alone_refuses_the_fts_table_outside_the_view(kb, backend
         with pytest.raises(Exception, match="prohibited|not authorized"):
             pooled.conn.execute("SELECT tenant_id FROM base_kb_chunk_fts WHERE base_kb_chunk_fts MATCH 'zebra'")
     finally:
-        backend._release(pooled)
+        backend._pool.give(pooled)
 
 
 def test_the_lexical_index_follows_chunk_deletes_and_edits(kb, backend):

@@ -7,11 +7,11 @@ import time
 import httpx2 as httpx  # fastmcp 4 ships httpx2 (the httpx API)
 import pytest
 from fastmcp import Client
-from mcp.shared.exceptions import MCPError
-
 from http_helpers import serve_asgi
 from jwt_helpers import make_keypair, make_token
+from mcp.shared.exceptions import MCPError
 from mcp_helpers import log_rows
+
 from memgate.server.app import http_asgi_app, http_server
 from memgate.server.cli.common import open_manager
 from memgate.server.settings import load_settings

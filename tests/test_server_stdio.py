@@ -8,7 +8,6 @@ import sys
 import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
-
 from mcp_helpers import log_rows
 
 pytestmark = pytest.mark.anyio

@@ -3,8 +3,10 @@ import sqlite3
 
 import pytest
 
+from memgate.manager.backend.sqlite.dialect import SQLITE_FUNCTIONS as DEFAULT_ALLOWED_FUNCTIONS
+from memgate.manager.backend.sqlite.dialect import SQLITE_QUERY_DIALECT as SQLITE
 from memgate.manager.errors import QueryRejected
-from memgate.manager.sql_admission import DEFAULT_ALLOWED_FUNCTIONS, AdmittedQuery, admit_query
+from memgate.manager.query.admission import AdmittedQuery, admit_query
 
 VIEWS = {"entity_v", "kb_chunk_v"}
 # Names a hostile query reaches for; no refusal may echo them back.
@@ -36,7 +38,7 @@ MESSAGES = {
 
 
 def admit(sql: str, **kwargs) -> AdmittedQuery:
-    return admit_query(sql, allowed_views=VIEWS, allowed_functions=DEFAULT_ALLOWED_FUNCTIONS, **kwargs)
+    return admit_query(sql, dialect=SQLITE, allowed_views=VIEWS, allowed_functions=DEFAULT_ALLOWED_FUNCTIONS, **kwargs)
 
 
 def refusal(sql: str, **kwargs) -> QueryRejected:
@@ -223,14 +225,14 @@ def test_admit_query_refuses_text_over_the_length_cap():
 
 
 def test_admit_query_compares_names_case_insensitively_on_both_sides():
-    admitted = admit_query("SELECT LOWER(Subject) FROM Entity_V", allowed_views={"ENTITY_V"},
+    admitted = admit_query("SELECT LOWER(Subject) FROM Entity_V", dialect=SQLITE, allowed_views={"ENTITY_V"},
                            allowed_functions={"Lower"})
     assert admitted.tables == frozenset({"entity_v"})
 
 
 def test_admit_query_with_no_allowed_views_says_so():
     with pytest.raises(QueryRejected) as caught:
-        admit_query("SELECT * FROM entity_v", allowed_views=set(), allowed_functions=set())
+        admit_query("SELECT * FROM entity_v", dialect=SQLITE, allowed_views=set(), allowed_functions=set())
     assert caught.value.with_hint() == (
         "query refused (rule table): it reads a table or view that is not on the allowed list. "
         "No views are allowed here."

@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from memgate.manager.backend import sqlite_schema
+from memgate.manager.backend.sqlite import schema as sqlite_schema
 from memgate.manager.errors import AccessDenied
 from memgate.manager.identity import Identity
 

@@ -6,14 +6,7 @@ arguments may name the field. The detail goes to the operator log.
 
 from __future__ import annotations
 
-from memgate.manager.errors import (
-    AccessDenied,
-    Conflict,
-    InvalidArgument,
-    NotFound,
-    QueryRejected,
-    QueryTimeout,
-)
+from memgate.manager import AccessDenied, Conflict, InvalidArgument, NotFound, QueryRejected, QueryTimeout
 
 DENIED = "This tool is not available to you, or this call is not allowed for your identity."
 UNAVAILABLE_TOOL = "This tool is no longer available. List the tools again."

@@ -22,15 +22,22 @@ from fastmcp.tools.base import ToolResult
 from mcp.types import TextContent
 from pydantic import ValidationError
 
-from memgate.manager import CallRecord, MemgateError, MemoryManager, ToolOutput
-from memgate.manager.clock import now_iso
-from memgate.manager.errors import AccessDenied, InvalidArgument, QueryTimeout
-from memgate.manager.identity import Identity
-from memgate.manager.toolbox_store import ToolRow
+from memgate.manager import (
+    CallRecord,
+    Identity,
+    InvalidArgument,
+    MemgateError,
+    MemoryManager,
+    RowGone,
+    RowRefused,
+    ToolOutput,
+    ToolRow,
+    now_iso,
+)
 
 from . import agent_errors
 from .policy import check_access
-from .rows import RowRefused, RowTool, advertised_schema, check_row
+from .rows import RowTool, advertised_schema, check_row
 
 log = logging.getLogger("memgate.toolbox")
 
@@ -44,10 +51,6 @@ class CallContext:
 
 
 CallContextResolver = Callable[[], CallContext]
-
-
-class NoCaller(AccessDenied):
-    """There is no caller to resolve (e.g. FastMCP listing tools at start-up, outside any request)."""
 
 
 class ToolDispatcher:
@@ -144,10 +147,6 @@ class ToolDispatcher:
             log.critical("could not write mcp_call_log row for call %s", record.call_id, exc_info=True)
 
 
-class RowGone(AccessDenied):
-    """The listed toolbox row was disabled, expired or replaced before the call ran."""
-
-
 def _validate(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
     validator = jsonschema.Draft202012Validator(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
@@ -179,4 +178,4 @@ def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
 
 
-__all__ = ["CallContext", "QueryTimeout", "RowGone", "ToolDispatcher"]
+__all__ = ["CallContext", "CallContextResolver", "ToolDispatcher"]

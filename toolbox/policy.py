@@ -5,16 +5,14 @@ Policy JSON keys (all optional):
   required_roles: at least one role listed must be in the verified claims
   allowed_commands: for handlers with commands (memory), the commands allowed
   memory_store: for the memory handler, which store: {"scope": "agent"|"user"|"session"|
-    "shared"|"global"|"context", "name": ..., "context_key": ...} (manager/memory_stores.py)
+    "shared"|"global"|"context", "name": ..., "context_key": ...} (manager/files/stores.py)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from memgate.manager.errors import AccessDenied, InvalidArgument
-from memgate.manager.identity import Identity
-from memgate.manager.memory_stores import validate_store_policy
+from memgate.manager import AccessDenied, Identity, InvalidArgument, validate_store_policy
 
 POLICY_KEYS = {"required_scopes", "required_roles", "allowed_commands", "memory_store"}
 #: keys whose value is a list of strings

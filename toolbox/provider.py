@@ -14,18 +14,15 @@ from collections.abc import Sequence
 
 import anyio
 from fastmcp.server.providers import Provider
+from fastmcp.tools import Tool
 from mcp.shared.exceptions import MCPError
 from mcp.types import INTERNAL_ERROR
-from fastmcp.tools import Tool
 
-from memgate.manager import MemoryManager
-from memgate.manager.errors import InvalidArgument, MemgateError
-from memgate.manager.identity import Identity
-from memgate.manager.toolbox_store import ToolRow
+from memgate.manager import Identity, MemgateError, MemoryManager, NoCaller, ToolRow
 
-from .dispatch import CallContextResolver, NoCaller, ToolDispatcher
+from .dispatch import CallContextResolver, ToolDispatcher
 from .handlers import HANDLERS
-from .rows import GoneTool, RowRefused, RowTool, tool_from_row
+from .rows import GoneTool, RowTool, tool_from_row
 
 log = logging.getLogger("memgate.toolbox")
 
@@ -72,10 +69,9 @@ class ToolboxProvider(Provider):
             try:
                 row = ToolRow.from_row(raw)
                 tools.append(tool_from_row(row, self.dispatcher, generated_help=await self._help(row, identity)))
-            except (RowRefused, InvalidArgument) as exc:
-                reason = exc.message if isinstance(exc, InvalidArgument) else str(exc)
+            except MemgateError as exc:
                 log.error("toolbox row %s (%r v%s, tenant %s) is not served: %s",
-                          raw["id"], raw["tool_name"], raw["version"], identity.tenant, reason)
+                          raw["id"], raw["tool_name"], raw["version"], identity.tenant, exc.message)
         return tools
 
     async def _help(self, row: ToolRow, identity: Identity) -> str | None:

@@ -16,17 +16,12 @@ import jsonschema
 from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
 
-from memgate.manager.errors import InvalidArgument
-from memgate.manager.toolbox_store import ToolRow
+from memgate.manager import InvalidArgument, RowRefused, ToolRow
 
 from .handlers import HANDLERS, HandlerSpec
 from .policy import validate_policy
 
 RowCall = Callable[["RowTool", dict[str, Any]], Awaitable[ToolResult]]
-
-
-class RowRefused(Exception):
-    """A toolbox row that cannot become a tool; the message says why."""
 
 
 class RowTool(Tool):

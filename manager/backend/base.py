@@ -1,15 +1,22 @@
-"""The seam between the manager and a database dialect.
+"""The seam between the manager and a database dialect: the whole contract, declared.
 
 Manager code calls these methods only; each backend loads its statements from
 sql/<dialect>/<name>.sql, so the manager holds no dialect SQL and no dialect `if`.
-Statements use named parameters (`:tenant`), which sqlite3 and python-oracledb
-both accept.
+Statements use named parameters (`:tenant`), which sqlite3 and python-oracledb both
+accept. What differs by dialect and is not a statement (the SQL grammar admission
+parses, how text is matched lexically, how vectors are stored and compared) is behind
+`QueryDialect` and the session's two retrieval legs.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
+
+import numpy as np
 
 from ..identity import Identity
 
@@ -28,6 +35,39 @@ class QueryRows(NamedTuple):
     truncated: bool
 
 
+@dataclass(frozen=True)
+class QueryDialect:
+    """What execute_query's admission needs to know of the backend's SQL grammar.
+
+    Admission (manager/query/admission.py) walks a sqlglot tree with dialect-free rules;
+    the grammar, the names functions go by and how identifiers fold come from here.
+    """
+
+    #: shown to the model: "SQLite", "Oracle"
+    name: str
+    #: a sqlglot Dialect instance, for tokenizing
+    sqlglot_dialect: Any
+    #: a sqlglot Parser subclass that keeps every function call under its written name
+    parser: type
+    #: one string literal of the dialect, exactly
+    string_literal: re.Pattern[str]
+    #: functions a query may call, in folded form
+    allowed_functions: frozenset[str]
+    #: typed sqlglot nodes that the database runs as functions -> the name its wall sees
+    operator_functions: Mapping[type, str] = field(default_factory=dict)
+    #: how the database folds unquoted names (SQLite: ASCII lower-case)
+    fold: Callable[[str], str] = str.lower
+
+
+@dataclass(frozen=True)
+class ChunkFilters:
+    """What narrows a knowledge-base search besides the wall: collection, document, lifecycle time."""
+
+    now: str
+    collection: str | None = None
+    document_id: str | None = None
+
+
 class Session(Protocol):
     """A connection checked out under one caller's trusted context."""
 
@@ -41,29 +81,61 @@ class Session(Protocol):
         """Fetch at most `limit` rows, and whether more exist (reads limit + 1)."""
 
     def execute(self, statement: str, **params: Any) -> None:
-        """Run a named write statement."""
+        """Run a named write statement. A 1-D float32 numpy array binds as the backend's vector type."""
 
     def insert(self, table: str, row: Row) -> None:
-        """Insert one row into a logical (tenant-walled) table."""
+        """Insert one row into a logical (walled) table; numpy vectors as in execute()."""
 
     def transaction(self) -> AbstractContextManager[None]:
         """An atomic unit: everything inside commits together or not at all."""
 
+    def raw(self, sql: str, params: Mapping[str, Any] | tuple = ()) -> list[Row]:
+        """Literal SQL of this backend's dialect under this session's wall (tests, operator checks)."""
+
+    def kb_lexical(self, query: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
+        """The lexical leg: up to `limit` (chunk seq, score) best first, among chunks the caller may see.
+
+        The score is the backend's own (BM25, Oracle Text SCORE), higher is better, and only
+        comparable within one call. Any word of `query` may match; no word is query syntax.
+        """
+
+    def kb_vector(self, vector: np.ndarray, model: str, limit: int,
+                  filters: ChunkFilters) -> list[tuple[int, float]]:
+        """The vector leg: up to `limit` (chunk seq, cosine) best first, cosine > 0, among visible chunks."""
+
 
 class Backend(Protocol):
+    #: "sqlite" or "oracle": the folder under sql/ its statements come from
     dialect: str
+    #: the grammar execute_query admission parses
+    query_dialect: QueryDialect
 
     def session(self, identity: Identity) -> AbstractContextManager[Session]:
         """Check out a connection, bind the identity's tenant context, clear it on exit."""
 
     def operator_session(self) -> AbstractContextManager[Session]:
-        """A session for operator-only statements that span tenants (e.g. `memgate log`)."""
+        """A session for operator-only statements that span tenants (e.g. `memgate log`).
+
+        No tool can reach it; its raw() names tables by `physical_table()`.
+        """
+
+    def physical_table(self, table: str) -> str:
+        """The name an operator session reads a logical table by (SQLite: base_<table>)."""
+
+    def tables(self) -> list[str]:
+        """The logical tables under the tenant wall."""
 
     def migrate(self) -> tuple[int, int]:
         """Create or upgrade the schema; returns (version before, version after)."""
 
     def check_schema(self) -> None:
         """Raise SchemaMismatch unless the schema is the one this memgate knows."""
+
+    def schema_version(self) -> int:
+        """The schema version the database records; 0 for one memgate never initialised."""
+
+    def known_schema_version(self) -> int:
+        """The schema version this memgate's migrations reach."""
 
     def describe(self) -> dict[str, Any]:
         """What `memgate doctor` shows about the database (never secrets)."""

@@ -6,9 +6,7 @@ import click
 
 from memgate import __version__
 
-from . import db_cmds, fact_cmds, log_cmds, serve_cmd, tools_cmds
-from . import memory_cmds
-from . import ingest_cmd
+from . import db_cmds, fact_cmds, ingest_cmd, log_cmds, memory_cmds, serve_cmd, tools_cmds
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})

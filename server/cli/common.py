@@ -10,9 +10,7 @@ from typing import Any
 
 import click
 
-from memgate.manager import MemgateError, MemoryManager
-from memgate.manager.backend.sqlite import SqliteBackend
-from memgate.manager.identity import Identity
+from memgate.manager import Identity, MemgateError, MemoryManager, open_backend
 
 from ..settings import Settings, load_settings
 
@@ -24,9 +22,7 @@ def settings_from(ctx: click.Context, **overrides: Any) -> Settings:
 
 def open_manager(settings: Settings, *, create: bool = True) -> MemoryManager:
     """The manager on the configured database (the SQLite file is created on first use)."""
-    backend = SqliteBackend(settings.database.path, create=create,
-                            busy_timeout_ms=settings.database.busy_timeout_ms)
-    return MemoryManager(backend, settings.caps, settings.memory_files)
+    return MemoryManager(open_backend(settings.database, create=create), settings.caps, settings.memory_files)
 
 
 def tenant_option(required: bool = True) -> Callable:

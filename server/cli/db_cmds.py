@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import click
 
-from memgate.manager.default_tools import load_tool_definitions
-from memgate.manager.demo import DEMO_TENANTS, seed_demo
-from memgate.manager.errors import MemgateError
-from memgate.toolbox.rows import RowRefused, check_row
-from memgate.manager.toolbox_store import ToolRow
+from memgate.manager import DEMO_TENANTS, MemgateError, ToolRow, load_tool_definitions, seed_demo
+from memgate.toolbox import check_row
 
 from .common import friendly_errors, open_manager, operator_identity, settings_from
 
@@ -90,7 +87,7 @@ def register(cli: click.Group) -> None:
         _check_database(settings, report)
         _check_transport(settings, report)
         try:
-            from memgate.manager.tokens import count_tokens
+            from memgate.manager import count_tokens
             report(True, "tokenizer", f"o200k_base offline ({count_tokens('memgate doctor')} tokens for a probe)")
         except Exception as exc:  # noqa: BLE001 - doctor reports, it does not crash
             report(False, "tokenizer", str(exc))
@@ -123,7 +120,7 @@ def _check_database(settings, report) -> None:
             for raw in rows:
                 try:
                     check_row(ToolRow.from_row(raw))
-                except (RowRefused, MemgateError) as exc:
+                except MemgateError as exc:
                     refused.append(f"{raw['tool_name']} ({exc})")
             served = len(rows) - len(refused)
             report(not refused, f"tools of {tenant}",

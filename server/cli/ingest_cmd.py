@@ -10,13 +10,22 @@ from pathlib import Path
 
 import click
 
-from memgate.manager.errors import MemgateError
-from memgate.manager.kb_ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
-from memgate.manager.kb_parse import SUPPORTED_EXTENSIONS
+from memgate.manager import (
+    FAILED,
+    NEW,
+    REPLACED,
+    SUPPORTED_EXTENSIONS,
+    UNCHANGED,
+    ChunkSettings,
+    IngestResult,
+    MemgateError,
+)
 
 from .common import friendly_errors, open_manager, operator_identity, settings_from, tenant_option
 
 log = logging.getLogger("memgate.ingest")
+#: the chunk defaults, defined once in manager/limits.py
+_CHUNK = ChunkSettings()
 
 
 def find_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Path]]:
@@ -60,10 +69,10 @@ def register(cli: click.Group) -> None:
                   help="The collection the documents join.")
     @click.option("--user", "-u", metavar="ID", help="Only this user may find them (default: the whole tenant).")
     @click.option("--agent", metavar="ID", help="Only this agent may find them.")
-    @click.option("--chunk-tokens", type=click.IntRange(16, 4000), default=300, show_default=True,
+    @click.option("--chunk-tokens", type=click.IntRange(16, 4000), default=_CHUNK.max_tokens, show_default=True,
                   help="Largest chunk, in o200k_base tokens.")
-    @click.option("--overlap-tokens", type=click.IntRange(0, 1000), default=40, show_default=True,
-                  help="Tokens a chunk repeats from the one before it.")
+    @click.option("--overlap-tokens", type=click.IntRange(0, 1000), default=_CHUNK.overlap_tokens,
+                  show_default=True, help="Tokens a chunk repeats from the one before it.")
     @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
     @click.pass_context
     @friendly_errors
@@ -79,14 +88,12 @@ def register(cli: click.Group) -> None:
           memgate ingest ./handbook --tenant acme --collection handbook
           memgate ingest report.pdf notes.md -t acme --user jane
         """
-        from memgate.manager.kb_ingest import ChunkSettings
-
         if overlap_tokens >= chunk_tokens:
             raise click.BadParameter("must be smaller than --chunk-tokens", param_hint="--overlap-tokens")
         # pypdf logs what it repairs; a file it cannot read is reported in the summary instead.
         logging.getLogger("pypdf").setLevel(logging.ERROR)
         files, passed_over = find_files(paths)
-        settings = ChunkSettings(chunk_tokens, overlap_tokens)
+        settings = ChunkSettings(max_tokens=chunk_tokens, overlap_tokens=overlap_tokens)
         identity = operator_identity(tenant)
         manager = open_manager(settings_from(ctx))
         results: list[IngestResult] = []

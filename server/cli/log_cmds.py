@@ -6,7 +6,7 @@ import json
 
 import click
 
-from memgate.manager.calllog import STATUSES
+from memgate.manager import CALL_STATUSES as STATUSES
 
 from .common import friendly_errors, open_manager, settings_from, tenant_option
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from memgate.manager.clock import days_ago_iso
+from memgate.manager import days_ago_iso
 
 from .common import friendly_errors, open_manager, operator_identity, settings_from, tenant_option
 

@@ -7,7 +7,7 @@ import os
 
 import click
 
-from memgate.manager.demo import ACME
+from memgate.manager import ACME
 
 from .common import friendly_errors, open_manager, settings_from, setup_logging
 
@@ -60,6 +60,7 @@ def register(cli: click.Group) -> None:
                 mcp.run(transport="stdio", show_banner=False)
             else:
                 import uvicorn
+
                 from ..app import http_asgi_app, http_server
                 mcp = http_server(manager, settings)
                 log.info("memgate serving %s at http://%s:%s/mcp", settings.database.path,

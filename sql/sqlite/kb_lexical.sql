@@ -1,4 +1,4 @@
--- Lexical candidates (issue 6): BM25 over the caller's tenant, best first (bm25 is smaller
+-- Lexical candidates: BM25 over the caller's tenant, best first (bm25 is smaller
 -- for better matches). kb_chunk_match filters by app_tenant() inside the view, and every
 -- metadata filter is here, so ORDER BY/LIMIT rank only rows the caller may see.
 SELECT m.seq, m.bm25

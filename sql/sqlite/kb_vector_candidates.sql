@@ -1,4 +1,4 @@
--- Every embedding the caller may search with this model (issue 6): the tenant view and the
+-- Every embedding the caller may search with this model: the tenant view and the
 -- metadata filters narrow the rows first; the manager ranks them by exact cosine.
 SELECT c.seq, c.embedding
 FROM knowledge_base_chunk c

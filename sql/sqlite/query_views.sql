@@ -1,7 +1,7 @@
--- The reviewed views execute_query may read (issue 4), with their columns and declared types.
+-- The reviewed views execute_query may read, with their columns and declared types.
 --
--- This list is the allowlist for both walls: admission (manager/sql_admission.py) and the
--- read-only query connection's authorizer (manager/backend/sqlite_query.py). It is also
+-- This list is the allowlist for both walls: admission (manager/query/admission.py) and the
+-- read-only query connection's authorizer (manager/backend/sqlite/query.py). It is also
 -- the catalog the tool's description is generated from, so the agent is told exactly
 -- what it may query. Every view here is the tenant view from tenant_guard.sql, filtered
 -- by app_tenant(); adding a name is a review decision, not a convenience.

@@ -1,5 +1,5 @@
 -- Template for the tenant wall around one base table, filled in by the
--- migration runner (manager/backend/sqlite_schema.py) for every base_ table.
+-- migration runner (manager/backend/sqlite/schema.py) for every base_ table.
 -- Placeholders: {table} (logical name), {base} (base table), {key} (primary key
 -- column), {columns}, {new_values} (NEW.col, or COALESCE(NEW.col, default)),
 -- {set_list} (col = NEW.col, ...).

@@ -129,7 +129,7 @@ CREATE TABLE base_knowledge_base_document (
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
 -- One document per source in a collection and scope: two ingests of the same file
--- cannot both insert it (issue 6); a changed file updates this row in place.
+-- cannot both insert it; a changed file updates this row in place.
 CREATE UNIQUE INDEX kb_document_source_uq ON base_knowledge_base_document
     (tenant_id, collection, source_uri, ifnull(user_id, ''), ifnull(agent_id, ''), ifnull(thread_id, ''));
 
@@ -159,7 +159,7 @@ CREATE TABLE base_knowledge_base_chunk (
 CREATE INDEX kb_chunk_doc_ix ON base_knowledge_base_chunk (tenant_id, document_id, position);
 CREATE INDEX kb_chunk_collection_ix ON base_knowledge_base_chunk (tenant_id, collection);
 
--- The lexical index of chunks (issue 6). An FTS5 table cannot be a tenant view, so it
+-- The lexical index of chunks. An FTS5 table cannot be a tenant view, so it
 -- keeps tenant_id as an UNINDEXED column and is read only through kb_chunk_match, which
 -- filters it by app_tenant() inside the view: MATCH and bm25() push down into the view,
 -- and ORDER BY/LIMIT in the caller apply after the tenant filter, so ranking only ever
@@ -242,7 +242,7 @@ CREATE TABLE base_memory_file (
     id TEXT PRIMARY KEY,
     tenant_id TEXT NOT NULL,
     store_id TEXT NOT NULL REFERENCES base_memory_store (id),
-    path TEXT NOT NULL,                  -- canonical, under /memories (manager/memory_paths.py)
+    path TEXT NOT NULL,                  -- canonical, under /memories (manager/files/paths.py)
     content TEXT NOT NULL,
     size_chars INTEGER NOT NULL,         -- what the caps count
     size_bytes INTEGER NOT NULL,         -- UTF-8 bytes: what `view` lists, as the SDK lists st_size

@@ -1,0 +1,238 @@
+"""The embedded SQLite backend: a small pool of connections walled per tenant.
+
+Every pooled connection gets the app_tenant() family of functions and an
+authorizer that refuses any top-level statement naming a base_ table or doing
+DDL (wall.py). Base tables are reachable only through the tenant views and their
+triggers, so even a deliberately unfiltered SELECT in manager code sees only the
+bound tenant's rows (tests/contract/test_tenant_isolation.py proves it).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import BackendUnavailable, InvalidArgument
+from ...identity import Identity
+from ..base import ChunkFilters, QueryRows, Row, ViewCatalog
+from ..sql_files import load_sql
+from . import kb, schema
+from .context import ConnectionContext, install_context_functions
+from .dialect import SQLITE_QUERY_DIALECT
+from .pool import ConnectionPool, WalledConnection
+from .query import ReadonlyQueries
+from .wall import refuse_base_table_names, translate_sqlite_error, walled_authorizer
+
+__all__ = ["SqliteBackend", "SqliteSession"]
+
+DIALECT = "sqlite"
+_POOL_IDLE_MAX = 8
+
+
+class SqliteSession:
+    """Named statements over one checked-out connection, for one identity (or the operator)."""
+
+    def __init__(self, conn: sqlite3.Connection, identity: Identity | None = None, *, walled: bool = True):
+        self._conn = conn
+        self._identity = identity
+        self._walled = walled
+
+    def fetch_all(self, statement: str, **params: Any) -> list[Row]:
+        cur = self._run(load_sql(DIALECT, statement), params)
+        return [dict(r) for r in cur.fetchall()]
+
+    def fetch_one(self, statement: str, **params: Any) -> Row | None:
+        row = self._run(load_sql(DIALECT, statement), params).fetchone()
+        return dict(row) if row is not None else None
+
+    def fetch_page(self, statement: str, limit: int, **params: Any) -> tuple[list[Row], bool]:
+        cur = self._run(load_sql(DIALECT, statement), params)
+        rows = cur.fetchmany(limit + 1)
+        return [dict(r) for r in rows[:limit]], len(rows) > limit
+
+    def execute(self, statement: str, **params: Any) -> None:
+        self._run(load_sql(DIALECT, statement), params)
+
+    def insert(self, table: str, row: Row) -> None:
+        if not table.isidentifier() or table.startswith("base_"):
+            raise InvalidArgument(f"not a logical table name: {table!r}", field="table")
+        cols = ", ".join(row)
+        marks = ", ".join(f":{c}" for c in row)
+        self._run(f"INSERT INTO {table} ({cols}) VALUES ({marks})", row)
+
+    def raw(self, sql: str, params: Mapping[str, Any] | tuple = ()) -> list[Row]:
+        """Run literal SQL under this session's wall. For tests and operator checks only."""
+        return [dict(r) for r in self._run(sql, params).fetchall()]
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        # BEGIN IMMEDIATE takes the write lock up front, so a read-check-write
+        # inside (e.g. "is version 1 still current?") cannot race another process.
+        self._run("BEGIN IMMEDIATE", ())
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        else:
+            self._run("COMMIT", ())
+
+    # -- knowledge-base retrieval legs ----------------------------------------
+    def kb_lexical(self, query: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
+        expr = kb.fts_expression(query)
+        if expr is None:
+            return []
+        rows = self.fetch_all("kb_lexical", expr=expr, limit=limit, **self._chunk_params(filters))
+        # bm25() is smaller for better matches; the protocol's scores are larger for better.
+        return [(r["seq"], -r["bm25"]) for r in rows]
+
+    def kb_vector(self, vector: np.ndarray, model: str, limit: int,
+                  filters: ChunkFilters) -> list[tuple[int, float]]:
+        query = np.asarray(vector, dtype=np.float32)
+        if not query.any():
+            return []
+        rows = self.fetch_all("kb_vector_candidates", model=model, bytes=4 * query.shape[0],
+                              **self._chunk_params(filters))
+        return kb.rank_by_cosine(rows, query, limit)
+
+    def _chunk_params(self, filters: ChunkFilters) -> dict[str, Any]:
+        who = self._identity
+        return dict(collection=filters.collection, document=filters.document_id, now=filters.now,
+                    user=who.user if who else None, agent=who.agent if who else None,
+                    thread=who.thread if who else None)
+
+    def _run(self, sql: str, params: Any) -> sqlite3.Cursor:
+        if self._walled:
+            refuse_base_table_names(sql)
+        if isinstance(params, dict):
+            params = {k: kb.to_blob(v) if isinstance(v, np.ndarray) else v for k, v in params.items()}
+        try:
+            return self._conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc) from exc
+
+
+class SqliteBackend:
+    dialect = DIALECT
+    query_dialect = SQLITE_QUERY_DIALECT
+
+    def __init__(self, path: str | Path, *, create: bool = True, busy_timeout_ms: int = 5000):
+        self.path = Path(path).expanduser()
+        self._busy_timeout_ms = busy_timeout_ms
+        self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
+        self._queries = ReadonlyQueries(self.path, busy_timeout_ms=busy_timeout_ms)
+        if not self.path.exists():
+            if not create:
+                raise BackendUnavailable(f"no database at {self.path}.", hint="Run `memgate init` first.")
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.migrate()
+
+    # -- connections -------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                   timeout=self._busy_timeout_ms / 1000)
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+        except sqlite3.Error as exc:
+            raise BackendUnavailable(f"cannot open SQLite database {self.path}",
+                                     hint="Check database.path and its folder's permissions.") from exc
+        return conn
+
+    def _checkout(self) -> WalledConnection:
+        pooled = self._pool.take()
+        pooled.refresh_wall(self._build_wall)
+        return pooled
+
+    @staticmethod
+    def _build_wall(pooled: WalledConnection) -> None:
+        conn = pooled.conn
+        rows = conn.execute(load_sql(DIALECT, "catalog_schema_objects")).fetchall()
+        pooled.authorizer = walled_authorizer(frozenset(r[0] for r in rows), schema.fts5_shadow_tables(conn))
+
+    @contextmanager
+    def session(self, identity: Identity) -> Iterator[SqliteSession]:
+        pooled = self._checkout()
+        ctx = pooled.context
+        ctx.tenant, ctx.user, ctx.agent, ctx.thread = (
+            identity.tenant, identity.user, identity.agent, identity.thread)
+        try:
+            yield SqliteSession(pooled.conn, identity)
+        finally:
+            self._pool.give(pooled)
+
+    @contextmanager
+    def operator_session(self) -> Iterator[SqliteSession]:
+        """No tenant bound and no wall: only for operator statements (sql/sqlite/operator_*.sql)."""
+        conn = self._connect()
+        try:
+            yield SqliteSession(conn, walled=False)
+        finally:
+            conn.close()
+
+    def physical_table(self, table: str) -> str:
+        return f"base_{table}"
+
+    def tables(self) -> list[str]:
+        with self.unwalled_connection() as conn:
+            return [name[len("base_"):] for name in schema.base_tables(conn)]
+
+    @contextmanager
+    def unwalled_connection(self) -> Iterator[sqlite3.Connection]:
+        """A raw connection with the context functions but no authorizer (migrations, SQLite-only tests)."""
+        conn = self._connect()
+        install_context_functions(conn, ConnectionContext())
+        try:
+            yield conn
+        finally:
+            conn.close()
+
+    # -- schema ------------------------------------------------------------
+    def migrate(self) -> tuple[int, int]:
+        with self.unwalled_connection() as conn:
+            return schema.migrate(conn, str(self.path))
+
+    def check_schema(self) -> None:
+        with self.unwalled_connection() as conn:
+            schema.check_schema(conn, str(self.path))
+
+    def schema_version(self) -> int:
+        with self.unwalled_connection() as conn:
+            return schema.schema_version(conn)
+
+    def known_schema_version(self) -> int:
+        return schema.known_version()
+
+    def describe(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"backend": "sqlite", "path": str(self.path),
+                                "sqlite_version": sqlite3.sqlite_version,
+                                "known_schema_version": schema.known_version()}
+        with self.unwalled_connection() as conn:
+            info["schema_version"] = schema.schema_version(conn)
+            info["journal_mode"] = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        return info
+
+    # -- execute_query -----------------------------------------------------
+    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float) -> QueryRows:
+        return self._queries.run(identity, sql, max_rows, timeout_s)
+
+    def query_catalog(self) -> ViewCatalog:
+        return self._queries.catalog()
+
+    @contextmanager
+    def query_connection(self, identity: Identity) -> Iterator[sqlite3.Connection]:
+        """The raw read-only query connection, wall installed, no text check: SQLite-only tests of the authorizer."""
+        with self._queries.walled_connection(identity) as conn:
+            yield conn
+
+    def close(self) -> None:
+        self._pool.close()
+        self._queries.close()

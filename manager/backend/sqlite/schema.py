@@ -1,0 +1,160 @@
+"""Creates and upgrades the SQLite schema, and builds the tenant wall.
+
+Migrations are sql/sqlite/migrations/NNN_name.sql, applied in order inside one
+transaction each; `memgate_schema` records the version. After every upgrade the
+tenant views and guard triggers are rebuilt from the base tables' real columns,
+so a new column can never be missed by the wall.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+
+from ...errors import SchemaMismatch
+from ..sql_files import list_sql, load_sql
+
+_MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+$")
+
+
+def migrations() -> list[tuple[int, str]]:
+    found = []
+    for name in list_sql("sqlite", "migrations"):
+        m = _MIGRATION.match(name)
+        if m:
+            found.append((int(m.group(1)), name))
+    return found
+
+
+def known_version() -> int:
+    return max(v for v, _ in migrations())
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The schema version recorded in the file; 0 for a database memgate never initialised."""
+    row = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'memgate_schema'"
+    ).fetchone()
+    if row is None:
+        return 0
+    got = conn.execute("SELECT max(version) FROM memgate_schema").fetchone()[0]
+    return int(got or 0)
+
+
+def check_schema(conn: sqlite3.Connection, path: str) -> None:
+    """Raise SchemaMismatch unless the file holds exactly the schema this memgate knows."""
+    have, want = schema_version(conn), known_version()
+    if have == want:
+        return
+    if have == 0:
+        raise SchemaMismatch(
+            f"{path} is not a memgate database (no schema version).",
+            hint="Run `memgate init` to create the schema.",
+        )
+    if have < want:
+        raise SchemaMismatch(
+            f"{path} has schema version {have}; this memgate needs version {want}.",
+            hint="Run `memgate init` to upgrade it (back up the file first).",
+        )
+    raise SchemaMismatch(
+        f"{path} has schema version {have}, newer than this memgate knows ({want}).",
+        hint="Upgrade memgate, or point database.path at another file.",
+    )
+
+
+def migrate(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
+    """Bring the schema up to date. Returns (version before, version after)."""
+    before = schema_version(conn)
+    want = known_version()
+    if before > want:
+        check_schema(conn, path)  # raises with the "newer" message
+    if before == want:
+        return before, want
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS memgate_schema ("
+            " version INTEGER PRIMARY KEY,"
+            " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
+        )
+        for version, name in migrations():
+            if version > before:
+                _run_script(conn, load_sql("sqlite", f"migrations/{name}"))
+                conn.execute("INSERT INTO memgate_schema (version) VALUES (?)", (version,))
+        rebuild_tenant_wall(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return before, want
+
+
+#: the shadow tables FTS5 creates beside a virtual table <name>: <name>_data, ...
+FTS5_SHADOW_SUFFIXES = ("data", "idx", "content", "docsize", "config")
+
+
+def base_tables(conn: sqlite3.Connection) -> list[str]:
+    """Real base_ tables: FTS5 tables and their shadow tables get no tenant view."""
+    rows = conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'base\\_%' ESCAPE '\\'"
+        " ORDER BY name"
+    ).fetchall()
+    virtual = {name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")}
+    shadows = {f"{v}_{suffix}" for v in virtual for suffix in FTS5_SHADOW_SUFFIXES}
+    return [name for name, _ in rows if name not in virtual and name not in shadows]
+
+
+def fts5_shadow_tables(conn: sqlite3.Connection) -> frozenset[str]:
+    """Names of the shadow tables of every FTS5 table in the schema."""
+    rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
+    return frozenset(f"{name}_{suffix}" for name, sql in rows
+                     if "USING FTS5" in " ".join((sql or "").upper().split())
+                     for suffix in FTS5_SHADOW_SUFFIXES)
+
+
+def rebuild_tenant_wall(conn: sqlite3.Connection) -> None:
+    """Drop and recreate every tenant view and guard trigger from the template."""
+    template = load_sql("sqlite", "tenant_guard")
+    for base in base_tables(conn):
+        table = base[len("base_"):]
+        conn.execute(f"DROP VIEW IF EXISTS {table}")
+        for suffix in ("__tenant_insert", "__tenant_update", "__tenant_delete"):
+            conn.execute(f"DROP TRIGGER IF EXISTS {base}{suffix}")
+        _run_script(conn, template.format(**_placeholders(conn, base, table)))
+
+
+def _placeholders(conn: sqlite3.Connection, base: str, table: str) -> dict[str, str]:
+    info = conn.execute(f"PRAGMA table_info({base})").fetchall()
+    cols = [r[1] for r in info]
+    key = next(r[1] for r in info if r[5] == 1)
+    values = []
+    for _cid, name, _type, _notnull, default, _pk in info:
+        if name == "tenant_id":
+            # Omitting tenant_id writes for the bound tenant; naming another is refused.
+            values.append("COALESCE(NEW.tenant_id, app_tenant())")
+        elif default is not None:
+            values.append(f"COALESCE(NEW.{name}, {default})")
+        else:
+            values.append(f"NEW.{name}")
+    return {
+        "table": table,
+        "base": base,
+        "key": key,
+        "columns": ", ".join(cols),
+        "new_values": ", ".join(values),
+        "set_list": ", ".join(f"{c} = NEW.{c}" for c in cols),
+    }
+
+
+def _run_script(conn: sqlite3.Connection, script: str) -> None:
+    """Run `;`-separated statements one by one (executescript would commit)."""
+    buf = ""
+    for line in script.splitlines(keepends=True):
+        if line.lstrip().startswith("--"):
+            continue
+        buf += line
+        if sqlite3.complete_statement(buf):
+            conn.execute(buf)
+            buf = ""
+    if buf.strip():
+        conn.execute(buf)

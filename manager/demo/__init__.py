@@ -1,0 +1,8 @@
+"""The demo dataset: two tenants whose facts overlap, so isolation and corrections are visible.
+
+May import: anything in the manager (it seeds every capability through the facade and sessions).
+"""
+
+from .dataset import ACME, DEMO_TENANTS, GLOBEX, seed_demo
+
+__all__ = ["ACME", "DEMO_TENANTS", "GLOBEX", "seed_demo"]

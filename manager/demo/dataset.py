@@ -1,0 +1,142 @@
+"""The demo dataset: two tenants whose facts overlap, so isolation and corrections are visible.
+
+acme (user jane, agent research-assistant) holds model:helios-rag beir_ndcg10
+version 1 = 0.92 (superseded) and version 2 = 0.78 (current, corrected), plus
+a July summary that used 0.92. globex holds its own claim on the same subject.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from ..backend.base import Session
+from ..facade import MemoryManager
+from ..identity import Identity
+from ..kb import ingest as kb_ingest
+from ..tokens import count_tokens
+
+ACME = Identity(tenant="acme", user="jane", agent="research-assistant", principal="memgate demo")
+GLOBEX = Identity(tenant="globex", user="omar", agent="support-bot", principal="memgate demo")
+DEMO_TENANTS = (ACME, GLOBEX)
+
+JULY = "2026-07-14T09:00:00.000Z"
+CORRECTED = "2026-08-15T16:30:00.000Z"
+
+_DOCS = {
+    "acme": [
+        ("Helios RAG evaluation report (August re-run)",
+         "The August re-run of the Helios RAG evaluation on BEIR found nDCG@10 of 0.78. "
+         "The July figure of 0.92 was computed against qrels that leaked test queries into "
+         "the tuning set; it is withdrawn.\n\nRecall@100 stayed at 0.91. The retriever is a "
+         "hybrid of BM25 and dense vectors fused by reciprocal rank fusion."),
+        ("Acme research group: how we report metrics",
+         "Always cite the current version of a metric from the fact store. Summaries are "
+         "snapshots and may quote superseded numbers; check the claim before repeating one."),
+    ],
+    "globex": [
+        ("Globex support handbook",
+         "Globex evaluates Helios RAG on its own support tickets, not on BEIR. Escalate "
+         "billing questions to the finance queue within one business day."),
+    ],
+}
+
+
+def seed_demo(manager: MemoryManager) -> list[str]:
+    """Insert the demo rows for tenants that do not have them yet; returns the tenants seeded."""
+    seeded = []
+    for identity in DEMO_TENANTS:
+        with manager.backend.session(identity) as s:
+            if s.fetch_one("guideline_current", key="context_budget", now=CORRECTED,
+                           user=None, agent=None, thread=None):
+                continue
+            with s.transaction():
+                (_seed_acme if identity is ACME else _seed_globex)(s, identity)
+                _seed_documents(s, identity)
+                kb_ingest.embed_missing(s, manager.embedder)  # demo chunks searchable by vector too
+            seeded.append(identity.tenant)
+    return seeded
+
+
+def _claim(s: Session, identity: Identity, id: str, subject: str, predicate: str, content: str,
+           version: int, valid_from: str, valid_until: str | None = None, conditions: dict | None = None,
+           replaces: str | None = None) -> None:
+    s.insert("entity_memory", {
+        "id": id, "tenant_id": identity.tenant, "subject": subject, "predicate": predicate,
+        "content": content, "content_json": json.dumps(conditions, sort_keys=True) if conditions else None,
+        "confidence": 0.9, "version": version, "valid_from": valid_from, "valid_until": valid_until,
+        "source_table": "entity_memory" if replaces else None, "source_id": replaces,
+        "source_version": version - 1 if replaces else None,
+        "created_by": identity.principal, "created_at": valid_from})
+
+
+def _guideline(s: Session, identity: Identity, id: str, key: str, content: str, data: dict | None = None) -> None:
+    s.insert("guideline_memory", {
+        "id": id, "tenant_id": identity.tenant, "guideline_key": key, "content": content,
+        "content_json": json.dumps(data, sort_keys=True) if data else None,
+        "version": 1, "valid_from": JULY, "created_by": identity.principal, "created_at": JULY})
+
+
+def _seed_acme(s: Session, identity: Identity) -> None:
+    cond = {"dataset": "BEIR", "metric": "nDCG@10"}
+    _claim(s, identity, "ent_acme_helios_v1", "model:helios-rag", "beir_ndcg10", "0.92", 1, JULY,
+           valid_until=CORRECTED, conditions=cond)
+    _claim(s, identity, "ent_acme_helios_v2", "model:helios-rag", "beir_ndcg10", "0.78", 2, CORRECTED,
+           conditions={**cond, "note": "corrected: July qrels leaked test queries"},
+           replaces="ent_acme_helios_v1")
+    _claim(s, identity, "ent_acme_helios_owner", "model:helios-rag", "owner", "jane", 1, JULY)
+    _guideline(s, identity, "gdl_acme_budget", "context_budget",
+               "Keep tool results compact: at most 2,000 tokens per tool result and 12,000 in the window.",
+               {"max_tool_result_tokens": 2000, "max_window_tokens": 12000, "max_tool_rounds": 8})
+    _guideline(s, identity, "gdl_acme_citations", "citations",
+               "Cite memory record ids for every figure you repeat. Prefer current claims over summaries.")
+    s.insert("persona_memory", {
+        "id": "per_acme_research", "tenant_id": identity.tenant, "agent_id": identity.agent,
+        "persona_key": "default", "name": "Acme research assistant",
+        "content": "A careful research assistant for Acme's ML group. Precise with numbers, "
+                   "says which version of a metric it quotes, and asks when a request is ambiguous.",
+        "version": 1, "valid_from": JULY, "created_by": identity.principal, "created_at": JULY})
+    s.insert("summarization_memory", {
+        "id": "sum_acme_july", "tenant_id": identity.tenant, "user_id": identity.user,
+        "title": "July evaluation summary",
+        "content": "In July, Helios RAG reached nDCG@10 of 0.92 on BEIR, ahead of the baseline.",
+        "period_start": "2026-07-01T00:00:00.000Z", "period_end": "2026-07-31T23:59:59.000Z",
+        "source_versions_json": json.dumps([{"table": "entity_memory", "id": "ent_acme_helios_v1", "version": 1}]),
+        "version": 1, "valid_from": "2026-08-01T00:00:00.000Z", "created_by": identity.principal,
+        "created_at": "2026-08-01T00:00:00.000Z"})
+    s.insert("workflow_memory", {
+        "id": "wfl_acme_eval", "tenant_id": identity.tenant, "workflow_key": "eval-runbook",
+        "title": "Re-run a retrieval evaluation",
+        "content": "Freeze the qrels, run lexical, vector and hybrid, record each metric as a claim.",
+        "steps_json": json.dumps(["freeze qrels", "run three retrievers", "record claims", "summarise"]),
+        "version": 1, "valid_from": JULY, "created_by": identity.principal, "created_at": JULY})
+
+
+def _seed_globex(s: Session, identity: Identity) -> None:
+    _claim(s, identity, "ent_globex_helios_v1", "model:helios-rag", "beir_ndcg10", "0.55", 1, JULY,
+           conditions={"dataset": "globex-tickets", "metric": "nDCG@10"})
+    _claim(s, identity, "ent_globex_acct", "customer:initech", "account_manager", "omar", 1, JULY)
+    _guideline(s, identity, "gdl_globex_budget", "context_budget",
+               "Short answers; at most 1,000 tokens per tool result.",
+               {"max_tool_result_tokens": 1000, "max_window_tokens": 6000, "max_tool_rounds": 4})
+    s.insert("persona_memory", {
+        "id": "per_globex_support", "tenant_id": identity.tenant, "persona_key": "default",
+        "name": "Globex support bot", "content": "Friendly, brief, escalates billing questions.",
+        "version": 1, "valid_from": JULY, "created_by": identity.principal, "created_at": JULY})
+
+
+def _seed_documents(s: Session, identity: Identity) -> None:
+    for n, (title, text) in enumerate(_DOCS[identity.tenant], start=1):
+        doc_id = f"doc_{identity.tenant}_{n}"
+        s.insert("knowledge_base_document", {
+            "id": doc_id, "tenant_id": identity.tenant, "collection": "demo", "title": title,
+            "source_uri": f"demo://{identity.tenant}/{n}", "mime_type": "text/plain",
+            "content_hash": hashlib.sha256(text.encode()).hexdigest(), "token_count": count_tokens(text),
+            "content": text, "version": 1, "valid_from": JULY, "created_by": identity.principal,
+            "created_at": JULY})
+        for pos, para in enumerate(p for p in text.split("\n\n") if p.strip()):
+            s.insert("knowledge_base_chunk", {
+                "id": f"chk_{identity.tenant}_{n}_{pos}", "tenant_id": identity.tenant,
+                "document_id": doc_id, "collection": "demo", "position": pos, "content": para,
+                "token_count": count_tokens(para), "version": 1, "valid_from": JULY,
+                "created_by": identity.principal, "created_at": JULY})

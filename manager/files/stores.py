@@ -1,0 +1,155 @@
+"""Which memory store a `memory` call works on: chosen by the toolbox row, keyed by the verified identity.
+
+A store is one virtual filesystem under /memories. The toolbox row's access_policy
+picks the scope (`{"memory_store": {"scope": "shared", "name": "team-notes"}}`); the
+identity the transport verified fills in whose store it is. Tool arguments never take
+part, so a model cannot name another agent's or user's store. Every store row, and
+every file in it, also carries tenant_id behind the tenant wall, so two tenants with an
+agent of the same name have two unrelated stores.
+
+Store keys (unique per tenant):
+  agent    agent:<identity.agent>     the default; no agent in the identity -> agent:default
+  user     user:<identity.user>       no user -> the call fails as a server error
+  session  session:<thread>           identity.thread, else the MCP session id; neither -> fails
+  shared   shared:<name>              one named store that several agents of the tenant share
+  global   global                     one store for the whole tenant
+  context  context:<name>:<key>:<v>   v = the trusted request-context value `key` (e.g. a JWT
+                                      claim), at most 200 characters of A-Za-z0-9_.- ; else fails
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigError, InvalidArgument
+from ..identity import Identity
+
+SCOPES = ("agent", "user", "session", "shared", "global", "context")
+DEFAULT_SCOPE = "agent"
+#: The agent store of an identity that names no agent (e.g. a stdio server launched with a
+#: tenant and user only). Documented, so an operator can find it: `--store agent:default`.
+DEFAULT_AGENT = "default"
+POLICY_KEY = "memory_store"
+
+#: store names, and the request-context values a context store is keyed on
+_VALUE = re.compile(r"[A-Za-z0-9_.-]{1,200}")
+#: context keys name a claim; claim names may be URLs ("https://example.com/project")
+_CONTEXT_KEY = re.compile(r"[A-Za-z0-9_.:/-]{1,200}")
+_POLICY_FIELDS = {"scope", "name", "context_key"}
+
+
+@dataclass(frozen=True)
+class StoreRef:
+    """A resolved store: its key, and the scope columns recorded on its row."""
+
+    key: str
+    scope: str
+    user_id: str | None = None
+    agent_id: str | None = None
+    thread_id: str | None = None
+
+
+def validate_store_policy(value: Any) -> None:
+    """Refuse a malformed access_policy.memory_store (the row is then not served)."""
+    field = f"access_policy.{POLICY_KEY}"
+    if not isinstance(value, dict):
+        raise InvalidArgument(f"{field} must be an object like {{\"scope\": \"agent\"}}", field=field)
+    unknown = set(value) - _POLICY_FIELDS
+    if unknown:
+        raise InvalidArgument(f"{field} has unknown keys {sorted(unknown)}; allowed: {sorted(_POLICY_FIELDS)}",
+                              field=field)
+    scope = value.get("scope", DEFAULT_SCOPE)
+    if scope not in SCOPES:
+        raise InvalidArgument(f"{field}.scope must be one of {list(SCOPES)}, got {scope!r}", field=f"{field}.scope")
+    name, key = value.get("name"), value.get("context_key")
+    if scope in ("shared", "context"):
+        if not isinstance(name, str) or not _VALUE.fullmatch(name):
+            raise InvalidArgument(f"{field}.name is required for scope {scope!r}: 1-200 characters of A-Za-z0-9_.-",
+                                  field=f"{field}.name")
+    elif name is not None:
+        raise InvalidArgument(f"{field}.name applies only to the shared and context scopes", field=f"{field}.name")
+    if scope == "context":
+        if not isinstance(key, str) or not _CONTEXT_KEY.fullmatch(key):
+            raise InvalidArgument(f"{field}.context_key is required for scope 'context': the request-context "
+                                  "key (e.g. a JWT claim name) whose value picks the store",
+                                  field=f"{field}.context_key")
+    elif key is not None:
+        raise InvalidArgument(f"{field}.context_key applies only to the context scope",
+                              field=f"{field}.context_key")
+
+
+def resolve_store(identity: Identity, policy: dict[str, Any] | None) -> StoreRef:
+    """The store this identity's call works on; ConfigError when the identity cannot key it.
+
+    The error fails the call as a server error, before any store is read: telling the
+    model "nothing is recorded" for a store we could not even name would be a lie.
+    """
+    spec = (policy or {}).get(POLICY_KEY) or {}
+    try:
+        validate_store_policy(spec)
+    except InvalidArgument as exc:
+        raise ConfigError(exc.message, field=exc.field) from None
+    scope = spec.get("scope", DEFAULT_SCOPE)
+    if scope == "agent":
+        agent = identity.agent or DEFAULT_AGENT
+        return StoreRef(f"agent:{agent}", scope, agent_id=agent)
+    if scope == "user":
+        if not identity.user:
+            raise _unresolved("the user scope needs a user in the verified identity", "user")
+        return StoreRef(f"user:{identity.user}", scope, user_id=identity.user)
+    if scope == "session":
+        # identity.thread first: in the 2026-07-28 MCP era the session id changes on every
+        # request, so a session store keyed on it lasts one call (see notes/fastmcp-4.md §0).
+        thread = identity.thread or identity.session
+        if not thread:
+            raise _unresolved("the session scope needs a thread or an MCP session id", "thread")
+        return StoreRef(f"session:{thread}", scope, thread_id=thread)
+    if scope == "shared":
+        return StoreRef(f"shared:{spec['name']}", scope)
+    if scope == "global":
+        return StoreRef("global", scope)
+    key = spec["context_key"]
+    value = identity.context_value(key)
+    if value is None:
+        raise _unresolved(f"the request context has no value for {key!r}", "context")
+    if not _VALUE.fullmatch(value):
+        # Never echo the value: it is caller-supplied data in a trusted slot.
+        raise _unresolved(f"the request-context value of {key!r} is not 1-200 characters of A-Za-z0-9_.-",
+                          "context")
+    return StoreRef(f"context:{spec['name']}:{key}:{value}", scope)
+
+
+def store_from_key(key: str) -> StoreRef:
+    """Parse a store key as the CLI takes it (`agent:research-assistant`, `global`, ...)."""
+    scope, _, rest = key.partition(":")
+    bad = InvalidArgument(
+        f"{key!r} is not a memory store key.", field="store",
+        hint="Use agent:NAME, user:NAME, session:THREAD, shared:NAME, global, or context:NAME:KEY:VALUE.")
+    if scope == "global":
+        if rest:
+            raise bad
+        return StoreRef("global", scope)
+    if scope not in SCOPES or not rest or any(ch.isspace() for ch in rest):
+        raise bad
+    if scope == "agent":
+        return StoreRef(key, scope, agent_id=rest)
+    if scope == "user":
+        return StoreRef(key, scope, user_id=rest)
+    if scope == "session":
+        return StoreRef(key, scope, thread_id=rest)
+    if scope == "shared":
+        if not _VALUE.fullmatch(rest):
+            raise bad
+        return StoreRef(key, scope)
+    name, _, tail = rest.partition(":")
+    ctx_key, _, value = tail.rpartition(":")
+    if not (_VALUE.fullmatch(name) and _CONTEXT_KEY.fullmatch(ctx_key or "") and _VALUE.fullmatch(value)):
+        raise bad
+    return StoreRef(key, scope)
+
+
+def _unresolved(why: str, field: str) -> ConfigError:
+    return ConfigError(f"cannot resolve the memory store: {why}", field=field,
+                       hint="Fix the toolbox row's access_policy.memory_store or the identity's claims.")

@@ -1,0 +1,8 @@
+"""The knowledge base: parse, chunk, embed, ingest, and hybrid search with rank fusion.
+
+Owns: turning files into text (parse.py), token-bounded chunks (chunk.py), embedders
+(embed.py), idempotent ingest (ingest.py), ranking and fusion (search.py, fusion.py) and
+how results are shown (render.py). The lexical and vector legs themselves are the
+backend's (Session.kb_lexical, Session.kb_vector).
+May import: the shared leaves, backend.base, output.
+"""

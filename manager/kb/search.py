@@ -1,0 +1,89 @@
+"""Hybrid retrieval over knowledge-base chunks: the backend's lexical and vector legs, fused by RRF.
+
+Both legs run inside the caller's session, so the database wall has already cut the rows
+to what the caller may see, and every metadata filter is part of each leg: candidates are
+ranked among visible rows, never cut from a global top-k and filtered afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..backend.base import ChunkFilters, Session
+from ..tokens import count_tokens
+from .embed import Embedder
+from .fusion import reciprocal_rank_fusion
+
+__all__ = ["DEFAULT_RESULTS", "METHODS", "SearchFilters", "SearchHit", "search"]
+
+LEXICAL, VECTOR = "lexical", "vector"
+METHODS = (LEXICAL, VECTOR)
+#: results shown when a call does not ask for a number
+DEFAULT_RESULTS = 10
+#: candidates each leg hands to fusion, at least
+MIN_DEPTH = 50
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class SearchFilters:
+    collection: str | None = None
+    document_id: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    seq: int
+    id: str
+    document_id: str
+    title: str
+    collection: str
+    position: int
+    chunk_count: int
+    content: str
+    token_count: int
+    score: float
+    lexical_rank: int | None
+    vector_rank: int | None
+    #: the lexical leg's own score (higher is better; BM25 negated on SQLite)
+    lexical_score: float | None
+    cosine: float | None
+
+
+def search(s: Session, embedder: Embedder, query: str, now: str, *, limit: int,
+           filters: SearchFilters = SearchFilters(), methods: tuple[str, ...] = METHODS,
+           depth: int | None = None) -> list[SearchHit]:
+    """The best `limit` chunks for `query` among the rows the session may see, best first."""
+    depth = depth or max(MIN_DEPTH, 4 * limit)
+    where = ChunkFilters(now=now, collection=filters.collection, document_id=filters.document_id)
+    rankings: dict[str, list[int]] = {}
+    lexical: dict[int, float] = {}
+    cosine: dict[int, float] = {}
+    if LEXICAL in methods:
+        ranked = s.kb_lexical(query, depth, where)
+        rankings[LEXICAL] = [seq for seq, _ in ranked]
+        lexical = dict(ranked)
+    if VECTOR in methods:
+        vector = np.asarray(embedder.embed([query])[0], dtype=np.float32)
+        ranked = s.kb_vector(vector, embedder.name, depth, where)
+        rankings[VECTOR] = [seq for seq, _ in ranked]
+        cosine = dict(ranked)
+    fused = reciprocal_rank_fusion(rankings, k=RRF_K)[:limit]
+    if not fused:
+        return []
+    details = {r["seq"]: r for r in s.fetch_all("kb_chunk_details", seqs=json.dumps([f.id for f in fused]))}
+    hits = []
+    for f in fused:
+        r = details.get(f.id)
+        if r is None:  # deleted between the legs and this read
+            continue
+        hits.append(SearchHit(
+            seq=f.id, id=r["id"], document_id=r["document_id"], title=r["title"], collection=r["collection"],
+            position=r["position"], chunk_count=r["chunk_count"], content=r["content"],
+            token_count=r["token_count"] if r["token_count"] is not None else count_tokens(r["content"]),
+            score=f.score, lexical_rank=f.ranks.get(LEXICAL), vector_rank=f.ranks.get(VECTOR),
+            lexical_score=lexical.get(f.id), cosine=cosine.get(f.id)))
+    return hits

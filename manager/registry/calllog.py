@@ -1,0 +1,69 @@
+"""mcp_call_log: one row per tool call, whatever its outcome.
+
+The row answers "what did the agent do and what did it see": arguments (clipped),
+status, counts, and the result text the model received (clipped). Error detail
+never goes here, only the error's class name; the detail is in the operator log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..backend.base import Session
+from ..identity import Identity
+
+STATUSES = ("ok", "denied", "invalid", "error", "timeout")
+_ARGS_LOG_CHARS = 4000
+
+
+def argument_digest(arguments: dict[str, Any]) -> str:
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+@dataclass
+class CallRecord:
+    call_id: str
+    called_at: str
+    tool_name: str
+    status: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    handler: str | None = None
+    toolbox_row_id: str | None = None
+    toolbox_row_version: int | None = None
+    transport: str | None = None
+    error_class: str | None = None
+    rows_returned: int | None = None
+    truncated: bool | None = None
+    result_tokens: int | None = None
+    result_text: str | None = None
+    cited_ids: tuple[str, ...] = ()
+    duration_ms: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+
+
+def write(session: Session, identity: Identity, record: CallRecord, result_log_chars: int) -> None:
+    data = asdict(record)
+    arguments = data.pop("arguments")
+    args_json = json.dumps(arguments, sort_keys=True, default=str)
+    text = data.pop("result_text")
+    row = {
+        **data,
+        "tenant_id": identity.tenant,
+        "principal": identity.principal,
+        "user_id": identity.user, "agent_id": identity.agent, "thread_id": identity.thread,
+        "client_name": identity.client_name, "client_version": identity.client_version,
+        "session_id": identity.session,
+        "argument_digest": argument_digest(arguments),
+        "arguments_json": args_json[:_ARGS_LOG_CHARS],
+        "truncated": None if record.truncated is None else int(record.truncated),
+        "result_text": None if text is None else text[:result_log_chars],
+        "cited_ids": json.dumps(list(record.cited_ids)),
+    }
+    session.insert("mcp_call_log", row)

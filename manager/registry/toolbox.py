@@ -1,0 +1,103 @@
+"""toolbox_memory rows: which tools exist for a caller, and enabling/disabling them.
+
+Disabling closes the active version (valid_until = now); enabling inserts the
+next version as a copy of the last. Either way the row's version changes, so a
+call that listed the tool before the change is refused when it runs.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..backend.base import Row, Session
+from ..claims.scoping import most_specific_per_key
+from ..errors import InvalidArgument, NotFound
+from ..identity import Identity
+from ..ids import new_id
+
+
+@dataclass(frozen=True)
+class ToolRow:
+    id: str
+    version: int
+    tool_name: str
+    tool_schema: dict[str, Any]
+    usage_notes: str
+    tool_handler: str
+    access_policy: dict[str, Any]
+
+    @classmethod
+    def from_row(cls, row: Row) -> "ToolRow":
+        return cls(id=row["id"], version=row["version"], tool_name=row["tool_name"],
+                   tool_schema=_json(row["tool_schema"], "tool_schema", row["tool_name"]),
+                   usage_notes=row["usage_notes"], tool_handler=row["tool_handler"],
+                   access_policy=_json(row["access_policy"] or "{}", "access_policy", row["tool_name"]))
+
+
+def _json(text: str, column: str, tool: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(f"toolbox row {tool!r}: {column} is not valid JSON", field=column) from exc
+    if not isinstance(value, dict):
+        raise InvalidArgument(f"toolbox row {tool!r}: {column} must be a JSON object", field=column)
+    return value
+
+
+def active_rows(session: Session, identity: Identity, now: str, name: str | None = None) -> list[Row]:
+    rows = session.fetch_all("toolbox_active", name=name, now=now,
+                             user=identity.user, agent=identity.agent, thread=identity.thread)
+    return list(most_specific_per_key(rows, "tool_name").values())
+
+
+def all_versions(session: Session, name: str | None = None) -> list[Row]:
+    return session.fetch_all("toolbox_versions", name=name)
+
+
+def _tenant_wide_versions(session: Session, name: str) -> list[Row]:
+    return [r for r in all_versions(session, name)
+            if r["user_id"] is None and r["agent_id"] is None and r["thread_id"] is None]
+
+
+def set_enabled(session: Session, identity: Identity, name: str, enabled: bool, now: str) -> Row:
+    """Enable or disable the tenant-wide row of `name`; returns the row now in force."""
+    with session.transaction():
+        versions = _tenant_wide_versions(session, name)
+        if not versions:
+            raise NotFound(f"no toolbox row named {name!r} for tenant {identity.tenant}",
+                           hint="`memgate tools list` shows the tenant's tools.")
+        latest = versions[0]
+        active = latest["valid_until"] is None or latest["valid_until"] > now
+        active = active and latest["deleted_at"] is None and latest["valid_from"] <= now
+        if enabled == active:
+            return latest
+        if not enabled:
+            session.execute("toolbox_close", id=latest["id"], now=now)
+            return {**latest, "valid_until": now}
+        row = {k: latest[k] for k in ("tool_name", "tool_schema", "usage_notes", "tool_handler", "access_policy")}
+        row.update(id=new_id("tool"), tenant_id=identity.tenant, version=latest["version"] + 1,
+                   valid_from=now, source_table="toolbox_memory", source_id=latest["id"],
+                   source_version=latest["version"], created_by=identity.principal, created_at=now)
+        session.insert("toolbox_memory", row)
+        return row
+
+
+def seed(session: Session, identity: Identity, definitions: list[dict[str, Any]], now: str) -> list[str]:
+    """Insert the tenant-wide rows whose tool_name the tenant does not have yet."""
+    added = []
+    with session.transaction():
+        for d in definitions:
+            if _tenant_wide_versions(session, d["tool_name"]):
+                continue
+            session.insert("toolbox_memory", {
+                "id": new_id("tool"), "tenant_id": identity.tenant, "tool_name": d["tool_name"],
+                "tool_schema": json.dumps(d["tool_schema"], sort_keys=True),
+                "usage_notes": d["usage_notes"].strip(), "tool_handler": d["tool_handler"],
+                "access_policy": json.dumps(d.get("access_policy", {}), sort_keys=True),
+                "version": 1, "valid_from": now, "created_by": identity.principal or "memgate init",
+                "created_at": now,
+            })
+            added.append(d["tool_name"])
+    return added

@@ -1,0 +1,30 @@
+"""The `execute_query` handler: governed read-only SQL over the reviewed views.
+
+Its tool description is the row's usage_notes plus the views and columns the caller
+may query, generated from the database catalog on every list (not hand-kept), so the
+agent needs no exploration calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from memgate.manager import ROWS_CEILING
+
+from .spec import HandlerSpec, StrictArgs
+
+
+class ExecuteQueryArgs(StrictArgs):
+    # No max_length: admission refuses long queries with rule "length" and the fix.
+    sql: str = Field(min_length=1)
+    # Clamped to caps.max_rows by the manager; the ceiling only bounds the argument.
+    max_rows: int | None = Field(None, ge=1, le=ROWS_CEILING)
+
+
+def describe_query_views(manager: Any, identity: Any) -> str:
+    return manager.query_views_help()
+
+
+SPEC = HandlerSpec("execute_query", "execute_query", ExecuteQueryArgs, describe=describe_query_views)
