@@ -17,7 +17,7 @@ from .errors import ConfigError
 
 ENCODING_NAME = "o200k_base"
 
-# The URL and hash tiktoken_ext/openai_public.py uses for o200k_base. tiktoken keys its
+# The URL and hash tiktoken's `tiktoken_ext.openai_public` module uses for o200k_base. tiktoken keys its
 # cache by sha1(URL), so the seeded file must be named after this exact URL.
 _BLOB_URL = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
 _EXPECTED_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
@@ -46,7 +46,7 @@ def _get_encoding() -> tiktoken.Encoding:
 def tiktoken_cache_path() -> Path | None:
     """Where tiktoken looks for the o200k_base file; None when its cache is disabled.
 
-    Mirrors tiktoken/load.py `read_file_cached`: TIKTOKEN_CACHE_DIR, then
+    Mirrors `tiktoken.load.read_file_cached`: TIKTOKEN_CACHE_DIR, then
     DATA_GYM_CACHE_DIR, then `<tempdir>/data-gym-cache`; an empty value disables it.
     """
     if "TIKTOKEN_CACHE_DIR" in os.environ:

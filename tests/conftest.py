@@ -9,20 +9,9 @@ import pytest
 # The server must never try to reach the network from tests.
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 
-from memgate.manager import (  # noqa: E402
-    ACME,
-    GLOBEX,
-    DatabaseSettings,
-    MemoryManager,
-    load_tool_definitions,
-    open_backend,
-    seed_demo,
-)
+from backend_helpers import open_sqlite  # noqa: E402
 
-
-def open_sqlite(path, **kwargs):
-    """A SQLite backend on `path`, as a second process would open it."""
-    return open_backend(DatabaseSettings(path=path), **kwargs)
+from memgate.manager import ACME, GLOBEX, MemoryManager, load_tool_definitions, seed_demo  # noqa: E402
 
 
 @pytest.fixture

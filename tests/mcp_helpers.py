@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from backend_helpers import operator_rows
+
 from memgate.server.app import stdio_server
 from memgate.server.cli.common import open_manager
 from memgate.server.settings import load_settings
@@ -16,10 +18,6 @@ def stdio_app(sqlite_path, tenant="acme", user="jane", agent="research-assistant
 
 
 def log_rows(backend, **where):
-    """Every mcp_call_log row in the file (all tenants), oldest first, read as the operator."""
-    clause = " AND ".join(f"{k} = ?" for k in where) or "1"
-    with backend.unwalled_connection() as conn:
-        conn.row_factory = __import__("sqlite3").Row
-        rows = conn.execute(f"SELECT * FROM base_mcp_call_log WHERE {clause} ORDER BY called_at, call_id",
-                            tuple(where.values())).fetchall()
-        return [dict(r) for r in rows]
+    """Every mcp_call_log row in the database (all tenants), oldest first, read as the operator."""
+    clause = " AND ".join(f"{k} = :{k}" for k in where) or "1 = 1"
+    return operator_rows(backend, "mcp_call_log", f"WHERE {clause} ORDER BY called_at, call_id", where)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from backend_helpers import table_digest
 from fastmcp import Client
 
 from memgate.manager.identity import Identity
@@ -61,11 +62,9 @@ def call(manager, identity: Identity, tool: str = "memory", **arguments: Any) ->
     return run_calls(manager, identity, lambda s: s.call(**arguments), tool=tool)
 
 
-def snapshot(backend) -> dict[str, list[tuple]]:
-    """Every memory row of every tenant, read past the wall: to prove a refused call wrote nothing."""
-    with backend.unwalled_connection() as conn:
-        return {t: [tuple(r) for r in conn.execute(f"SELECT * FROM {t} ORDER BY 1")]
-                for t in ("base_memory_store", "base_memory_file")}
+def snapshot(backend) -> str:
+    """Every memory row of every tenant, read as the operator: to prove a refused call wrote nothing."""
+    return table_digest(backend, ("memory_store", "memory_file"))
 
 
 DIR_HEADER = "Here're the files and directories up to 2 levels deep in {path}, excluding hidden items:"

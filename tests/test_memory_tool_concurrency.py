@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from conftest import open_sqlite
+from backend_helpers import open_sqlite
 from memory_helpers import ACME_AGENT, seed
 
 from memgate.manager import MemoryManager

@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 
 import pytest
+from backend_helpers import operator_rows
 from memory_helpers import ACME_AGENT, DIR_HEADER, GLOBEX_AGENT, READ_ONLY_ROW, call, run_calls, seed, snapshot
 
 from memgate.manager.errors import AccessDenied, ConfigError, InvalidArgument
@@ -42,9 +43,8 @@ def test_tenants_with_the_same_agent_name_never_see_each_others_files(manager, b
                             "/memories/secret.md.")
     assert got[3] == (False, DIR_HEADER.format(path="/memories") + "\n4K\t/memories\n12B\t/memories/secret.md")
     assert call(manager, ACME_AGENT, command="view", path="/memories/secret.md")[1].endswith("\tacme plans")
-    with backend.unwalled_connection() as conn:
-        stores = conn.execute("SELECT tenant_id, store_key FROM base_memory_store ORDER BY 1").fetchall()
-    assert [tuple(r) for r in stores] == [("acme", "agent:helper"), ("globex", "agent:helper")]
+    stores = operator_rows(backend, "memory_store", "ORDER BY tenant_id")
+    assert [(r["tenant_id"], r["store_key"]) for r in stores] == [("acme", "agent:helper"), ("globex", "agent:helper")]
     assert store_keys(manager, ACME_AGENT) == ["agent:helper"]
 
 

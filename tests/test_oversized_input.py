@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
-
 import pytest
+from backend_helpers import table_digest
 from fastmcp import Client
 from mcp_helpers import log_rows, stdio_app
 
@@ -14,16 +13,8 @@ MEGABYTE = "x" * 1_000_000
 
 
 def _fingerprint(backend) -> str:
-    """A digest of every base table except the call log (which must grow by one row per call)."""
-    digest = hashlib.sha256()
-    with backend.unwalled_connection() as conn:
-        tables = [r[0] for r in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'base%' "
-            "AND name <> 'base_mcp_call_log' ORDER BY name")]
-        for table in tables:
-            for row in sorted(repr(tuple(r)) for r in conn.execute(f"SELECT * FROM {table}")):
-                digest.update(row.encode())
-    return digest.hexdigest()
+    """A digest of every table except the call log (which must grow by one row per call)."""
+    return table_digest(backend, skip=("mcp_call_log",))
 
 
 @pytest.mark.parametrize("tool, arguments, starts", [

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from fastmcp import Client
-from fastmcp.exceptions import ToolError
 from mcp_helpers import log_rows, stdio_app
 
 from memgate.manager.clock import now_iso

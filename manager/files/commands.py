@@ -1,7 +1,7 @@
 """The `memory` tool's six commands over the database, one memory store at a time.
 
 Contract: Anthropic's memory tool, memory_20250818. The texts, edits and path rules are
-the anthropic SDK 2.16.0's (`anthropic/lib/tools/_beta_builtin_memory_tool.py`, kept in
+the anthropic SDK 2.16.0's (module `anthropic.lib.tools._beta_builtin_memory_tool`, kept in
 texts.py and paths.py); this module keeps their order of checks and
 stores files as memory_file rows of one memory_store. Contract errors are returned as
 text the model reads (ToolOutput.is_error), never raised past the manager.

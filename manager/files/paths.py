@@ -1,7 +1,7 @@
 """Memory-tool paths: one canonical spelling under /memories, or the contract's error.
 
 The two error texts are the anthropic SDK 2.16.0's (`_validate_path` in
-`anthropic/lib/tools/_beta_builtin_memory_tool.py`), and so is the split between them:
+module `anthropic.lib.tools._beta_builtin_memory_tool`), and so is the split between them:
 a path failing `str.startswith("/memories")` gets "must start with", and every other
 unsafe path gets "would escape". The SDK resolves paths on a filesystem; we have rows,
 so instead of resolving we refuse anything that a filesystem, URL decoder or Unicode

@@ -101,7 +101,7 @@ def resolve_store(identity: Identity, policy: dict[str, Any] | None) -> StoreRef
         return StoreRef(f"user:{identity.user}", scope, user_id=identity.user)
     if scope == "session":
         # identity.thread first: in the 2026-07-28 MCP era the session id changes on every
-        # request, so a session store keyed on it lasts one call (see notes/fastmcp-4.md §0).
+        # request, so a session store keyed on it lasts one call (the request carries no lasting session there).
         thread = identity.thread or identity.session
         if not thread:
             raise _unresolved("the session scope needs a thread or an MCP session id", "thread")

@@ -1,7 +1,7 @@
 """The memory tool's texts and edits (memory_20250818), as pure functions over file text.
 
 Every string here is the one in the anthropic SDK 2.16.0 reference implementation,
-`anthropic/lib/tools/_beta_builtin_memory_tool.py` (`BetaLocalFilesystemMemoryTool`),
+module `anthropic.lib.tools._beta_builtin_memory_tool` (`BetaLocalFilesystemMemoryTool`),
 unless a comment says it is ours. Models are trained on that behaviour, so the texts
 are kept byte for byte. Storage is not here: callers pass file text in and store what
 comes back.

@@ -1,23 +1,13 @@
-"""The schema is versioned: init creates or upgrades it; an unknown version is refused."""
+"""SQLite schema files: a newer version, a foreign file and a missing file are refused with the fix."""
 
 from __future__ import annotations
 
 import sqlite3
 
 import pytest
-from conftest import open_sqlite
+from backend_helpers import open_sqlite
 
-from memgate.manager.backend.sqlite import schema as sqlite_schema
 from memgate.manager.errors import SchemaMismatch
-
-
-def test_a_new_file_is_created_at_the_known_version(backend):
-    assert backend.schema_version() == sqlite_schema.known_version() == 1
-    backend.check_schema()
-
-
-def test_migrate_twice_is_a_no_op(backend):
-    assert backend.migrate() == (1, 1)
 
 
 def test_a_newer_schema_is_refused_with_the_fix(backend, sqlite_path):

@@ -1,0 +1,41 @@
+"""Reading a backend as the operator, through the protocol: for tests on any backend."""
+
+from __future__ import annotations
+
+from memgate.manager import DatabaseSettings, open_backend
+
+
+def open_sqlite(path, **kwargs):
+    """A SQLite backend on `path`, as a second process would open it."""
+    return open_backend(DatabaseSettings(path=path), **kwargs)
+
+
+def operator_rows(backend, table: str, where: str = "", params: dict | None = None) -> list[dict]:
+    """Every row of a logical table across tenants, read as the operator."""
+    with backend.operator_session() as s:
+        return s.raw(f"SELECT * FROM {backend.physical_table(table)} {where}", params or {})
+
+
+def tenant_counts(backend) -> dict[str, list[tuple]]:
+    """Per table, (tenant_id, row count) across tenants: to show a refused write changed nothing."""
+    counts = {}
+    for table in backend.tables():
+        rows = operator_rows(backend, table)
+        per: dict[str, int] = {}
+        for r in rows:
+            per[r["tenant_id"]] = per.get(r["tenant_id"], 0) + 1
+        counts[table] = sorted(per.items())
+    return counts
+
+
+def table_digest(backend, tables=None, skip: tuple[str, ...] = ()) -> str:
+    """A digest of every row of `tables` (default: all) but `skip`, across tenants, in a stable order."""
+    import hashlib
+    digest = hashlib.sha256()
+    for table in sorted(tables or backend.tables()):
+        if table in skip:
+            continue
+        digest.update(table.encode())
+        for row in sorted(repr(sorted(r.items())) for r in operator_rows(backend, table)):
+            digest.update(row.encode())
+    return digest.hexdigest()
