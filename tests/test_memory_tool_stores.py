@@ -23,7 +23,7 @@ def row(name: str, store: dict) -> dict:
 
 
 def store_keys(manager, identity: Identity) -> list[str]:
-    return [r["store_key"] for r in manager.memory_stores(identity)]
+    return [r["store_key"] for r in manager.operator_memory_stores(identity.tenant)]
 
 
 def test_tenants_with_the_same_agent_name_never_see_each_others_files(manager, backend):
@@ -122,7 +122,7 @@ def test_session_scope_without_a_thread_or_session_cannot_be_resolved():
     with pytest.raises(ConfigError, match="session scope needs a thread"):
         resolve_store(Identity(tenant="acme"), {"memory_store": {"scope": "session"}})
     assert resolve_store(Identity(tenant="acme", session="s-1"), {"memory_store": {"scope": "session"}}) == \
-        StoreRef("session:s-1", "session", thread_id="s-1")
+        StoreRef("session:s-1", "session")  # no thread: the key alone picks it, the wall filters nothing
 
 
 def test_a_read_only_row_advertises_only_view_and_refuses_writes(manager, backend):
