@@ -51,8 +51,8 @@ def describe_views(catalog: ViewCatalog, dialect: QueryDialect, caps: CapsSettin
                if catalog.get(f"{view}{_HISTORY}") == (*catalog[view], (_STATUS, None))}
     listed = [view for view in sorted(catalog) if view not in history.values()]
     shared = [c for c in catalog[listed[0]] if all(c in catalog[v] for v in listed)]
-    lines = [f"Views you can query ({dialect.name} syntax). Every view holds only rows you may see (your "
-             "tenant's, shared with you or scoped to your user, agent or thread), and only rows current now."]
+    lines = [(f"Views you can query ({dialect.name} syntax). Every view holds only rows you may see (your "
+              "tenant's, shared with you or scoped to your user, agent or thread), and only rows current now.")]
     if history:
         lines.append(f"{', '.join(sorted(history))} show one row per claim or key: the version in force for you. "
                      f"Each <view>{_HISTORY} view shows every version, with a {_STATUS} column: "
