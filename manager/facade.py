@@ -116,7 +116,7 @@ class MemoryManager:
 
     # -- execute_query -----------------------------------------------------
     def execute_query(self, identity: Identity, sql: str, max_rows: int | None = None) -> ToolOutput:
-        """Handler `execute_query`: one read-only SELECT over the reviewed, tenant-filtered views."""
+        """Handler `execute_query`: one read-only SELECT over the reviewed views of the caller's current rows."""
         return query.execute_query(self.backend, self.caps, identity, sql, max_rows, now_iso())
 
     def query_views_help(self) -> str:

@@ -114,7 +114,7 @@ def fts5_shadow_tables(conn: sqlite3.Connection) -> frozenset[str]:
 
 
 def rebuild_tenant_wall(conn: sqlite3.Connection) -> None:
-    """Drop and recreate every tenant view and guard trigger from the template."""
+    """Drop and recreate every walled view and guard trigger (tenant and scope) from the template."""
     template = load_sql("sqlite", "tenant_guard")
     for base in base_tables(conn):
         table = base[len("base_"):]
