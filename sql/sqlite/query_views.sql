@@ -26,7 +26,7 @@
 --                        and it would show the agent tools its roles do not have.
 --   mcp_call_log         the audit trail: arguments and results, for the operator.
 SELECT column1 AS table_name, column2 AS claim_key
-FROM (VALUES ('entity_memory', 'subject, predicate'),
+FROM (VALUES ('entity_memory', 'subject predicate'),
              ('guideline_memory', 'guideline_key'),
              ('persona_memory', 'persona_key'),
              ('workflow_memory', 'workflow_key'),

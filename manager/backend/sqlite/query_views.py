@@ -40,8 +40,9 @@ def build_query_views(conn: sqlite3.Connection) -> tuple[ViewCatalog, frozenset[
             if not columns:
                 continue  # a schema without this table yet: nothing to review
             template = "query_view_versioned" if claim else "query_view_current"
+            same_claim = " AND ".join(f"o.{k} = t.{k}" for k in claim.split()) if claim else ""
             run_script(conn, load_sql("sqlite", template).format(table=table, columns=", ".join(columns),
-                                                                 claim=claim))
+                                                                 same_claim=same_claim))
             behind.append(table)
     finally:
         conn.execute("PRAGMA query_only = 1")
