@@ -36,8 +36,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import AccessDenied, BackendUnavailable, MemgateError, QueryRejected, QueryTimeout
 from ...clock import now_iso
+from ...errors import AccessDenied, BackendUnavailable, MemgateError, QueryRejected, QueryTimeout
 from ...identity import Identity
 from ..base import QueryRows, ViewCatalog
 from ..sql_files import load_sql

@@ -10,7 +10,10 @@ main.<table>, every version, and pass their own `:now`.
 
 This is the SQLite shape of what the design gives Oracle: a read-only account whose
 names resolve to reviewed views. Admission refuses schema-qualified names (main.x), and
-the query authorizer lets main's views be read only from inside a reviewed view.
+the query authorizer lets main's views be read only from inside a reviewed view. (A CTE
+named like a reviewed view can pose as one to the authorizer, query.py says how; behind
+admission's check, such a CTE over main.<table> would still reach only the caller's own
+rows, every version, never another scope's.)
 """
 
 from __future__ import annotations
