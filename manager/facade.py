@@ -32,6 +32,8 @@ from .query import execute as query
 from .registry import calllog
 from .registry import toolbox as toolbox_rows
 from .registry.calllog import CallRecord
+from .tenancy import mapping as tenant_mapping
+from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
 
 
 class MemoryManager:
@@ -224,6 +226,34 @@ class MemoryManager:
     def operator_tenants(self) -> list[str]:
         with self.backend.operator_session() as s:
             return [r["tenant_id"] for r in s.fetch_all("operator_tenants")]
+
+    def operator_required_scopes(self, *, now: str | None = None) -> list[str]:
+        """Every scope an active toolbox row of any tenant requires (public protected-resource metadata)."""
+        with self.backend.operator_session() as s:
+            return [r["scope"] for r in s.fetch_all("operator_toolbox_scopes", now=now or now_iso())]
+
+    # -- tenant mapping (operator path: the tenant is not known yet) ------------
+    def operator_tenant_for(self, attributes: TokenAttributes, claimed: str | None) -> TenantChoice:
+        """The tenant a verified token speaks for; TenantUnmapped or TenantMismatch when there is none."""
+        with self.backend.operator_session() as s:
+            matches = tenant_mapping.match(s, attributes)
+        return tenant_mapping.choose(matches, claimed)
+
+    def operator_map_tenant(self, kind: str, value: str, tenant: str, *, issuer: str | None = None,
+                            user: str | None = None, note: str | None = None,
+                            created_by: str | None = None) -> TenantMapping:
+        """Add (or replace) the mapping of one verified attribute to a tenant and optional user."""
+        with self.backend.operator_session() as s:
+            return tenant_mapping.put(s, kind, value, tenant, issuer=issuer, user=user, note=note,
+                                      created_by=created_by)
+
+    def operator_unmap_tenant(self, kind: str, value: str, *, issuer: str | None = None) -> TenantMapping:
+        with self.backend.operator_session() as s:
+            return tenant_mapping.delete(s, kind, value, issuer)
+
+    def operator_tenant_mappings(self, tenant: str | None = None) -> list[TenantMapping]:
+        with self.backend.operator_session() as s:
+            return tenant_mapping.listing(s, tenant)
 
 
 def _require_text(value: Any, field: str) -> None:

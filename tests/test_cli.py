@@ -29,13 +29,12 @@ def run(sqlite_path, monkeypatch):
 def test_init_demo_creates_schema_tools_and_demo_and_is_idempotent(run, sqlite_path):
     from memgate.manager.registry.defaults import load_tool_definitions
     tools = ", ".join(t["tool_name"] for t in load_tool_definitions())
-    version = known_version()
     first = run("init", "--demo")
-    assert first == (f"schema: version {version} at {sqlite_path} (created)\n"
+    assert first == (f"schema: version {known_version()} at {sqlite_path} (created)\n"
                      f"tools for acme: {tools} added\n"
                      f"tools for globex: {tools} added\n"
                      "demo data: acme, globex seeded\n")
-    assert run("init", "--demo") == (f"schema: version {version} at {sqlite_path} (up to date)\n"
+    assert run("init", "--demo") == (f"schema: version {known_version()} at {sqlite_path} (up to date)\n"
                                      "tools for acme: already present\n"
                                      "tools for globex: already present\n"
                                      "demo data: already present\n")

@@ -37,7 +37,7 @@ from memgate.manager import (
 
 from . import agent_errors
 from .policy import check_access
-from .rows import RowTool, advertised_schema, check_row
+from .rows import RowTool, check_row, validation_schema
 
 log = logging.getLogger("memgate.toolbox")
 
@@ -98,7 +98,7 @@ class ToolDispatcher:
         row = await self._current_row(tool, identity)
         check_access(row.access_policy, identity)
         spec = check_row(row)
-        _validate(arguments, advertised_schema(row, spec))
+        _validate(arguments, validation_schema(row, spec))
         try:
             args = spec.args_model.model_validate(arguments)
         except ValidationError as exc:

@@ -92,17 +92,20 @@ def migrate(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
 
 #: the shadow tables FTS5 creates beside a virtual table <name>: <name>_data, ...
 FTS5_SHADOW_SUFFIXES = ("data", "idx", "content", "docsize", "config")
+#: base tables only operator sessions read: no tenant view, so no walled connection reaches them
+OPERATOR_TABLES = frozenset({"base_tenant_mapping"})
 
 
 def base_tables(conn: sqlite3.Connection) -> list[str]:
-    """Real base_ tables: FTS5 tables and their shadow tables get no tenant view."""
+    """Base tables under the tenant wall: FTS5 tables, their shadow tables and operator tables get no view."""
     rows = conn.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'base\\_%' ESCAPE '\\'"
         " ORDER BY name"
     ).fetchall()
     virtual = {name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")}
     shadows = {f"{v}_{suffix}" for v in virtual for suffix in FTS5_SHADOW_SUFFIXES}
-    return [name for name, _ in rows if name not in virtual and name not in shadows]
+    return [name for name, _ in rows
+            if name not in virtual and name not in shadows and name not in OPERATOR_TABLES]
 
 
 def fts5_shadow_tables(conn: sqlite3.Connection) -> frozenset[str]:
