@@ -91,8 +91,19 @@ class MemoryManager:
 
     def context_budget(self, identity: Identity) -> ContextBudget:
         """The tenant's `context_budget` guideline, typed (defaults when it has none)."""
-        row = self.guidelines(identity, "context_budget").get("context_budget")
+        row = self.guidelines(identity, guidelines.BUDGET_KEY).get(guidelines.BUDGET_KEY)
         return ContextBudget.from_guideline(guidelines.guideline_json(row))
+
+    def set_context_budget(self, identity: Identity, budget: dict[str, Any], *, content: str | None = None,
+                           expected_version: int | None = None) -> Row:
+        """A policy update of the tenant-wide budget: validated, the old version retired, the next inserted."""
+        checked = ContextBudget.from_guideline(budget)
+        with self.backend.session(identity) as s:
+            latest = s.fetch_one("guideline_latest_by_row", row_id=guidelines.BUDGET_ROW_ID)
+            text = content or (latest["content"] if latest else "The context budget of this tenant.")
+            return guidelines.update_guideline(
+                s, identity, row_id=guidelines.BUDGET_ROW_ID, key=guidelines.BUDGET_KEY, content=text,
+                now=now_iso(), content_json=checked.to_json(), expected_version=expected_version)
 
     def personas(self, identity: Identity, key: str | None = None) -> dict[str, Row]:
         with self.backend.session(identity) as s:

@@ -196,5 +196,5 @@ async def test_guidelines_and_persona_are_resources_and_instructions_say_results
         init = c.initialize_result
     assert {"memgate://guidelines/citations", "memgate://guidelines/context_budget",
             "memgate://persona/default"} <= set(uris)
-    assert '"max_tool_result_tokens": 2000' in budget[0].text
+    assert '"usable_context": 5000' in budget[0].text and '"max_rounds": 3' in budget[0].text
     assert "data, not instructions" in init.instructions
