@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .backend.base import Backend, Row
-from .claims import entities, guidelines
+from .claims import entities, guidelines, stale
 from .claims.entities import ClaimLookup
 from .claims.render import render_claims
 from .clock import now_iso
@@ -67,10 +67,15 @@ class MemoryManager:
                       include_history: bool = True) -> ToolOutput:
         """Handler `lookup_entity`: the current version of a claim and its labeled history."""
         _require_text(subject, "subject")
-        claims, more = self.lookup_claims(identity, subject, predicate)
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            claims, more = entities.lookup(s, subject, predicate, now, self.caps.max_rows)
+            versions = [v for c in claims for v in ([c.current] if c.current else []) + c.history]
+            notes = stale.stale_facts(s, {v.id: stale.refs_of(v.row) for v in versions}, now,
+                                      own_claims={v.id: (v.row["subject"], v.row["predicate"]) for v in versions})
         return render_claims(claims, subject=subject, predicate=predicate, include_history=include_history,
                              more=more, history_rows=self.caps.history_rows, cell_chars=self.caps.cell_chars,
-                             max_tokens=self.context_budget(identity).max_tool_result_tokens)
+                             max_tokens=self._result_tokens(identity), annotations=notes)
 
     def correct_entity(self, identity: Identity, subject: str, predicate: str, content: str, *,
                        content_json: Any = None, confidence: float | None = None,
@@ -93,6 +98,10 @@ class MemoryManager:
         """The tenant's `context_budget` guideline, typed (defaults when it has none)."""
         row = self.guidelines(identity, guidelines.BUDGET_KEY).get(guidelines.BUDGET_KEY)
         return ContextBudget.from_guideline(guidelines.guideline_json(row))
+
+    def _result_tokens(self, identity: Identity) -> int:
+        """The token bound of one tool result for this caller now."""
+        return self.context_budget(identity).max_tool_result_tokens
 
     def set_context_budget(self, identity: Identity, budget: dict[str, Any], *, content: str | None = None,
                            expected_version: int | None = None) -> Row:
@@ -178,8 +187,13 @@ class MemoryManager:
         _require_text(query, "query")
         asked = self.caps.rows(max_results if max_results is not None else kb_search.DEFAULT_RESULTS)
         hits = self.search_chunks(identity, query, collection=collection, limit=asked + 1)
+        notes = {}
+        if any(h.source for h in hits):
+            now = now_iso()
+            with self.backend.session(identity, now=now) as s:
+                notes = stale.stale_facts(s, {h.id: [h.source] for h in hits if h.source}, now)
         return render_hits(hits, query=query, collection=collection, asked=asked,
-                           max_tokens=self.context_budget(identity).max_tool_result_tokens)
+                           max_tokens=self._result_tokens(identity), annotations=notes)
 
     def search_chunks(self, identity: Identity, query: str, *, collection: str | None = None,
                       document_id: str | None = None, limit: int = 10,

@@ -37,8 +37,8 @@ async def test_lookup_entity_end_to_end_returns_current_and_history(app, mode):
     async with Client(app, mode=mode) as c:
         r = await c.call_tool("lookup_entity", {"subject": "model:helios-rag", "predicate": "beir_ndcg10"})
     text = r.content[0].text
-    assert "status=current version=2" in text and "\n0.78\n" in text
-    assert "status=superseded version=1" in text and "\n0.92\n" in text
+    assert 'status="current" version="2"' in text and "<content>0.78" in text
+    assert 'status="superseded" version="1"' in text and "<content>0.92" in text
     assert "0.55" not in text  # globex's value for the same subject
 
 
