@@ -4,7 +4,8 @@
 from a submodule; `__all__` is that contract. Inside, each folder is a capability with
 its own docstring saying what it owns and what it may import:
 
-    claims/    versioned facts, guidelines, persona, scoping
+    claims/    versioned facts, guidelines, persona, scoping, stale facts
+    context/   context windows: budget, selection, tiers, manifest, replay, tool rounds
     files/     the memory tool: commands, texts, paths, stores
     kb/        parse, chunk, embed, ingest, search, fusion
     query/     execute_query, without dialect
@@ -26,6 +27,7 @@ from .errors import (
     BackendUnavailable,
     ConfigError,
     Conflict,
+    ContextTooSmall,
     InvalidArgument,
     MemgateError,
     NoCaller,
@@ -38,6 +40,9 @@ from .errors import (
     TenantMismatch,
     TenantUnmapped,
 )
+from .context.assemble import ContextWindow
+from .context.replay import Replay
+from .context.rerank import Reranker
 from .facade import MemoryManager
 from .files.commands import COMMANDS as MEMORY_COMMANDS
 from .files.stores import validate_store_policy
@@ -60,9 +65,9 @@ __all__ = [
     "ACME", "CALL_STATUSES", "DEMO_TENANTS", "FAILED", "GLOBEX", "MEMORY_COMMANDS", "MEMORY_PROTOCOL", "NEW",
     "REPLACED", "ROWS_CEILING", "SUPPORTED_EXTENSIONS", "TENANT_MAPPING_KINDS", "UNCHANGED", "UNMAPPED_TENANT",
     "AccessDenied", "Backend", "BackendUnavailable", "CallRecord", "CapsSettings", "ChunkSettings",
-    "ConfigError", "Conflict", "ContextBudget", "DatabaseSettings", "Embedder", "HashingEmbedder", "Identity",
+    "ConfigError", "Conflict", "ContextBudget", "ContextTooSmall", "ContextWindow", "DatabaseSettings", "Embedder", "HashingEmbedder", "Identity",
     "IngestResult", "InvalidArgument", "MemgateError", "MemoryFileSettings", "MemoryManager", "NoCaller",
-    "NotFound", "QueryRejected", "QueryTimeout", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice",
+    "NotFound", "QueryRejected", "QueryTimeout", "Replay", "Reranker", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice",
     "TenantMapping", "TenantMismatch", "TenantUnmapped", "TokenAttributes", "ToolOutput", "ToolRow",
     "count_tokens", "days_ago_iso", "default_embedder", "load_tool_definitions", "now_iso", "open_backend",
     "seed_demo", "validate_store_policy",

@@ -64,6 +64,10 @@ class QueryRejected(InvalidArgument):
         self.rule = rule
 
 
+class ContextTooSmall(ConfigError):
+    """The context budget cannot hold what a window must show whole; `field` names the slice."""
+
+
 class Conflict(MemgateError):
     """A concurrent writer changed the thing first; nothing was written."""
 

@@ -8,6 +8,7 @@ and saying when more exists. The manager knows nothing of MCP.
 
 from __future__ import annotations
 
+import json
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
@@ -18,7 +19,13 @@ from .claims import entities, guidelines, stale
 from .claims.entities import ClaimLookup
 from .claims.render import render_claims
 from .clock import now_iso
-from .errors import InvalidArgument
+from .context import assemble as context_assembly
+from .context import manifest as context_manifests
+from .context import replay as context_replay
+from .context.assemble import ContextWindow
+from .context.replay import Replay
+from .context.rerank import Reranker
+from .errors import InvalidArgument, NotFound
 from .files.commands import MemoryFiles, open_store
 from .files.stores import resolve_store, store_from_key
 from .identity import Identity
@@ -117,6 +124,48 @@ class MemoryManager:
     def personas(self, identity: Identity, key: str | None = None) -> dict[str, Row]:
         with self.backend.session(identity) as s:
             return guidelines.current_personas(s, now_iso(), key)
+
+    # -- context windows ---------------------------------------------------
+    def assemble_context(self, identity: Identity, question: str, intent: str, *, now: str | None = None,
+                         reranker: Reranker | None = None) -> ContextWindow:
+        """The budgeted context window for `question`, recorded with its manifest in the caller's thread."""
+        _require_text(question, "question")
+        _require_text(intent, "intent")
+        now = now or now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return context_assembly.assemble(s, identity, question, intent, now, embedder=self.embedder,
+                                             reranker=reranker)
+
+    def context_manifest(self, identity: Identity, manifest_id: str) -> dict[str, Any]:
+        """A manifest the caller may see (its own windows), by id."""
+        with self.backend.session(identity, now=now_iso()) as s:
+            return context_manifests.read(s, manifest_id)
+
+    def replay_context(self, identity: Identity, manifest_id: str) -> Replay:
+        """Rebuild a window from its manifest's row versions, as `identity` may see them now."""
+        with self.backend.session(identity, now=now_iso()) as s:
+            return context_replay.replay(s, manifest_id,
+                                         exists=lambda ids: self._operator_rows_exist(identity.tenant, ids))
+
+    def _operator_rows_exist(self, tenant: str, ids: list[str]) -> dict[str, Row]:
+        with self.backend.operator_session() as s:
+            return {r["id"]: r for r in s.fetch_all("operator_context_rows", tenant=tenant, ids=json.dumps(ids))}
+
+    def operator_context_manifests(self, tenant: str, limit: int = 20) -> list[Row]:
+        """The tenant's latest manifests, whoever assembled them (operator CLI only)."""
+        with self.backend.operator_session() as s:
+            rows, _ = s.fetch_page("operator_context_manifests", limit, tenant=tenant)
+            return rows
+
+    def operator_context_owner(self, tenant: str, manifest_id: str) -> Identity:
+        """The identity a manifest was assembled for, to show or replay it in that scope (operator CLI only)."""
+        with self.backend.operator_session() as s:
+            row = s.fetch_one("operator_context_manifest", tenant=tenant, id=manifest_id)
+        if row is None:
+            raise NotFound(f"tenant {tenant} has no context manifest {manifest_id}",
+                           hint=f"List them with `memgate manifest ls -t {tenant}`.")
+        return Identity(tenant=tenant, user=row["user_id"], agent=row["agent_id"], thread=row["thread_id"],
+                        session=row["session_id"], principal="cli:operator")
 
     # -- toolbox rows ------------------------------------------------------
     def active_tools(self, identity: Identity, name: str | None = None) -> list[Row]:
