@@ -46,6 +46,10 @@ class TenantMismatch(AccessDenied):
     """A token's tenant claim and a tenant mapping, or two mappings, name different tenants."""
 
 
+class NotIssued(AccessDenied):
+    """A memory id that the caller's current context window did not issue as a pointer or summary."""
+
+
 class NotFound(MemgateError):
     """The thing asked for does not exist for this caller."""
 

@@ -9,6 +9,7 @@ and saying when more exists. The manager knows nothing of MCP.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
@@ -20,11 +21,16 @@ from .claims.entities import ClaimLookup
 from .claims.render import render_claims
 from .clock import now_iso
 from .context import assemble as context_assembly
+from .context import clarify as context_clarify
+from .context import events as context_events
+from .context import expand as context_expand
 from .context import manifest as context_manifests
 from .context import replay as context_replay
+from .context import rounds as context_rounds
 from .context.assemble import ContextWindow
 from .context.replay import Replay
 from .context.rerank import Reranker
+from .context.window import WindowKey
 from .errors import InvalidArgument, NotFound
 from .files.commands import MemoryFiles, open_store
 from .files.stores import resolve_store, store_from_key
@@ -36,7 +42,7 @@ from .kb.render import render_hits
 from .limits import CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .output.results import ToolOutput
 from .query import execute as query
-from .registry import calllog
+from .registry import calllog, server_keys
 from .registry import toolbox as toolbox_rows
 from .registry.calllog import CallRecord
 from .tenancy import mapping as tenant_mapping
@@ -107,8 +113,10 @@ class MemoryManager:
         return ContextBudget.from_guideline(guidelines.guideline_json(row))
 
     def _result_tokens(self, identity: Identity) -> int:
-        """The token bound of one tool result for this caller now."""
-        return self.context_budget(identity).max_tool_result_tokens
+        """The token bound of one tool result for this caller now (lower inside a window's tool round)."""
+        bound = self.context_budget(identity).max_tool_result_tokens
+        cap = context_rounds.result_cap()
+        return bound if cap is None else min(bound, cap)
 
     def set_context_budget(self, identity: Identity, budget: dict[str, Any], *, content: str | None = None,
                            expected_version: int | None = None) -> Row:
@@ -146,6 +154,51 @@ class MemoryManager:
         with self.backend.session(identity, now=now_iso()) as s:
             return context_replay.replay(s, manifest_id,
                                          exists=lambda ids: self._operator_rows_exist(identity.tenant, ids))
+
+    def expand(self, identity: Identity, memory_id: str) -> ToolOutput:
+        """Handler `expand`: the full form of a pointer or summary issued in the caller's current window."""
+        _require_text(memory_id, "memory_id")
+        with self.backend.session(identity, now=now_iso()) as s:
+            return context_expand.expand(s, WindowKey.of(identity), memory_id)
+
+    def clarify(self, identity: Identity, question: str, options: list[str] | None = None, *,
+                action: str = "fallback", answer: str | None = None) -> ToolOutput:
+        """Handler `clarify`: record the user's answer (or decline, or that the client could not ask)."""
+        _require_text(question, "question")
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return context_clarify.record_clarification(s, identity, question=question, options=options,
+                                                        action=action, answer=answer, now=now)
+
+    def record_turn(self, identity: Identity, role: str, content: str) -> Row:
+        """Append a turn to the caller's conversation (its thread, else its server session): the volatile tail."""
+        _require_text(content, "content")
+        if role not in ("user", "assistant"):
+            raise InvalidArgument(f"role must be user or assistant, got {role!r}", field="role")
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s, s.transaction():
+            return context_events.write_event(s, identity, prefix="cnv", event_type="turn", role=role,
+                                              content=content, now=now,
+                                              turn_index=context_events.next_turn(s, WindowKey.of(identity)))
+
+    def run_tool_round(self, identity: Identity, *, call_id: str, tool_name: str,
+                       call: Callable[[], ToolOutput]) -> ToolOutput:
+        """Run one tool call as a round of the caller's current window, if it has one.
+
+        With no window the call runs as it is. Otherwise it runs bounded by what the
+        window's tool reserve has left, and its result is charged and recorded as a thread
+        event referencing mcp_call_log row `call_id`; with no round left it does not run
+        and the answer is one sentence.
+        """
+        with self.backend.session(identity, now=now_iso()) as s:
+            opened = context_rounds.open_round(s, WindowKey.of(identity))
+        if not isinstance(opened, context_rounds.Round):
+            return call() if opened is None else opened
+        output = context_rounds.run_capped(opened, call)
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return context_rounds.close_round(s, identity, opened, call_id=call_id, tool_name=tool_name,
+                                              output=output, now=now)
 
     def _operator_rows_exist(self, tenant: str, ids: list[str]) -> dict[str, Row]:
         with self.backend.operator_session() as s:
@@ -296,6 +349,10 @@ class MemoryManager:
         with self.backend.operator_session() as s:
             rows, _ = s.fetch_page("operator_calllog_recent", limit, tenant=tenant, tool=tool, status=status)
             return rows
+
+    def operator_request_state_key(self) -> bytes:
+        """The key every server process on this database seals MCP request state with (created once)."""
+        return server_keys.shared_key(self.backend, server_keys.REQUEST_STATE_KEY)
 
     def operator_tenants(self) -> list[str]:
         with self.backend.operator_session() as s:

@@ -9,10 +9,10 @@ from memgate.server.cli.common import open_manager
 from memgate.server.settings import load_settings
 
 
-def stdio_app(sqlite_path, tenant="acme", user="jane", agent="research-assistant"):
+def stdio_app(sqlite_path, tenant="acme", user="jane", agent="research-assistant", thread=None):
     """The server `memgate serve --tenant ...` would run, for an in-process fastmcp.Client."""
     settings = load_settings(None, **{"database.path": str(sqlite_path), "stdio.tenant": tenant,
-                                      "stdio.user": user, "stdio.agent": agent})
+                                      "stdio.user": user, "stdio.agent": agent, "stdio.thread": thread})
     manager = open_manager(settings)
     return stdio_server(manager, settings), manager
 

@@ -13,7 +13,7 @@ from context_helpers import FACT_CHECK, JANE_IN_REVIEW, excluded, placed, refs
 from memgate.manager import ACME, GLOBEX, ContextTooSmall, InvalidArgument, count_tokens
 from memgate.manager.demo.dataset import ACME_BUDGET
 
-TOOLS = ["execute_query", "lookup_entity", "memory", "search_memory"]
+TOOLS = ["clarify", "execute_query", "expand", "lookup_entity", "memory", "search_memory"]
 
 
 @pytest.fixture

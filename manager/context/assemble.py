@@ -20,7 +20,7 @@ from ..limits import ContextBudget
 from ..registry import toolbox as toolbox_rows
 from ..tokens import count_tokens
 from . import manifest as manifests
-from .budget import BudgetPlan, charge_fixed, grant
+from .budget import charge_fixed, grant
 from .candidates import Candidate, gather
 from .layout import FULL, GUIDELINES, PERSONA, QUESTION, TOOL_SURFACE, VARIABLE, VOLATILE_TAIL
 from .render import RENDERER_VERSION, cost, header, question_block, record, slice_block, window_text
