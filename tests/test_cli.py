@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_helpers import cli_runner
 from click.testing import CliRunner
 
 from memgate.manager import Identity
@@ -14,16 +15,8 @@ from memgate.server.cli import cli
 
 @pytest.fixture
 def run(sqlite_path, monkeypatch):
-    for key in list(__import__("os").environ):
-        if key.startswith("MEMGATE_"):
-            monkeypatch.delenv(key)
-
-    def invoke(*args: str, ok: bool = True):
-        result = CliRunner().invoke(cli, ["--db", str(sqlite_path), *args], catch_exceptions=False)
-        assert (result.exit_code == 0) == ok, result.output
-        return result.output
-
-    return invoke
+    invoke = cli_runner(sqlite_path, monkeypatch)
+    return lambda *args, ok=True: invoke(*args, ok=ok).output
 
 
 def test_init_demo_creates_schema_tools_and_demo_and_is_idempotent(run, sqlite_path):

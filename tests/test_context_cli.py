@@ -7,24 +7,15 @@ import re
 
 import pytest
 from backend_helpers import open_sqlite
-from click.testing import CliRunner
+from cli_helpers import cli_runner
 from context_helpers import FACT_CHECK
 
 from memgate.manager import ACME, MemoryManager
-from memgate.server.cli import cli
 
 
 @pytest.fixture
 def run(sqlite_path, monkeypatch):
-    for key in list(__import__("os").environ):
-        if key.startswith("MEMGATE_"):
-            monkeypatch.delenv(key)
-
-    def invoke(*args: str, ok: bool = True):
-        result = CliRunner().invoke(cli, ["--db", str(sqlite_path), *args], catch_exceptions=False)
-        assert (result.exit_code == 0) == ok, result.output
-        return result
-
+    invoke = cli_runner(sqlite_path, monkeypatch)
     invoke("init", "--demo")
     return invoke
 

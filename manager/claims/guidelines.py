@@ -16,6 +16,7 @@ from ..backend.base import Row, Session
 from ..errors import Conflict, InvalidArgument
 from ..identity import Identity
 from ..ids import new_id
+from .entities import next_version
 from .scoping import most_specific_per_key
 
 #: the row id of the tenant-wide context budget, the same in every tenant
@@ -64,11 +65,7 @@ def update_guideline(session: Session, identity: Identity, *, row_id: str, key: 
             "id": new_id("gdl"), "row_id": row_id, "tenant_id": identity.tenant, **scope,
             "guideline_key": key, "content": content,
             "content_json": json.dumps(content_json, sort_keys=True) if content_json is not None else None,
-            "version": have + 1, "valid_from": now,
-            "source_table": "guideline_memory" if latest else None,
-            "source_id": latest["id"] if latest else None,
-            "source_version": latest["version"] if latest else None,
-            "created_by": identity.principal or identity.user, "created_at": now,
+            **next_version("guideline_memory", latest, identity, now),
         }
         session.insert("guideline_memory", row)
     return row
