@@ -9,7 +9,7 @@ import re
 import mcp_types
 import pytest
 from backend_helpers import operator_rows
-from context_helpers import FACT_CHECK, excluded, placed
+from context_helpers import FACT_CHECK, JANE_IN_REVIEW, excluded, placed
 from fastmcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import log_rows, stdio_app
@@ -57,7 +57,7 @@ async def window(client, question=FACT_CHECK, intent="fact_check") -> str:
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_the_prompt_assembles_the_fact_check_window_and_records_its_manifest(servers, backend, mode):
+async def test_the_prompt_assembles_the_fact_check_window_and_records_its_manifest(servers, manager, backend, mode):
     async with Client(servers(), mode=mode) as c:
         [prompt] = [p for p in await c.list_prompts() if p.name == "context_window"]
         text = await window(c)
@@ -72,6 +72,10 @@ async def test_the_prompt_assembles_the_fact_check_window_and_records_its_manife
     assert [e["memory_id"] for e in m["memories"] if e["slice"] == "tool_surface"] != []
     assert [line.split('"')[1] for line in text.splitlines()
             if line.startswith('<memory id="') and 'type="tool"' in line] == TOOLS
+    # the window the host received replays from its manifest, before and after a correction
+    assert manager.replay_context(JANE_IN_REVIEW, m["manifest_id"]).text == text
+    manager.correct_entity(ACME, "model:helios-rag", "beir_ndcg10", "0.81", expected_version=2)
+    assert manager.replay_context(JANE_IN_REVIEW, m["manifest_id"]).matches
 
 
 @pytest.mark.parametrize("args, message", [
@@ -231,7 +235,6 @@ async def test_clarify_asks_by_elicitation_and_keeps_the_answer_in_the_thread(se
     assert events(backend, "tool_result") == []  # clarify is not a tool round
     calls = log_rows(backend, tool_name="clarify")
     assert [c["status"] for c in calls] == ["ok"] * (2 if mode == "auto" else 1)  # modern: two legs
-    from context_helpers import JANE_IN_REVIEW
     nxt = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check").manifest
     assert placed(nxt)[answer["id"]][0] == "volatile_tail"
 
