@@ -30,7 +30,7 @@ def test_the_file_sets_values_and_the_environment_overrides_them(tmp_path, monke
 
 def test_a_value_over_its_limit_names_the_key_the_limit_and_both_places_to_fix_it(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMGATE_CAPS__MAX_ROWS", "9000")
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ConfigError, match=r"caps\.max_rows: Input should be less than or equal to 5000") as err:
         load_settings(None)
     assert str(err.value) == (
         "Invalid settings:\n  caps.max_rows: Input should be less than or equal to 5000, got '9000'. "
@@ -39,7 +39,7 @@ def test_a_value_over_its_limit_names_the_key_the_limit_and_both_places_to_fix_i
 
 def test_a_misspelt_key_is_an_error_not_silently_ignored(tmp_path):
     path = _toml(tmp_path, "[caps]\nmax_row = 10\n")
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ConfigError, match=r"caps\.max_row is not a memgate setting") as err:
         load_settings(path)
     assert str(err.value) == (
         f"Invalid settings:\n  caps.max_row is not a memgate setting. Check its spelling in memgate.toml ({path}) "
@@ -63,7 +63,7 @@ def test_broken_toml_says_where(tmp_path):
 
 
 def test_stdio_without_a_tenant_explains_how_to_give_one():
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ConfigError, match="^stdio.tenant is not set") as err:
         load_settings(None).stdio.identity()
     assert err.value.field == "stdio.tenant"
     assert "memgate serve --tenant T" in err.value.with_hint()

@@ -65,7 +65,7 @@ def test_seeding_replaces_a_corrupt_cached_file(tmp_path, monkeypatch):
 
 def test_seeding_refuses_when_tiktoken_caching_is_disabled(monkeypatch):
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(ConfigError, match="^TIKTOKEN_CACHE_DIR is empty") as caught:
         seed_tiktoken_cache()
     assert caught.value.with_hint() == (
         "TIKTOKEN_CACHE_DIR is empty, which disables tiktoken's cache, so token counting would "

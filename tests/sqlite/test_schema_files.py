@@ -13,12 +13,12 @@ from memgate.manager.errors import SchemaMismatch
 def test_a_newer_schema_is_refused_with_the_fix(backend, sqlite_path):
     with sqlite3.connect(sqlite_path) as conn:
         conn.execute("INSERT INTO memgate_schema (version) VALUES (7)")
-    with pytest.raises(SchemaMismatch) as err:
+    with pytest.raises(SchemaMismatch, match="has schema version 7, newer than this memgate knows") as err:
         backend.check_schema()
     assert err.value.with_hint() == (
         f"{sqlite_path} has schema version 7, newer than this memgate knows (1). "
         "Upgrade memgate, or point database.path at another file.")
-    with pytest.raises(SchemaMismatch):
+    with pytest.raises(SchemaMismatch, match="has schema version 7, newer than this memgate knows"):
         backend.migrate()
 
 
@@ -32,7 +32,7 @@ def test_a_sqlite_file_that_is_not_memgate_is_refused(tmp_path):
 
 def test_a_missing_file_is_not_created_when_creation_is_off(tmp_path):
     from memgate.manager.errors import BackendUnavailable
-    with pytest.raises(BackendUnavailable) as err:
+    with pytest.raises(BackendUnavailable, match="^no database at ") as err:
         open_sqlite(tmp_path / "absent.db", create=False)
     assert err.value.with_hint() == f"no database at {tmp_path / 'absent.db'}. Run `memgate init` first."
     assert not (tmp_path / "absent.db").exists()
