@@ -21,7 +21,8 @@ DIR_HEADER = "Here're the files and directories up to 2 levels deep in {}, exclu
 
 def error_text(call, *args):
     # The contract's three error families; each caller compares the whole text.
-    with pytest.raises(MemoryToolError, match=r"^(Invalid `\w+` parameter: |File /memories/|No replacement was performed)") as caught:
+    families = r"^(Invalid `\w+` parameter: |File /memories/|No replacement was performed)"
+    with pytest.raises(MemoryToolError, match=families) as caught:
         call(*args)
     return caught.value.text
 
