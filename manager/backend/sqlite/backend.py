@@ -221,8 +221,9 @@ class SqliteBackend:
         return info
 
     # -- execute_query -----------------------------------------------------
-    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float) -> QueryRows:
-        return self._queries.run(identity, sql, max_rows, timeout_s)
+    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float,
+                           max_chars: int = 500) -> QueryRows:
+        return self._queries.run(identity, sql, max_rows, timeout_s, max_chars)
 
     def query_catalog(self) -> ViewCatalog:
         return self._queries.catalog()
