@@ -32,6 +32,7 @@ from memgate.manager import (
     RowRefused,
     ToolOutput,
     ToolRow,
+    clip_echo,
     now_iso,
 )
 
@@ -164,7 +165,7 @@ def _short_message(error: jsonschema.ValidationError) -> str:
     message = error.message
     shown = repr(error.instance)
     if len(shown) > _ECHO_CHARS:
-        message = message.replace(shown, f"{shown[:_ECHO_CHARS]}... ({len(shown)} characters)")
+        message = message.replace(shown, clip_echo(shown, _ECHO_CHARS))
     return message if len(message) <= _MESSAGE_CHARS else message[: _MESSAGE_CHARS - 1] + "…"
 
 
