@@ -37,6 +37,7 @@ from memgate.manager import (
 )
 
 from . import agent_errors
+from .argument_values import argument_problem
 from .policy import check_access
 from .rows import RowTool, advertised_schema, check_row
 
@@ -99,6 +100,9 @@ class ToolDispatcher:
         row = await self._current_row(tool, identity)
         check_access(row.access_policy, identity)
         spec = check_row(row)
+        if problem := argument_problem(arguments):
+            field, reason = problem
+            raise InvalidArgument(reason, field=field)
         _validate(arguments, advertised_schema(row, spec))
         try:
             args = spec.args_model.model_validate(arguments)
