@@ -10,6 +10,7 @@ its own docstring saying what it owns and what it may import:
     query/     execute_query, without dialect
     output/    records, cells, tables, budgets, results
     registry/  toolbox rows, the call log, default tools
+    tenancy/   tenant mapping for tokens that name no tenant
     demo/      the demo dataset
     backend/   the storage seam and one folder per dialect
 
@@ -34,6 +35,8 @@ from .errors import (
     RowGone,
     RowRefused,
     SchemaMismatch,
+    TenantMismatch,
+    TenantUnmapped,
 )
 from .facade import MemoryManager
 from .files.commands import COMMANDS as MEMORY_COMMANDS
@@ -50,16 +53,18 @@ from .registry.calllog import STATUSES as CALL_STATUSES
 from .registry.calllog import CallRecord
 from .registry.defaults import load_tool_definitions
 from .registry.toolbox import ToolRow
+from .tenancy.mapping import KINDS as TENANT_MAPPING_KINDS
+from .tenancy.mapping import UNMAPPED_TENANT, TenantChoice, TenantMapping, TokenAttributes
 from .tokens import count_tokens
 
 __all__ = [
     "ACME", "CALL_STATUSES", "DEMO_TENANTS", "FAILED", "GLOBEX", "MEMORY_COMMANDS", "MEMORY_PROTOCOL", "NEW",
-    "REPLACED", "ROWS_CEILING", "SUPPORTED_EXTENSIONS", "UNCHANGED",
+    "REPLACED", "ROWS_CEILING", "SUPPORTED_EXTENSIONS", "TENANT_MAPPING_KINDS", "UNCHANGED", "UNMAPPED_TENANT",
     "AccessDenied", "Backend", "BackendUnavailable", "CallRecord", "CapsSettings", "ChunkSettings",
     "ConfigError", "Conflict", "ContextBudget", "DatabaseSettings", "Embedder", "HashingEmbedder", "Identity",
     "IngestResult", "InvalidArgument", "MemgateError", "MemoryFileSettings", "MemoryManager", "NoCaller",
-    "NotFound", "QueryRejected", "QueryTimeout", "RowGone", "RowRefused", "SchemaMismatch", "ToolOutput",
-    "ToolRow",
+    "NotFound", "QueryRejected", "QueryTimeout", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice",
+    "TenantMapping", "TenantMismatch", "TenantUnmapped", "TokenAttributes", "ToolOutput", "ToolRow",
     "clip_echo", "count_tokens", "days_ago_iso", "default_embedder", "load_tool_definitions", "now_iso", "open_backend",
     "seed_demo", "validate_store_policy",
 ]

@@ -38,6 +38,14 @@ class AccessDenied(MemgateError):
     status = "denied"
 
 
+class TenantUnmapped(AccessDenied):
+    """A verified token names no tenant and no tenant mapping matches it."""
+
+
+class TenantMismatch(AccessDenied):
+    """A token's tenant claim and a tenant mapping, or two mappings, name different tenants."""
+
+
 class NotFound(MemgateError):
     """The thing asked for does not exist for this caller."""
 

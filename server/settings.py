@@ -41,6 +41,12 @@ class ServerSettings(_Section):
     #: HTTP request bodies over this are refused with 413 before the MCP app reads them, and
     #: longer stdio lines with JSON-RPC error -32600 (server/stdio_transport.py)
     max_request_bytes: int = Field(4 * 1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
+    #: the HTTP parser reads request heads up to this whole, so an oversized token gets an answer, not a reset
+    max_header_bytes: int = Field(256 * 1024, ge=16 * 1024, le=16 * 1024 * 1024)
+    #: browser origins allowed to call the HTTP server (CORS); any other Origin gets 403. No Origin is fine.
+    allowed_origins: list[str] = []
+    #: Host names the HTTP server answers besides loopback and base_url's host; any other Host gets 421
+    allowed_hosts: list[str] = []
 
     @field_validator("log_level", mode="before")
     @classmethod

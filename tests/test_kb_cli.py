@@ -81,3 +81,14 @@ def test_search_after_init_demo_finds_demo_chunks_for_the_tenant_only(run):
 def test_overlap_must_be_smaller_than_the_chunk(run, folder):
     out = run("ingest", str(folder), "-t", "acme", "--chunk-tokens", "32", "--overlap-tokens", "32", code=2)
     assert "--overlap-tokens" in out.output and "must be smaller than --chunk-tokens" in out.output
+
+
+def test_ingest_for_a_user_is_found_by_that_user_only(run, folder, backend):
+    from backend_helpers import operator_rows
+    assert run("init", "-t", "acme").exit_code == 0
+    run("ingest", str(folder), "-t", "acme", "--user", "jane", "-q")
+    chunks = operator_rows(backend, "knowledge_base_chunk")
+    assert len(chunks) == 3 and {c["user_id"] for c in chunks} == {"jane"}
+    assert "Flux runbook" in run("search", "zebra alarm", "-t", "acme", "--user", "jane").output
+    for other in (("--user", "bob"), ()):
+        assert "Flux runbook" not in run("search", "zebra alarm", "-t", "acme", *other).output, other

@@ -39,7 +39,7 @@ from memgate.manager import (
 from . import agent_errors
 from .argument_values import argument_problem
 from .policy import check_access
-from .rows import RowTool, advertised_schema, check_row
+from .rows import RowTool, check_row, validation_schema
 
 log = logging.getLogger("memgate.toolbox")
 
@@ -103,7 +103,7 @@ class ToolDispatcher:
         if problem := argument_problem(arguments):
             field, reason = problem
             raise InvalidArgument(reason, field=field)
-        _validate(arguments, advertised_schema(row, spec))
+        _validate(arguments, validation_schema(row, spec))
         try:
             args = spec.args_model.model_validate(arguments)
         except ValidationError as exc:

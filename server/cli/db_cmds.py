@@ -138,6 +138,6 @@ def _check_transport(settings, report) -> None:
         return
     try:
         settings.http.auth.check_complete()
-        report(True, "http auth", f"issuer {settings.http.auth.issuer}, audience {settings.http.auth.audience}")
+        report(True, "http auth", settings.http.auth.describe())
     except MemgateError as exc:
         report(False, "http auth", exc.with_hint())

@@ -94,7 +94,7 @@ def register(cli: click.Group) -> None:
         logging.getLogger("pypdf").setLevel(logging.ERROR)
         files, passed_over = find_files(paths)
         settings = ChunkSettings(max_tokens=chunk_tokens, overlap_tokens=overlap_tokens)
-        identity = operator_identity(tenant)
+        identity = operator_identity(tenant, user, agent)  # the wall lets only that scope write its rows
         manager = open_manager(settings_from(ctx))
         results: list[IngestResult] = []
         started = time.perf_counter()

@@ -62,11 +62,11 @@ def register(cli: click.Group) -> None:
             else:
                 import uvicorn
 
-                from ..app import http_asgi_app, http_server
+                from ..app import http_asgi_app, http_server, uvicorn_options
                 mcp = http_server(manager, settings)
                 log.info("memgate serving %s at http://%s:%s/mcp", settings.database.path,
                          settings.server.host, settings.server.port)
                 uvicorn.run(http_asgi_app(mcp, settings), host=settings.server.host, port=settings.server.port,
-                            log_level=settings.server.log_level.lower())
+                            log_level=settings.server.log_level.lower(), **uvicorn_options(settings))
         finally:
             manager.close()

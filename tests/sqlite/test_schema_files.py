@@ -11,12 +11,13 @@ from memgate.manager.errors import SchemaMismatch
 
 
 def test_a_newer_schema_is_refused_with_the_fix(backend, sqlite_path):
+    known = backend.known_schema_version()
     with sqlite3.connect(sqlite_path) as conn:
-        conn.execute("INSERT INTO memgate_schema (version) VALUES (7)")
+        conn.execute("INSERT INTO memgate_schema (version) VALUES (?)", (known + 1,))
     with pytest.raises(SchemaMismatch) as err:
         backend.check_schema()
     assert err.value.with_hint() == (
-        f"{sqlite_path} has schema version 7, newer than this memgate knows (1). "
+        f"{sqlite_path} has schema version {known + 1}, newer than this memgate knows ({known}). "
         "Upgrade memgate, or point database.path at another file.")
     with pytest.raises(SchemaMismatch):
         backend.migrate()
