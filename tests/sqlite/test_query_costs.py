@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from memgate.manager import ACME, MemoryManager, QueryRejected
+from memgate.manager import ACME, MemoryManager, QueryRejected, now_iso
 from memgate.manager.backend.base import BinaryLength
 from memgate.manager.backend.sqlite.deadline import Deadline
 
@@ -62,7 +62,7 @@ def test_a_disarmed_watchdog_leaves_the_next_statement_alone():
 
 def test_text_arrives_cut_to_the_cell_width_and_binary_values_by_their_length(backend, two_tenants):
     rows = backend.run_readonly_query(ACME, "SELECT printf('%.900c', 'é') AS t, CAST('abcd' AS BLOB) AS b, 7 AS n",
-                                      max_rows=5, timeout_s=5, max_chars=10)
+                                      max_rows=5, timeout_s=5, now=now_iso(), max_chars=10)
     assert rows.rows == [("é" * 11, BinaryLength(4), 7)]
 
 
