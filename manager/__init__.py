@@ -47,6 +47,7 @@ from .kb.embed import Embedder, HashingEmbedder, default_embedder
 from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
 from .kb.parse import SUPPORTED_EXTENSIONS
 from .limits import ROWS_CEILING, CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
+from .output.echo import clip_echo
 from .output.results import ToolOutput
 from .registry.calllog import STATUSES as CALL_STATUSES
 from .registry.calllog import CallRecord
@@ -64,6 +65,6 @@ __all__ = [
     "IngestResult", "InvalidArgument", "MemgateError", "MemoryFileSettings", "MemoryManager", "NoCaller",
     "NotFound", "QueryRejected", "QueryTimeout", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice",
     "TenantMapping", "TenantMismatch", "TenantUnmapped", "TokenAttributes", "ToolOutput", "ToolRow",
-    "count_tokens", "days_ago_iso", "default_embedder", "load_tool_definitions", "now_iso", "open_backend",
+    "clip_echo", "count_tokens", "days_ago_iso", "default_embedder", "load_tool_definitions", "now_iso", "open_backend",
     "seed_demo", "validate_store_policy",
 ]

@@ -38,7 +38,8 @@ class ServerSettings(_Section):
     #: the public base URL of the HTTP server (for OAuth metadata); default http://host:port
     base_url: str | None = None
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
-    #: HTTP request bodies over this are refused with 413 before the MCP app reads them
+    #: HTTP request bodies over this are refused with 413 before the MCP app reads them, and
+    #: longer stdio lines with JSON-RPC error -32600 (server/stdio_transport.py)
     max_request_bytes: int = Field(4 * 1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
     #: the HTTP parser reads request heads up to this whole, so an oversized token gets an answer, not a reset
     max_header_bytes: int = Field(256 * 1024, ge=16 * 1024, le=16 * 1024 * 1024)

@@ -32,10 +32,12 @@ from memgate.manager import (
     RowRefused,
     ToolOutput,
     ToolRow,
+    clip_echo,
     now_iso,
 )
 
 from . import agent_errors
+from .argument_values import argument_problem
 from .policy import check_access
 from .rows import RowTool, check_row, validation_schema
 
@@ -98,6 +100,9 @@ class ToolDispatcher:
         row = await self._current_row(tool, identity)
         check_access(row.access_policy, identity)
         spec = check_row(row)
+        if problem := argument_problem(arguments):
+            field, reason = problem
+            raise InvalidArgument(reason, field=field)
         _validate(arguments, validation_schema(row, spec))
         try:
             args = spec.args_model.model_validate(arguments)
@@ -164,7 +169,7 @@ def _short_message(error: jsonschema.ValidationError) -> str:
     message = error.message
     shown = repr(error.instance)
     if len(shown) > _ECHO_CHARS:
-        message = message.replace(shown, f"{shown[:_ECHO_CHARS]}... ({len(shown)} characters)")
+        message = message.replace(shown, clip_echo(shown, _ECHO_CHARS))
     return message if len(message) <= _MESSAGE_CHARS else message[: _MESSAGE_CHARS - 1] + "…"
 
 

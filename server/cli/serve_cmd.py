@@ -55,9 +55,10 @@ def register(cli: click.Group) -> None:
         try:
             if settings.server.transport == "stdio":
                 from ..app import stdio_server
+                from ..stdio_transport import serve_stdio
                 mcp = stdio_server(manager, settings)
                 log.info("memgate serving %s over stdio as tenant %s", settings.database.path, settings.stdio.tenant)
-                mcp.run(transport="stdio", show_banner=False)
+                serve_stdio(mcp, max_line_bytes=settings.server.max_request_bytes)
             else:
                 import uvicorn
 

@@ -219,8 +219,8 @@ class SqliteBackend:
 
     # -- execute_query -----------------------------------------------------
     def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float,
-                           now: str) -> QueryRows:
-        return self._queries.run(identity, sql, max_rows, timeout_s, now)
+                           now: str, max_chars: int = 500) -> QueryRows:
+        return self._queries.run(identity, sql, max_rows, timeout_s, now, max_chars)
 
     def query_catalog(self) -> ViewCatalog:
         return self._queries.catalog()
