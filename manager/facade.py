@@ -75,6 +75,9 @@ class MemoryManager:
                        agent_id: str | None = None, thread_id: str | None = None) -> Row:
         """Record a claim, or its next version if one exists (never an in-place edit)."""
         _require_text(content, "content")
+        if content_json is not None and not isinstance(content_json, dict):
+            raise InvalidArgument(f"conditions must be a JSON object, got {type(content_json).__name__}: "
+                                  f"{content_json!r:.80}", field="content_json")
         with self.backend.session(identity) as s:
             return entities.correct(
                 s, identity, subject=subject, predicate=predicate, content=content, now=now_iso(),
