@@ -21,7 +21,11 @@ class MemgateError(Exception):
         self.hint = hint
 
     def with_hint(self) -> str:
-        return f"{self.message} {self.hint}" if self.hint else self.message
+        """The message and the fix as two sentences (a message need not end with a full stop)."""
+        if not self.hint:
+            return self.message
+        ended = self.message.rstrip().endswith((".", "!", "?", ":"))
+        return f"{self.message.rstrip()}{'' if ended else '.'} {self.hint}"
 
 
 class ConfigError(MemgateError):

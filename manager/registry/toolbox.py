@@ -67,7 +67,7 @@ def set_enabled(session: Session, identity: Identity, name: str, enabled: bool, 
         versions = _tenant_wide_versions(session, name)
         if not versions:
             raise NotFound(f"no toolbox row named {name!r} for tenant {identity.tenant}",
-                           hint="`memgate tools list` shows the tenant's tools.")
+                           hint=f"`memgate tools list -t {identity.tenant}` shows the tenant's tools.")
         latest = versions[0]
         active = latest["valid_until"] is None or latest["valid_until"] > now
         active = active and latest["deleted_at"] is None and latest["valid_from"] <= now

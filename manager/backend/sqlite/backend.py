@@ -9,6 +9,7 @@ bound tenant's rows (tests/contract/test_tenant_isolation.py proves it).
 
 from __future__ import annotations
 
+import shlex
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -128,7 +129,8 @@ class SqliteBackend:
         self._queries = ReadonlyQueries(self.path, busy_timeout_ms=busy_timeout_ms)
         if not self.path.exists():
             if not create:
-                raise BackendUnavailable(f"no database at {self.path}.", hint="Run `memgate init` first.")
+                raise BackendUnavailable(f"no database at {self.path}.",
+                                         hint=f"Run `memgate --db {shlex.quote(str(self.path))} init` first.")
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.migrate()
 
