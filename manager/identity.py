@@ -2,11 +2,31 @@
 
 An Identity comes from the transport (verified JWT claims over HTTP, launch
 configuration over stdio), never from tool arguments.
+
+Tenant, user and agent ids follow one rule wherever they enter (CLI flags, [stdio]
+settings, JWT claims, the demo): 1 to 200 characters of letters, digits and
+`. _ @ : | + -`, starting with a letter or digit. That admits e-mail addresses and
+identity-provider subjects (`auth0|5f7c`) and keeps out spaces, quotes, slashes and
+control characters, so an id reads the same in a log line, a store key and a shell.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+
+from .errors import InvalidArgument
+
+ID_RULE = "1-200 characters of letters, digits and . _ @ : | + -, starting with a letter or digit"
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@:|+-]{0,199}")
+
+
+def check_id(value: object, kind: str) -> str:
+    """`value` if it is a valid tenant, user or agent id (`kind` names which); else InvalidArgument."""
+    if isinstance(value, str) and _ID.fullmatch(value):
+        return value
+    shown = repr(value) if not isinstance(value, str) or len(value) <= 60 else repr(value[:60]) + "..."
+    raise InvalidArgument(f"{shown} is not a valid {kind} id: use {ID_RULE}.", field=kind)
 
 
 @dataclass(frozen=True)
@@ -25,8 +45,10 @@ class Identity:
     context: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        if not self.tenant or not isinstance(self.tenant, str):
-            raise ValueError("Identity.tenant must be a non-empty string")
+        check_id(self.tenant, "tenant")
+        for kind in ("user", "agent"):
+            if getattr(self, kind) is not None:
+                check_id(getattr(self, kind), kind)
 
     def context_value(self, key: str) -> str | None:
         return dict(self.context).get(key)

@@ -34,6 +34,9 @@ SUPPORTED_EXTENSIONS = tuple(sorted(_MIME_BY_EXTENSION))
 def parse_file(path: str | Path) -> ParsedDocument:
     """Read `path` and return its title and text; the extension picks the parser."""
     path = Path(path)
+    # Whether it exists comes first: `/nonexistent` is missing, not of an unsupported type.
+    if not path.is_file():
+        raise NotFound(f"{path.name} does not exist or is not a file.", field="path")
     mime = _MIME_BY_EXTENSION.get(path.suffix.lower())
     if mime is None:
         raise InvalidArgument(
@@ -42,8 +45,6 @@ def parse_file(path: str | Path) -> ParsedDocument:
             field="path",
             hint="Convert it to one of those, e.g. save it as .txt or .pdf.",
         )
-    if not path.is_file():
-        raise NotFound(f"{path.name} does not exist or is not a file.", field="path")
     data = path.read_bytes()
     if not data.strip():
         raise InvalidArgument(f"{path.name} is empty.", field="path")

@@ -7,7 +7,7 @@ import click
 from memgate.manager import DEMO_TENANTS, MemgateError, ToolRow, load_tool_definitions, seed_demo
 from memgate.toolbox import check_row
 
-from .common import friendly_errors, open_manager, operator_identity, settings_from
+from .common import TENANT_ID, friendly_errors, open_manager, operator_identity, settings_from
 
 
 def init_database(settings, tenants: list[str], demo: bool, tools_file: str | None = None) -> list[str]:
@@ -38,7 +38,7 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
 def register(cli: click.Group) -> None:
     @cli.command("init")
     @click.option("--demo", is_flag=True, help="Also load the demo tenants acme and globex.")
-    @click.option("--tenant", "-t", "tenants", multiple=True, metavar="TENANT",
+    @click.option("--tenant", "-t", "tenants", multiple=True, metavar="TENANT", type=TENANT_ID,
                   help="Seed the default toolbox rows for this tenant (repeatable).")
     @click.option("--tools-file", type=click.Path(exists=True, dir_okay=False),
                   help="Toolbox definitions to seed instead of the shipped config/toolbox.json.")
