@@ -56,7 +56,7 @@ class QueryRejected(InvalidArgument):
     """A query failed admission; `rule` names which rule."""
 
     def __init__(self, message: str, *, rule: str, hint: str | None = None):
-        super().__init__(message, field="sql", hint=hint)
+        super().__init__(message, field="query", hint=hint)
         self.rule = rule
 
 

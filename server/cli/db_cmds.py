@@ -27,6 +27,9 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
         for tenant in wanted:
             added = manager.seed_tools(operator_identity(tenant), definitions)
             lines.append(f"tools for {tenant}: " + (", ".join(added) + " added" if added else "already present"))
+            upgraded = manager.upgrade_default_tools(operator_identity(tenant), definitions)
+            if upgraded:
+                lines.append(f"tools for {tenant}: {', '.join(upgraded)} upgraded to the current default tool_schema")
         if demo:
             seeded = seed_demo(manager)
             lines.append("demo data: " + (", ".join(seeded) + " seeded" if seeded else "already present"))
