@@ -15,7 +15,8 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
                 asked: int) -> ToolOutput:
     """At most `asked` records best first, as many as fit in `max_tokens` (head included).
 
-    `hits` may hold one more than `asked`: that extra hit only says "more exist". Chunk
+    `hits` may hold one more than `asked`: that extra hit only says "more exist". A record
+    whose text appeared more than once says how many copies it stands for (`folded=N`). Chunk
     text is bounded by tokens here (and at ingest), not clipped at the cell limit: a
     search result is read as passages, not as table cells.
     """
@@ -51,8 +52,8 @@ def _build(hit: SearchHit, content: str, clipped: bool) -> str:
         body, id=hit.id, type="kb_chunk", document=hit.document_id, collection=hit.collection,
         position=hit.position, chunks=hit.chunk_count, tokens=hit.token_count, score=f"{hit.score:.4f}",
         lexical_rank=hit.lexical_rank, vector_rank=hit.vector_rank,
-        cosine=None if hit.cosine is None else f"{hit.cosine:.3f}", clipped="yes" if clipped else None,
-        cell_chars=len(body))
+        cosine=None if hit.cosine is None else f"{hit.cosine:.3f}", folded=hit.folded or None,
+        clipped="yes" if clipped else None, cell_chars=len(body))
 
 
 def _one_line(text: str) -> str:
@@ -63,4 +64,4 @@ def _as_dict(hit: SearchHit) -> dict:
     return {"id": hit.id, "document_id": hit.document_id, "title": hit.title, "collection": hit.collection,
             "position": hit.position, "chunks": hit.chunk_count, "tokens": hit.token_count,
             "score": hit.score, "lexical_rank": hit.lexical_rank, "vector_rank": hit.vector_rank,
-            "cosine": hit.cosine}
+            "cosine": hit.cosine, "folded": hit.folded}
