@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..output.budget import clip_to_fit, fit_records
-from ..output.records import clip, escape_body, memory_record, metadata_line
+from ..output.records import clip, escape_body, memory_record, metadata_line, with_token_count
 from ..output.results import ToolOutput
 from ..tokens import count_tokens
 from .search import SearchHit
@@ -28,15 +28,14 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
                              more_exist="yes" if more else "no", tokens=tokens, budget=f"{max_tokens} tokens")
 
     if not hits:
-        text = head_of(0, False, 0) + "\nNo knowledge-base chunk matches this query."
+        text = with_token_count(lambda tokens: head_of(0, False, tokens), "No knowledge-base chunk matches this query.")
         return ToolOutput(text=text, tokens=count_tokens(text))
     reserve = count_tokens(head_of(len(hits), True, 99_999)) + 1
     records = fit_records(hits, _record, max_tokens, reserve=reserve,
                           clip_first=lambda hit, left: clip_to_fit(hit.content, lambda c: _build(hit, c, True), left))
     shown = hits[: len(records)]
     more = more_rows or len(records) < len(hits)
-    body = "\n".join(records)
-    text = f"{head_of(len(records), more, count_tokens(body))}\n{body}" if records else head_of(0, True, 0)
+    text = with_token_count(lambda tokens: head_of(len(records), more, tokens), "\n".join(records) or None)
     return ToolOutput(text=text, rows=len(records), truncated=more,
                       tokens=count_tokens(text), cited_ids=tuple(h.id for h in shown),
                       structured={"results": [_as_dict(h) for h in shown]})

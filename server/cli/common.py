@@ -104,7 +104,20 @@ def friendly_errors(fn: Callable) -> Callable:
     return wrapper
 
 
+#: every log line the server writes, whoever logs it
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+#: libraries that install their own handlers (fastmcp a rich console, uvicorn its formatter)
+_LIBRARY_LOGGERS = ("fastmcp", "mcp", "uvicorn", "uvicorn.error", "uvicorn.access")
+
+
 def setup_logging(level: str) -> None:
-    # stderr only: on stdio, stdout is the protocol.
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.INFO),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    """One format, on stderr only (on stdio, stdout is the protocol), for memgate's loggers and
+    the libraries': their own handlers are removed so their records reach the root handler."""
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.INFO), format=LOG_FORMAT,
+                        force=True)
+    for name in _LIBRARY_LOGGERS:
+        library = logging.getLogger(name)
+        for handler in library.handlers[:]:
+            library.removeHandler(handler)
+        library.propagate = True
+        library.setLevel(logging.NOTSET)

@@ -80,7 +80,8 @@ def register(cli: click.Group) -> None:
                                 "run `memgate init --tenant T` for each tenant", settings.database.path)
                 log.info("memgate serving %s at http://%s:%s/mcp", settings.database.path,
                          settings.server.host, settings.server.port)
+                # log_config=None: uvicorn's loggers keep the one format setup_logging gave the root.
                 uvicorn.run(http_asgi_app(mcp, settings), host=settings.server.host, port=settings.server.port,
-                            log_level=settings.server.log_level.lower())
+                            log_level=settings.server.log_level.lower(), log_config=None)
         finally:
             manager.close()
