@@ -9,6 +9,7 @@ and saying when more exists. The manager knows nothing of MCP.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +59,7 @@ class MemoryManager:
     def lookup_claims(self, identity: Identity, subject: str, predicate: str | None = None,
                       *, now: str | None = None) -> tuple[list[ClaimLookup], bool]:
         with self.backend.session(identity) as s:
-            return entities.lookup(s, identity, subject, predicate, now or now_iso(), self.caps.max_rows)
+            return entities.lookup(s, subject, predicate, now or now_iso(), self.caps.max_rows)
 
     def lookup_entity(self, identity: Identity, subject: str, predicate: str | None = None,
                       include_history: bool = True) -> ToolOutput:
@@ -87,7 +88,7 @@ class MemoryManager:
     # -- guidelines and persona -------------------------------------------
     def guidelines(self, identity: Identity, key: str | None = None) -> dict[str, Row]:
         with self.backend.session(identity) as s:
-            return guidelines.current_guidelines(s, identity, now_iso(), key)
+            return guidelines.current_guidelines(s, now_iso(), key)
 
     def context_budget(self, identity: Identity) -> ContextBudget:
         """The tenant's `context_budget` guideline, typed (defaults when it has none)."""
@@ -96,16 +97,17 @@ class MemoryManager:
 
     def personas(self, identity: Identity, key: str | None = None) -> dict[str, Row]:
         with self.backend.session(identity) as s:
-            return guidelines.current_personas(s, identity, now_iso(), key)
+            return guidelines.current_personas(s, now_iso(), key)
 
     # -- toolbox rows ------------------------------------------------------
     def active_tools(self, identity: Identity, name: str | None = None) -> list[Row]:
         with self.backend.session(identity) as s:
-            return toolbox_rows.active_rows(s, identity, now_iso(), name)
+            return toolbox_rows.active_rows(s, now_iso(), name)
 
-    def tool_versions(self, identity: Identity, name: str | None = None) -> list[Row]:
-        with self.backend.session(identity) as s:
-            return toolbox_rows.all_versions(s, name)
+    def operator_tool_versions(self, tenant: str, name: str | None = None) -> list[Row]:
+        """Every version of every toolbox row of `tenant`, whatever its scope (operator CLI only)."""
+        with self.backend.operator_session() as s:
+            return s.fetch_all("operator_toolbox_versions", tenant=tenant, name=name)
 
     def set_tool_enabled(self, identity: Identity, name: str, enabled: bool) -> Row:
         with self.backend.session(identity) as s:
@@ -122,8 +124,8 @@ class MemoryManager:
 
     # -- execute_query -----------------------------------------------------
     def execute_query(self, identity: Identity, query: str, max_rows: int | None = None) -> ToolOutput:
-        """Handler `execute_query`: one read-only SELECT over the reviewed, tenant-filtered views."""
-        return query_run.execute_query(self.backend, self.caps, identity, query, max_rows)
+        """Handler `execute_query`: one read-only SELECT over the reviewed views of the caller's current rows."""
+        return query_run.execute_query(self.backend, self.caps, identity, query, max_rows, now_iso())
 
     def query_views_help(self) -> str:
         """The reviewed views and their columns, read from the catalog: execute_query's description."""
@@ -142,14 +144,21 @@ class MemoryManager:
         with self.backend.session(identity) as s:
             return MemoryFiles(s, identity, store, self.memory_files, now_iso()).run(command, params, allowed)
 
-    def memory_stores(self, identity: Identity) -> list[Row]:
-        """The tenant's memory stores with file counts (operator CLI)."""
-        with self.backend.session(identity) as s:
-            return s.fetch_all("memory_store_list")
+    def operator_memory_stores(self, tenant: str) -> list[Row]:
+        """Every memory store of `tenant`, whatever its scope, with file counts (operator CLI only)."""
+        with self.backend.operator_session() as s:
+            return s.fetch_all("operator_memory_store_list", tenant=tenant)
 
     def memory_store_files(self, identity: Identity, store_key: str) -> AbstractContextManager[MemoryFiles]:
-        """Operator access to one store by key: `with manager.memory_store_files(op, "global") as files:`."""
-        return open_store(self.backend, identity, store_from_key(store_key), self.memory_files)
+        """Operator access to one store by key: `with manager.memory_store_files(op, "global") as files:`.
+
+        The session acts as the store's owner, the scope its key names (user:jane acts as
+        jane, agent:NAME as that agent, session:THREAD in that thread), because the wall
+        shows a store and its files only in that scope.
+        """
+        store = store_from_key(store_key)
+        owner = replace(identity, user=store.user_id, agent=store.agent_id, thread=store.thread_id)
+        return open_store(self.backend, owner, store, self.memory_files)
 
     # -- knowledge base search and ingestion --------------------------------
     @property

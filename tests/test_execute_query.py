@@ -103,16 +103,27 @@ def test_admission_refuses_views_off_the_reviewed_list(manager, two_tenants):
     with pytest.raises(QueryRejected) as err:
         manager.execute_query(ACME, "SELECT * FROM mcp_call_log")
     assert err.value.rule == "table"
-    assert err.value.hint == ("Allowed views: entity_memory, guideline_memory, knowledge_base_chunk, "
-                              "knowledge_base_document, persona_memory, summarization_memory, workflow_memory.")
+    assert err.value.hint == ("Allowed views: conversation_memory, entity_memory, entity_memory_history, "
+                              "guideline_memory, guideline_memory_history, knowledge_base_chunk, "
+                              "knowledge_base_document, persona_memory, persona_memory_history, "
+                              "summarization_memory, workflow_memory, workflow_memory_history.")
 
 
 def test_the_help_lists_the_reviewed_views_and_columns_from_the_catalog(manager):
     help_text = manager.query_views_help()
     listed = [line.split(":")[0][2:] for line in help_text.splitlines() if line.startswith("- ")]
-    assert listed == ["entity_memory", "guideline_memory", "knowledge_base_chunk", "knowledge_base_document",
-                      "persona_memory", "summarization_memory", "workflow_memory"]
-    assert "subject text, predicate text, content text, content_json text, confidence real, embedding vector" \
-        in help_text
+    assert listed == ["conversation_memory", "entity_memory (+ entity_memory_history)",
+                      "guideline_memory (+ guideline_memory_history)", "knowledge_base_chunk",
+                      "knowledge_base_document", "persona_memory (+ persona_memory_history)",
+                      "summarization_memory", "workflow_memory (+ workflow_memory_history)"]
+    assert "\n- entity_memory (+ entity_memory_history): subject text, predicate text, content text, " \
+           "content_json text, confidence real, embedding vector\n" in help_text
+    # the columns every view shares are listed once, not per view
+    assert help_text.count("valid_until text") == 1
+    assert "Every view has: id text, tenant_id text, user_id text, agent_id text, thread_id text, version integer, " \
+           "valid_from text, valid_until text, deleted_at text," in help_text
+    assert "only rows current now" in help_text
+    assert ("Each <view>_history view shows every version, with a status column: current, superseded (a newer or "
+            "more specific version is in force), expired, deleted, pending (not valid yet).") in help_text
     assert "token_count integer, content LOB, metadata_json text" in help_text
     assert "Rows: 25 by default, max_rows up to 500" in help_text

@@ -29,7 +29,7 @@ OLD_SCHEMA = {
     "required": ["sql"],
     "additionalProperties": False,
 }
-QUERY = "SELECT id FROM entity_memory ORDER BY id"
+QUERY = "SELECT id FROM entity_memory WHERE id = 'ent_acme_helios_v2'"
 
 
 def _old_definitions(schema=OLD_SCHEMA):
@@ -57,7 +57,7 @@ async def test_the_tool_takes_query_and_an_optional_bounded_max_rows(sqlite_path
     schema = tool.input_schema
     assert (schema["required"], sorted(schema["properties"])) == (["query"], ["max_rows", "query"])
     assert (schema["properties"]["max_rows"]["minimum"], schema["properties"]["max_rows"]["maximum"]) == (1, 5000)
-    assert result.content[0].text.startswith("rows: 3 | more exist: no | row cap: 25 |")
+    assert result.content[0].text.startswith("rows: 1 | more exist: no | row cap: 25 |")
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
@@ -78,7 +78,7 @@ async def test_max_rows_above_the_configured_cap_is_trimmed_and_the_first_line_s
     app, _ = stdio_app(sqlite_path)
     async with Client(app) as c:
         result = await c.call_tool("execute_query", {"query": QUERY, "max_rows": 5000})
-    assert result.content[0].text.startswith("rows: 3 | more exist: no | row cap: 500 |")
+    assert result.content[0].text.startswith("rows: 1 | more exist: no | row cap: 500 |")
 
 
 async def test_a_row_still_naming_sql_is_not_served_and_doctor_says_how_to_upgrade(sqlite_path, old_database,
@@ -109,7 +109,7 @@ async def test_init_upgrades_a_default_row_never_edited_to_the_query_schema(sqli
         [tool] = [t for t in await c.list_tools() if t.name == "execute_query"]
         result = await c.call_tool("execute_query", {"query": QUERY})
     assert tool.input_schema["required"] == ["query"] and tool.meta["memgate/version"] == 2
-    assert result.content[0].text.startswith("rows: 3 |")
+    assert result.content[0].text.startswith("rows: 1 |")
     globex, _ = stdio_app(sqlite_path, tenant="globex", user="omar", agent="support-bot")
     async with Client(globex) as c:
         assert "execute_query" not in [t.name for t in await c.list_tools()]  # only the tenant asked for

@@ -25,9 +25,12 @@ def test_the_tool_description_lists_the_views_and_columns(sqlite_path, two_tenan
 
     tool = _run(main)["execute_query"]
     assert tool.description.startswith("Run one read-only SQL SELECT over your memory views")
-    assert "\n\nViews you can query (SQLite syntax; every view holds only your tenant's rows):\n" \
-           "- entity_memory: id text, tenant_id text," in tool.description
-    assert "mcp_call_log" not in tool.description and "conversation_memory" not in tool.description
+    assert "\n\nViews you can query (SQLite syntax). Every view holds only rows you may see (your tenant's, " \
+           "shared with you or scoped to your user, agent or thread), and only rows current now.\n" \
+           in tool.description
+    assert "\n- entity_memory (+ entity_memory_history): subject text," in tool.description
+    assert "mcp_call_log" not in tool.description and "memory_file" not in tool.description
+    assert "\n- conversation_memory: event_type text," in tool.description
     assert tool.input_schema["required"] == ["query"]
 
 

@@ -135,3 +135,14 @@ def test_the_progress_bar_shows_paths_relative_to_the_folder_given(sqlite_path, 
     assert done.returncode == 0
     text = shown.decode()
     assert "sub/faq.html" in text and "100%" in text
+
+
+def test_ingest_for_a_user_is_found_by_that_user_only(run, folder, backend):
+    from backend_helpers import operator_rows
+    assert run("init", "-t", "acme").exit_code == 0
+    run("ingest", str(folder), "-t", "acme", "--user", "jane", "-q")
+    chunks = operator_rows(backend, "knowledge_base_chunk")
+    assert len(chunks) == 3 and {c["user_id"] for c in chunks} == {"jane"}
+    assert "Flux runbook" in run("search", "zebra alarm", "-t", "acme", "--user", "jane").output
+    for other in (("--user", "bob"), ()):
+        assert "Flux runbook" not in run("search", "zebra alarm", "-t", "acme", *other).output, other

@@ -54,7 +54,7 @@ async def test_serve_refuses_to_start_on_a_schema_it_does_not_know(sqlite_path, 
                           env=_env(tmp_path), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 1
     assert done.stderr.strip().endswith(
-        f"Error: {sqlite_path} has schema version 99, newer than this memgate knows (1). "
+        f"Error: {sqlite_path} has schema version 99, newer than this memgate knows ({backend.known_schema_version()}). "
         "Upgrade memgate, or point database.path at another file.")
 
 

@@ -111,7 +111,11 @@ class Backend(Protocol):
     query_dialect: QueryDialect
 
     def session(self, identity: Identity) -> AbstractContextManager[Session]:
-        """Check out a connection, bind the identity's tenant context, clear it on exit."""
+        """Check out a connection, bind the identity's tenant and scope (user, agent, thread), clear them on exit.
+
+        Every read and write of the session goes through the wall: rows of another tenant,
+        or scoped to another user, agent or thread, are neither seen nor written.
+        """
 
     def operator_session(self) -> AbstractContextManager[Session]:
         """A session for operator-only statements that span tenants (e.g. `memgate log`).
@@ -140,12 +144,15 @@ class Backend(Protocol):
     def describe(self) -> dict[str, Any]:
         """What `memgate doctor` shows about the database (never secrets)."""
 
-    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float) -> QueryRows:
+    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float,
+                           now: str) -> QueryRows:
         """Run one admitted SELECT on the read-only, walled query connection (execute_query).
 
         The wall is the database's: SQLite's read-only connection and authorizer, Oracle's
-        read-only account with READ on the reviewed views under VPD. Raises QueryRejected,
-        QueryTimeout or BackendUnavailable, never a driver error.
+        read-only account with READ on the reviewed views under VPD. The reviewed views
+        hold the caller's tenant and scope, and show rows current at `now` (the call's one
+        evaluation time); `<table>_history` views show every version with its status.
+        Raises QueryRejected, QueryTimeout or BackendUnavailable, never a driver error.
         """
 
     def query_catalog(self) -> ViewCatalog:

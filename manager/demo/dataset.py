@@ -63,8 +63,7 @@ def seed_demo(manager: MemoryManager) -> list[str]:
     seeded = []
     for identity in DEMO_TENANTS:
         with manager.backend.session(identity) as s:
-            if s.fetch_one("guideline_current", key="context_budget", now=CORRECTED,
-                           user=None, agent=None, thread=None):
+            if s.fetch_one("guideline_current", key="context_budget", now=CORRECTED):
                 continue
             with s.transaction():
                 (_seed_acme if identity is ACME else _seed_globex)(s, identity)

@@ -47,9 +47,8 @@ def _json(text: str, column: str, tool: str) -> dict[str, Any]:
     return value
 
 
-def active_rows(session: Session, identity: Identity, now: str, name: str | None = None) -> list[Row]:
-    rows = session.fetch_all("toolbox_active", name=name, now=now,
-                             user=identity.user, agent=identity.agent, thread=identity.thread)
+def active_rows(session: Session, now: str, name: str | None = None) -> list[Row]:
+    rows = session.fetch_all("toolbox_active", name=name, now=now)
     return list(most_specific_per_key(rows, "tool_name").values())
 
 

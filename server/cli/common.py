@@ -74,7 +74,7 @@ def require_tenant(manager: MemoryManager, settings: Settings, identity: Identit
     """Refuse a tenant `memgate init` never set up (no toolbox rows) and, when `serving`, one
     whose every tool is disabled: a host would see no tools and nothing would say why."""
     tenant, where = identity.tenant, settings.database.path
-    versions = manager.tool_versions(identity)
+    versions = manager.operator_tool_versions(tenant)
     if not versions:
         raise ConfigError(f"tenant {tenant} is not set up in {where}.", field="tenant",
                           hint=f"Run `{command_for(settings, f'init --tenant {tenant}')}` first.")

@@ -116,7 +116,8 @@ def _check_database(settings, report) -> None:
         report(True, "database", f"{path} (schema {info['schema_version']}, SQLite {info['sqlite_version']}, "
                                  f"journal {info['journal_mode']})")
         tenants = manager.operator_tenants()
-        report(bool(tenants), "tenants", ", ".join(tenants) if tenants else "none. Run `memgate init -t TENANT`.")
+        report(bool(tenants), "tenants", ", ".join(tenants) if tenants
+               else "none. Set one up: `memgate init --tenant acme` (or `memgate init --demo`).")
         for tenant in tenants:
             rows = manager.active_tools(operator_identity(tenant))
             refused = []

@@ -70,7 +70,7 @@ def register(cli: click.Group) -> None:
         manager = open_manager(settings_from(ctx))
         try:
             row = manager.correct_entity(
-                operator_identity(tenant), subject, predicate, value, content_json=parsed,
+                operator_identity(tenant, user, agent, thread), subject, predicate, value, content_json=parsed,
                 confidence=confidence, expected_version=expect_version, user_id=user, agent_id=agent,
                 thread_id=thread)
         finally:

@@ -117,7 +117,7 @@ def register(cli: click.Group) -> None:
         logging.getLogger("pypdf").setLevel(logging.ERROR)
         files, passed_over = find_files(paths)
         chunking = ChunkSettings(max_tokens=chunk_tokens, overlap_tokens=overlap_tokens)
-        identity = operator_identity(tenant)
+        identity = operator_identity(tenant, user, agent)  # the wall lets only that scope write its rows
         settings = settings_from(ctx)
         manager = open_manager(settings)
         results: list[IngestResult] = []

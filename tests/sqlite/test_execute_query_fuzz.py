@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 from query_helpers import CORPUS, MARKER, REVIEWED, assert_no_leak, base_checksum
 
-from memgate.manager import CapsSettings, MemgateError, MemoryManager
+from memgate.manager import CapsSettings, MemgateError, MemoryManager, now_iso
 from memgate.manager.backend.sqlite.query import ReadonlyQueries
 from memgate.manager.demo.dataset import ACME, GLOBEX
 from memgate.toolbox import agent_errors
@@ -56,7 +56,7 @@ def test_the_wall_alone_holds_when_admission_is_skipped(marked, backend):
     try:
         for query in CORPUS:
             try:
-                result = queries.run(ACME, query, 25, 0.05)
+                result = queries.run(ACME, query, 25, 0.05, now_iso())
             except MemgateError as exc:
                 kind = getattr(exc, "rule", exc.status)
                 assert_no_leak(query, exc.with_hint(), error=True)

@@ -16,7 +16,7 @@ def test_a_newer_schema_is_refused_with_the_fix(backend, sqlite_path):
     with pytest.raises(SchemaMismatch) as err:
         backend.check_schema()
     assert err.value.with_hint() == (
-        f"{sqlite_path} has schema version 7, newer than this memgate knows (1). "
+        f"{sqlite_path} has schema version 7, newer than this memgate knows ({backend.known_schema_version()}). "
         "Upgrade memgate, or point database.path at another file.")
     with pytest.raises(SchemaMismatch):
         backend.migrate()

@@ -2,12 +2,14 @@
 
 Admission (manager/query/admission.py) is the friendly first check; this is the
 boundary. Each query connection is opened `mode=ro`, gets `PRAGMA query_only`,
-a length limit, the app_tenant() family bound to the caller, and an authorizer
-that allows only:
+a length limit, the reviewed views as TEMP views (query_views.py), the app_tenant()
+family bound to the caller and app_now() to the call's time, and an authorizer that
+allows only:
 
 - SELECT and recursive CTEs;
-- reading a reviewed view (sql/sqlite/query_views.sql), and a base_ table only
-  from inside one (`source` is the inner-most view);
+- reading a reviewed view (sql/sqlite/query_views.sql, in temp); the walled main
+  view behind one, and a base_ table, only from inside one (`source` is the
+  inner-most view), so a query never reads main.<table>'s every version itself;
 - calling an allowlisted function; app_tenant() & co. only from inside a
   reviewed view;
 - reading a CTE or subquery (a name with no database that is no table, view or
@@ -34,6 +36,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...clock import now_iso
 from ...errors import AccessDenied, BackendUnavailable, MemgateError, QueryRejected, QueryTimeout
 from ...identity import Identity
 from ..base import QueryRows, ViewCatalog
@@ -41,6 +44,7 @@ from ..sql_files import load_sql
 from .context import CONTEXT_FUNCTIONS
 from .dialect import SQLITE_FUNCTIONS, fold
 from .pool import ConnectionPool, WalledConnection
+from .query_views import build_query_views
 from .wall import refuse_base_table_names
 
 __all__ = ["QUERY_FUNCTIONS", "ReadonlyQueries", "query_authorizer"]
@@ -80,8 +84,12 @@ for _name in _LOB_TYPES:
     sqlite3.register_converter(_name, _converter(_name, keep=False))
 sqlite3.register_converter(_VECTOR_TYPE, _converter(_VECTOR_TYPE, keep=True))
 
-def query_authorizer(views: frozenset[str], functions: frozenset[str], known_names: frozenset[str]):
-    """The authorizer for query connections; names are ASCII-lower-cased. See the module docstring."""
+def query_authorizer(views: frozenset[str], functions: frozenset[str], known_names: frozenset[str],
+                     behind: frozenset[str] = frozenset()):
+    """The authorizer for query connections; names are ASCII-lower-cased. See the module docstring.
+
+    `views` are the reviewed (temp) views, `behind` the walled main views they read.
+    """
     ok, deny = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
     context_functions = frozenset(CONTEXT_FUNCTIONS)
 
@@ -91,10 +99,10 @@ def query_authorizer(views: frozenset[str], functions: frozenset[str], known_nam
             return ok
         if action == sqlite3.SQLITE_READ:
             table, inside = fold(arg1), fold(source)
+            if dbname == "temp":
+                return ok if table in views else deny
             if dbname == "main":
-                if table in views:
-                    return ok
-                if table.startswith("base_") and inside in views:
+                if inside in views and (table in behind or table.startswith("base_")):
                     return ok
                 return deny
             if dbname is None and table and table not in known_names \
@@ -121,16 +129,15 @@ class ReadonlyQueries:
         self._busy_timeout_ms = busy_timeout_ms
         self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
 
-    def run(self, identity: Identity, sql: str, max_rows: int, timeout_s: float) -> QueryRows:
-        """Run one read-only query under `identity`'s tenant; see the module docstring."""
+    def run(self, identity: Identity, sql: str, max_rows: int, timeout_s: float, now: str) -> QueryRows:
+        """Run one read-only query as `identity`, current rows as of `now`; see the module docstring."""
         try:
             refuse_base_table_names(sql)
         except AccessDenied:
             raise _rejected("table") from None
         with self._connection() as q:
             ctx = q.context
-            ctx.tenant, ctx.user, ctx.agent, ctx.thread = (
-                identity.tenant, identity.user, identity.agent, identity.thread)
+            ctx.bind(identity, now)
             deadline = time.monotonic() + timeout_s
             q.conn.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_STEPS)
             cursor = None
@@ -152,10 +159,10 @@ class ReadonlyQueries:
         return _unwrap(columns, fetched[:max_rows], truncated=len(fetched) > max_rows)
 
     @contextmanager
-    def walled_connection(self, identity: Identity) -> Iterator[sqlite3.Connection]:
+    def walled_connection(self, identity: Identity, now: str | None = None) -> Iterator[sqlite3.Connection]:
         """The raw query connection, wall installed, no text check: for tests of the authorizer alone."""
         with self._connection() as q:
-            q.context.tenant, q.context.user = identity.tenant, identity.user
+            q.context.bind(identity, now or now_iso())
             yield q.conn
 
     def catalog(self) -> ViewCatalog:
@@ -203,13 +210,10 @@ class ReadonlyQueries:
 
 def _build_query_wall(q: WalledConnection) -> None:
     conn = q.conn
-    catalog: dict[str, list[tuple[str, str | None]]] = {}
-    for view, column, declared in conn.execute(load_sql("sqlite", "query_views")):
-        catalog.setdefault(view, []).append((column, declared or None))
+    q.catalog, behind = build_query_views(conn)
     names = {r[0] for r in conn.execute(load_sql("sqlite", "catalog_known_names"))}
-    q.catalog = {v: tuple(cols) for v, cols in catalog.items()}
-    q.authorizer = query_authorizer(frozenset(fold(v) for v in catalog), QUERY_FUNCTIONS,
-                                    frozenset(fold(n) for n in names))
+    q.authorizer = query_authorizer(frozenset(fold(v) for v in q.catalog), QUERY_FUNCTIONS,
+                                    frozenset(fold(n) for n in names), frozenset(fold(t) for t in behind))
 
 
 def _unwrap(columns: list[str], fetched: list[tuple], *, truncated: bool) -> QueryRows:
