@@ -53,7 +53,7 @@ def test_fact_set_corrects_and_a_stale_expected_version_fails_with_the_fix(run):
     out = run("fact", "set", "model:helios-rag", "beir_ndcg10", "0.81", "-t", "acme", "--expect-version", "2")
     assert out.startswith("model:helios-rag beir_ndcg10 = 0.81 recorded as version 3, replacing version 2 (ent_")
     err = run("fact", "set", "model:helios-rag", "beir_ndcg10", "0.70", "-t", "acme", "--expect-version", "2", ok=False)
-    assert err == ("Error: model:helios-rag beir_ndcg10 is at version 3, not 2; nothing was written "
+    assert err == ("Error: model:helios-rag beir_ndcg10 is at version 3, not 2; nothing was written. "
                    "Look the claim up again and correct the current version.\n")
 
 
@@ -77,7 +77,7 @@ def test_tools_disable_and_enable_bump_the_version(run):
 def test_tools_enable_of_an_unknown_tool_says_how_to_list(run):
     run("init", "--demo")
     assert run("tools", "enable", "nope", "-t", "acme", ok=False) == (
-        "Error: no toolbox row named 'nope' for tenant acme `memgate tools list` shows the tenant's tools.\n")
+        "Error: no toolbox row named 'nope' for tenant acme. `memgate tools list -t acme` shows the tenant's tools.\n")
 
 
 def test_log_is_empty_at_first_and_json_is_one_object_per_line(run, manager, two_tenants):

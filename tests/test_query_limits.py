@@ -72,7 +72,7 @@ def test_a_costly_query_ends_by_its_deadline_and_burns_no_cpu_after(sqlite_path,
     async def main():
         async with Client(app) as client:
             started = time.monotonic()
-            result = await client.call_tool("execute_query", {"sql": sql}, raise_on_error=False)
+            result = await client.call_tool("execute_query", {"query": sql}, raise_on_error=False)
             took = time.monotonic() - started
             quiet_from = _cpu()
             await anyio.sleep(1.0)
@@ -94,7 +94,7 @@ def test_ordinary_printf_and_text_functions_still_answer(sqlite_path, two_tenant
 
     async def main():
         async with Client(app) as client:
-            return await client.call_tool("execute_query", {"sql": sql})
+            return await client.call_tool("execute_query", {"query": sql})
 
     try:
         text = anyio.run(main).content[0].text

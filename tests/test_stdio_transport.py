@@ -157,13 +157,13 @@ def _error(answers: list[dict], request_id, code: int) -> str:
 
 
 def test_a_lone_surrogate_in_an_argument_gets_invalid_arguments(server):
-    message = _error(server.answers_to(_call(server, 11, '{"sql": "SELECT \'\\ud800\'"}')), 11, -32602)
+    message = _error(server.answers_to(_call(server, 11, '{"query": "SELECT \'\\ud800\'"}')), 11, -32602)
     assert message == "Invalid arguments: a string holds a lone UTF-16 surrogate (like \\ud800); send valid Unicode text"
 
 
 def test_an_argument_nested_400_levels_deep_gets_invalid_arguments(server):
     nested = '{"a": ' * 400 + "1" + "}" * 400
-    message = _error(server.answers_to(_call(server, "deep", f'{{"sql": {nested}}}')), "deep", -32602)
+    message = _error(server.answers_to(_call(server, "deep", f'{{"query": {nested}}}')), "deep", -32602)
     assert message == "Invalid arguments: values are nested deeper than 32 levels"
 
 
@@ -202,11 +202,11 @@ def test_valid_calls_still_work_around_bad_lines(server, served_db):
     backend = open_sqlite(served_db)
     logged_before = len(log_rows(backend, tool_name="execute_query", status="ok"))
     server.answers_to(b'{"jsonrpc": "2.0", "id": 21}')
-    answer = server.answer(_call(server, 22, '{"sql": "SELECT \'caf\\u00e9\' AS w"}'), 22)
+    answer = server.answer(_call(server, 22, '{"query": "SELECT \'caf\\u00e9\' AS w"}'), 22)
     assert answer["id"] == 22 and answer["result"]["content"][0]["text"].endswith("| w |\n|---|\n| café |")
     meta = b', "_meta": ' + json.dumps(MODERN_META).encode() if server.era == "modern" else b""
     not_utf8 = (b'{"jsonrpc": "2.0", "id": 23, "method": "tools/call", "params": {"name": "execute_query", '
-                b'"arguments": {"sql": "SELECT \'\xff\' AS b"}' + meta + b"}}")
+                b'"arguments": {"query": "SELECT \'\xff\' AS b"}' + meta + b"}}")
     answer = server.answer(not_utf8, 23)  # read as U+FFFD, as upstream reads it
     assert answer["id"] == 23 and answer["result"]["content"][0]["text"].endswith("| \ufffd |")
     assert len(log_rows(backend, tool_name="execute_query", status="ok")) == logged_before + 2

@@ -18,7 +18,7 @@ from test_server_http import base_url, token  # noqa: F401 - base_url is a fixtu
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
                "io.modelcontextprotocol/clientCapabilities": {}}
-SURROGATE = ("Invalid arguments for 'sql': a string holds a lone UTF-16 surrogate (like \\ud800); "
+SURROGATE = ("Invalid arguments for 'query': a string holds a lone UTF-16 surrogate (like \\ud800); "
              "send valid Unicode text")
 DEEP = "Invalid arguments for 'max_rows': values are nested deeper than 32 levels"
 
@@ -54,8 +54,8 @@ def _call_raw(base: str, era: str, arguments_json: str) -> dict:
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
 @pytest.mark.parametrize("arguments_json, text", [
-    ('{"sql": "SELECT \'\\ud800\'"}', SURROGATE),
-    ('{"sql": "SELECT 1", "max_rows": ' + '{"a": ' * 40 + "1" + "}" * 40 + "}", DEEP),
+    ('{"query": "SELECT \'\\ud800\'"}', SURROGATE),
+    ('{"query": "SELECT 1", "max_rows": ' + '{"a": ' * 40 + "1" + "}" * 40 + "}", DEEP),
 ])
 def test_values_no_tool_may_take_get_invalid_arguments_over_http(base_url, backend, era,  # noqa: F811
                                                                  arguments_json, text):

@@ -77,7 +77,8 @@ class ToolDispatcher:
             await self._log(ctx.identity, record)
             if isinstance(exc, (KeyboardInterrupt, SystemExit, anyio.get_cancelled_exc_class())):
                 raise
-            raise ToolError(message) from None
+            # _failure logged the call's one line; DEBUG keeps FastMCP from logging a second.
+            raise ToolError(message, log_level=logging.DEBUG) from None
         record = replace(record, status=output.status, rows_returned=output.rows, truncated=output.truncated,
                          result_tokens=output.tokens, result_text=output.text,
                          cited_ids=output.cited_ids, duration_ms=_ms(started))
@@ -94,7 +95,7 @@ class ToolDispatcher:
             call_id=call_id, called_at=now_iso(), tool_name=tool.name, status="denied",
             arguments=arguments, transport=ctx.transport, error_class="RowGone",
             result_text=agent_errors.UNAVAILABLE_TOOL, duration_ms=0.0))
-        raise ToolError(agent_errors.UNAVAILABLE_TOOL)
+        raise ToolError(agent_errors.UNAVAILABLE_TOOL, log_level=logging.DEBUG)
 
     async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity) -> ToolOutput:
         row = await self._current_row(tool, identity)

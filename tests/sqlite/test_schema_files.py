@@ -35,5 +35,6 @@ def test_a_missing_file_is_not_created_when_creation_is_off(tmp_path):
     from memgate.manager.errors import BackendUnavailable
     with pytest.raises(BackendUnavailable) as err:
         open_sqlite(tmp_path / "absent.db", create=False)
-    assert err.value.with_hint() == f"no database at {tmp_path / 'absent.db'}. Run `memgate init` first."
+    assert err.value.with_hint() == (f"no database at {tmp_path / 'absent.db'}. "
+                                    f"Run `memgate --db {tmp_path / 'absent.db'} init` first.")
     assert not (tmp_path / "absent.db").exists()

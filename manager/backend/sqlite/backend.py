@@ -10,6 +10,7 @@ bound tenant's rows in the caller's user, agent and thread scope
 
 from __future__ import annotations
 
+import shlex
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -127,7 +128,8 @@ class SqliteBackend:
         self._queries = ReadonlyQueries(self.path, busy_timeout_ms=busy_timeout_ms)
         if not self.path.exists():
             if not create:
-                raise BackendUnavailable(f"no database at {self.path}.", hint="Run `memgate init` first.")
+                raise BackendUnavailable(f"no database at {self.path}.",
+                                         hint=f"Run `memgate --db {shlex.quote(str(self.path))} init` first.")
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.migrate()
 
