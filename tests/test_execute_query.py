@@ -128,3 +128,17 @@ def test_the_help_lists_the_reviewed_views_and_columns_from_the_catalog(manager)
             "more specific version is in force), expired, deleted, pending (not valid yet).") in help_text
     assert "token_count integer, content LOB, metadata_json text" in help_text
     assert "Rows: 25 by default, max_rows up to 500" in help_text
+
+
+
+def test_select_star_over_a_document_too_large_to_read_says_which_columns_to_name(backend):
+    from kb_helpers import ACME, hashing_manager
+    kb = hashing_manager(backend)
+    kb.ingest_text(ACME, title="big book", text="kumquat " * 300_000, source_uri="test://acme/big")  # 2.4 MB
+    with pytest.raises(QueryRejected, match=r"rule too-big") as refused:
+        kb.execute_query(ACME, "SELECT * FROM knowledge_base_document")
+    assert refused.value.hint == ("A document's full text (knowledge_base_document.content) can be that large: "
+                                  "name the columns you need instead of *, use token_count for its size and "
+                                  "knowledge_base_chunk for its text.")
+    out = kb.execute_query(ACME, "SELECT title, token_count FROM knowledge_base_document")
+    assert out.text.splitlines()[3].startswith("| big book | ")

@@ -308,7 +308,9 @@ _REASONS = {
     "function": ("it calls a function that does not exist here, or with the wrong number of arguments.",
                  "Use the functions the tool description lists."),
     "too-big": (f"a value it reads or builds is larger than the limit ({VALUE_BYTES // 1024 // 1024} MiB).",
-                "Build smaller values; read long documents through knowledge_base_chunk."),
+                "A document's full text (knowledge_base_document.content) can be that large: name the "
+                "columns you need instead of *, use token_count for its size and knowledge_base_chunk "
+                "for its text."),
     "too-costly": ("a text function would compare values too long to finish in time.",
                    "Compare shorter text: search knowledge_base_chunk rather than whole documents, "
                    "or use a shorter needle."),
