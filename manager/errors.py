@@ -21,7 +21,11 @@ class MemgateError(Exception):
         self.hint = hint
 
     def with_hint(self) -> str:
-        return f"{self.message} {self.hint}" if self.hint else self.message
+        """The message and the fix as two sentences (a message need not end with a full stop)."""
+        if not self.hint:
+            return self.message
+        ended = self.message.rstrip().endswith((".", "!", "?", ":"))
+        return f"{self.message.rstrip()}{'' if ended else '.'} {self.hint}"
 
 
 class ConfigError(MemgateError):
@@ -38,6 +42,14 @@ class AccessDenied(MemgateError):
     status = "denied"
 
 
+class TenantUnmapped(AccessDenied):
+    """A verified token names no tenant and no tenant mapping matches it."""
+
+
+class TenantMismatch(AccessDenied):
+    """A token's tenant claim and a tenant mapping, or two mappings, name different tenants."""
+
+
 class NotFound(MemgateError):
     """The thing asked for does not exist for this caller."""
 
@@ -52,7 +64,7 @@ class QueryRejected(InvalidArgument):
     """A query failed admission; `rule` names which rule."""
 
     def __init__(self, message: str, *, rule: str, hint: str | None = None):
-        super().__init__(message, field="sql", hint=hint)
+        super().__init__(message, field="query", hint=hint)
         self.rule = rule
 
 

@@ -9,6 +9,7 @@ and saying when more exists. The manager knows nothing of MCP.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,10 +28,12 @@ from .kb.embed import Embedder, default_embedder
 from .kb.render import render_hits
 from .limits import CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .output.results import ToolOutput
-from .query import execute as query
+from .query import execute as query_run
 from .registry import calllog
 from .registry import toolbox as toolbox_rows
 from .registry.calllog import CallRecord
+from .tenancy import mapping as tenant_mapping
+from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
 
 
 class MemoryManager:
@@ -58,7 +61,7 @@ class MemoryManager:
     def lookup_claims(self, identity: Identity, subject: str, predicate: str | None = None,
                       *, now: str | None = None) -> tuple[list[ClaimLookup], bool]:
         with self.backend.session(identity) as s:
-            return entities.lookup(s, identity, subject, predicate, now or now_iso(), self.caps.max_rows)
+            return entities.lookup(s, subject, predicate, now or now_iso(), self.caps.max_rows)
 
     def lookup_entity(self, identity: Identity, subject: str, predicate: str | None = None,
                       include_history: bool = True) -> ToolOutput:
@@ -75,6 +78,9 @@ class MemoryManager:
                        agent_id: str | None = None, thread_id: str | None = None) -> Row:
         """Record a claim, or its next version if one exists (never an in-place edit)."""
         _require_text(content, "content")
+        if content_json is not None and not isinstance(content_json, dict):
+            raise InvalidArgument(f"conditions must be a JSON object, got {type(content_json).__name__}: "
+                                  f"{content_json!r:.80}", field="content_json")
         with self.backend.session(identity) as s:
             return entities.correct(
                 s, identity, subject=subject, predicate=predicate, content=content, now=now_iso(),
@@ -84,7 +90,7 @@ class MemoryManager:
     # -- guidelines and persona -------------------------------------------
     def guidelines(self, identity: Identity, key: str | None = None) -> dict[str, Row]:
         with self.backend.session(identity) as s:
-            return guidelines.current_guidelines(s, identity, now_iso(), key)
+            return guidelines.current_guidelines(s, now_iso(), key)
 
     def context_budget(self, identity: Identity) -> ContextBudget:
         """The tenant's `context_budget` guideline, typed (defaults when it has none)."""
@@ -93,16 +99,17 @@ class MemoryManager:
 
     def personas(self, identity: Identity, key: str | None = None) -> dict[str, Row]:
         with self.backend.session(identity) as s:
-            return guidelines.current_personas(s, identity, now_iso(), key)
+            return guidelines.current_personas(s, now_iso(), key)
 
     # -- toolbox rows ------------------------------------------------------
     def active_tools(self, identity: Identity, name: str | None = None) -> list[Row]:
         with self.backend.session(identity) as s:
-            return toolbox_rows.active_rows(s, identity, now_iso(), name)
+            return toolbox_rows.active_rows(s, now_iso(), name)
 
-    def tool_versions(self, identity: Identity, name: str | None = None) -> list[Row]:
-        with self.backend.session(identity) as s:
-            return toolbox_rows.all_versions(s, name)
+    def operator_tool_versions(self, tenant: str, name: str | None = None) -> list[Row]:
+        """Every version of every toolbox row of `tenant`, whatever its scope (operator CLI only)."""
+        with self.backend.operator_session() as s:
+            return s.fetch_all("operator_toolbox_versions", tenant=tenant, name=name)
 
     def set_tool_enabled(self, identity: Identity, name: str, enabled: bool) -> Row:
         with self.backend.session(identity) as s:
@@ -112,14 +119,19 @@ class MemoryManager:
         with self.backend.session(identity) as s:
             return toolbox_rows.seed(s, identity, definitions, now_iso())
 
+    def upgrade_default_tools(self, identity: Identity, definitions: list[dict[str, Any]]) -> list[str]:
+        """Move rows still on a schema an earlier release seeded to the current default; returns their names."""
+        with self.backend.session(identity) as s:
+            return toolbox_rows.upgrade_defaults(s, identity, definitions, now_iso())
+
     # -- execute_query -----------------------------------------------------
-    def execute_query(self, identity: Identity, sql: str, max_rows: int | None = None) -> ToolOutput:
-        """Handler `execute_query`: one read-only SELECT over the reviewed, tenant-filtered views."""
-        return query.execute_query(self.backend, self.caps, identity, sql, max_rows)
+    def execute_query(self, identity: Identity, query: str, max_rows: int | None = None) -> ToolOutput:
+        """Handler `execute_query`: one read-only SELECT over the reviewed views of the caller's current rows."""
+        return query_run.execute_query(self.backend, self.caps, identity, query, max_rows, now_iso())
 
     def query_views_help(self) -> str:
         """The reviewed views and their columns, read from the catalog: execute_query's description."""
-        return query.describe_views(self.backend.query_catalog(), self.backend.query_dialect, self.caps)
+        return query_run.describe_views(self.backend.query_catalog(), self.backend.query_dialect, self.caps)
 
     # -- memory files ------------------------------------------------------
     def memory(self, identity: Identity, command: str, *, policy: dict[str, Any] | None = None,
@@ -134,14 +146,21 @@ class MemoryManager:
         with self.backend.session(identity) as s:
             return MemoryFiles(s, identity, store, self.memory_files, now_iso()).run(command, params, allowed)
 
-    def memory_stores(self, identity: Identity) -> list[Row]:
-        """The tenant's memory stores with file counts (operator CLI)."""
-        with self.backend.session(identity) as s:
-            return s.fetch_all("memory_store_list")
+    def operator_memory_stores(self, tenant: str) -> list[Row]:
+        """Every memory store of `tenant`, whatever its scope, with file counts (operator CLI only)."""
+        with self.backend.operator_session() as s:
+            return s.fetch_all("operator_memory_store_list", tenant=tenant)
 
     def memory_store_files(self, identity: Identity, store_key: str) -> AbstractContextManager[MemoryFiles]:
-        """Operator access to one store by key: `with manager.memory_store_files(op, "global") as files:`."""
-        return open_store(self.backend, identity, store_from_key(store_key), self.memory_files)
+        """Operator access to one store by key: `with manager.memory_store_files(op, "global") as files:`.
+
+        The session acts as the store's owner, the scope its key names (user:jane acts as
+        jane, agent:NAME as that agent, session:THREAD in that thread), because the wall
+        shows a store and its files only in that scope.
+        """
+        store = store_from_key(store_key)
+        owner = replace(identity, user=store.user_id, agent=store.agent_id, thread=store.thread_id)
+        return open_store(self.backend, owner, store, self.memory_files)
 
     # -- knowledge base search and ingestion --------------------------------
     @property
@@ -215,6 +234,34 @@ class MemoryManager:
     def operator_tenants(self) -> list[str]:
         with self.backend.operator_session() as s:
             return [r["tenant_id"] for r in s.fetch_all("operator_tenants")]
+
+    def operator_required_scopes(self, *, now: str | None = None) -> list[str]:
+        """Every scope an active toolbox row of any tenant requires (public protected-resource metadata)."""
+        with self.backend.operator_session() as s:
+            return [r["scope"] for r in s.fetch_all("operator_toolbox_scopes", now=now or now_iso())]
+
+    # -- tenant mapping (operator path: the tenant is not known yet) ------------
+    def operator_tenant_for(self, attributes: TokenAttributes, claimed: str | None) -> TenantChoice:
+        """The tenant a verified token speaks for; TenantUnmapped or TenantMismatch when there is none."""
+        with self.backend.operator_session() as s:
+            matches = tenant_mapping.match(s, attributes)
+        return tenant_mapping.choose(matches, claimed)
+
+    def operator_map_tenant(self, kind: str, value: str, tenant: str, *, issuer: str | None = None,
+                            user: str | None = None, note: str | None = None,
+                            created_by: str | None = None) -> TenantMapping:
+        """Add (or replace) the mapping of one verified attribute to a tenant and optional user."""
+        with self.backend.operator_session() as s:
+            return tenant_mapping.put(s, kind, value, tenant, issuer=issuer, user=user, note=note,
+                                      created_by=created_by)
+
+    def operator_unmap_tenant(self, kind: str, value: str, *, issuer: str | None = None) -> TenantMapping:
+        with self.backend.operator_session() as s:
+            return tenant_mapping.delete(s, kind, value, issuer)
+
+    def operator_tenant_mappings(self, tenant: str | None = None) -> list[TenantMapping]:
+        with self.backend.operator_session() as s:
+            return tenant_mapping.listing(s, tenant)
 
 
 def _require_text(value: Any, field: str) -> None:

@@ -1,4 +1,4 @@
-"""Who is calling, per request: from verified JWT claims (HTTP) or launch configuration (stdio).
+"""Who is calling, per request: from the verified bearer token (HTTP) or launch configuration (stdio).
 
 Tool arguments never take part. The client's name and version and the session id
 are added for the call log; they are what the client says of itself, so they are

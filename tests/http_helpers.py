@@ -15,14 +15,17 @@ SHUTDOWN_TIMEOUT = 10.0
 
 
 @contextmanager
-def serve_asgi(app) -> Iterator[str]:
-    """Serve `app` in a background thread and yield its base URL, e.g. "http://127.0.0.1:53122"."""
+def serve_asgi(app, **options) -> Iterator[str]:
+    """Serve `app` in a background thread and yield its base URL, e.g. "http://127.0.0.1:53122".
+
+    `options` are more uvicorn.Config settings, e.g. memgate.server.app.uvicorn_options(settings).
+    """
     # Bind first and hand uvicorn the socket, so no other process can take the port in between.
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="none")
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", ws="none", **options)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -13,9 +13,10 @@ import re
 from memgate.manager.backend.sqlite import schema as sqlite_schema
 
 MARKER = "zq" + "xglobexmarker91"  # split, so this file's text never holds the marker whole
-REVIEWED = ["entity_memory", "guideline_memory", "knowledge_base_chunk", "knowledge_base_document",
-            "persona_memory", "summarization_memory", "workflow_memory"]
-UNREVIEWED = ["mcp_call_log", "toolbox_memory", "memory_file", "memory_store", "conversation_memory"]
+REVIEWED = ["conversation_memory", "entity_memory", "entity_memory_history", "guideline_memory",
+            "guideline_memory_history", "knowledge_base_chunk", "knowledge_base_document", "persona_memory",
+            "persona_memory_history", "summarization_memory", "workflow_memory", "workflow_memory_history"]
+UNREVIEWED = ["mcp_call_log", "toolbox_memory", "memory_file", "memory_store"]
 #: driver text, internals and names off the list; "SQLite" alone is the documented dialect, not a leak
 LEAK_WORDS = ["sqlite_", "sqlite3", "pysqlite", "error:", "traceback", "near \"", "syntax error",
               "no such", "operationalerror", "databaseerror", "prohibited", "not authorized", *UNREVIEWED]
@@ -39,7 +40,7 @@ def base_checksum(backend, skip: tuple[str, ...] = ()) -> str:
 
 # -- the corpus ---------------------------------------------------------------------------
 
-BASES = [f"base_{v}" for v in REVIEWED + UNREVIEWED]
+BASES = [f"base_{v}" for v in REVIEWED + UNREVIEWED if not v.endswith("_history")]
 FORBIDDEN_SOURCES = BASES + UNREVIEWED + [
     "sqlite_master", "sqlite_schema", "sqlite_temp_master", "temp.sqlite_master", "main.base_entity_memory",
     "main.entity_memory", "pragma_table_info('base_entity_memory')", "dbstat", "sqlite_stmt",

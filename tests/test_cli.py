@@ -7,6 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
+from memgate.manager import Identity
+from memgate.manager.backend.sqlite.schema import known_version
 from memgate.server.cli import cli
 
 
@@ -28,11 +30,11 @@ def test_init_demo_creates_schema_tools_and_demo_and_is_idempotent(run, sqlite_p
     from memgate.manager.registry.defaults import load_tool_definitions
     tools = ", ".join(t["tool_name"] for t in load_tool_definitions())
     first = run("init", "--demo")
-    assert first == (f"schema: version 1 at {sqlite_path} (created)\n"
+    assert first == (f"schema: version {known_version()} at {sqlite_path} (created)\n"
                      f"tools for acme: {tools} added\n"
                      f"tools for globex: {tools} added\n"
                      "demo data: acme, globex seeded\n")
-    assert run("init", "--demo") == (f"schema: version 1 at {sqlite_path} (up to date)\n"
+    assert run("init", "--demo") == (f"schema: version {known_version()} at {sqlite_path} (up to date)\n"
                                      "tools for acme: already present\n"
                                      "tools for globex: already present\n"
                                      "demo data: already present\n")
@@ -51,7 +53,7 @@ def test_fact_set_corrects_and_a_stale_expected_version_fails_with_the_fix(run):
     out = run("fact", "set", "model:helios-rag", "beir_ndcg10", "0.81", "-t", "acme", "--expect-version", "2")
     assert out.startswith("model:helios-rag beir_ndcg10 = 0.81 recorded as version 3, replacing version 2 (ent_")
     err = run("fact", "set", "model:helios-rag", "beir_ndcg10", "0.70", "-t", "acme", "--expect-version", "2", ok=False)
-    assert err == ("Error: model:helios-rag beir_ndcg10 is at version 3, not 2; nothing was written "
+    assert err == ("Error: model:helios-rag beir_ndcg10 is at version 3, not 2; nothing was written. "
                    "Look the claim up again and correct the current version.\n")
 
 
@@ -75,7 +77,7 @@ def test_tools_disable_and_enable_bump_the_version(run):
 def test_tools_enable_of_an_unknown_tool_says_how_to_list(run):
     run("init", "--demo")
     assert run("tools", "enable", "nope", "-t", "acme", ok=False) == (
-        "Error: no toolbox row named 'nope' for tenant acme `memgate tools list` shows the tenant's tools.\n")
+        "Error: no toolbox row named 'nope' for tenant acme. `memgate tools list -t acme` shows the tenant's tools.\n")
 
 
 def test_log_is_empty_at_first_and_json_is_one_object_per_line(run, manager, two_tenants):
@@ -127,3 +129,30 @@ def test_every_command_has_help_with_an_example_and_a_readme_mention():
         assert top in readme, f"{top} is not in README.md"
         if not hasattr(cmd, "commands"):
             assert "Example" in out, f"{path} --help has no example"
+
+
+def test_fact_set_with_a_user_writes_that_users_row_and_only_that_user_sees_it(run):
+    run("init", "--demo")
+    out = run("fact", "set", "model:helios-rag", "beir_ndcg10", "0.80", "-t", "acme", "--user", "jane")
+    assert out.startswith("model:helios-rag beir_ndcg10 = 0.80 recorded as version 1 (ent_")
+    jane = run("fact", "get", "model:helios-rag", "beir_ndcg10", "-t", "acme", "--user", "jane")
+    assert jane.index("status=current version=1") < jane.index("\n0.80\n")  # jane's own claim is in force for her
+    for other in (("--user", "bob"), ()):
+        seen = run("fact", "get", "model:helios-rag", "beir_ndcg10", "-t", "acme", *other)
+        assert "0.80" not in seen and "status=current version=2" in seen, other
+    agent = run("fact", "set", "model:helios-rag", "owner", "li", "-t", "acme", "--agent", "planner")
+    assert "recorded as version 1" in agent
+    assert "\nli\n" in run("fact", "get", "model:helios-rag", "owner", "-t", "acme", "--agent", "planner")
+    assert "\nli\n" not in run("fact", "get", "model:helios-rag", "owner", "-t", "acme", "--agent", "other")
+
+
+def test_tools_list_shows_rows_of_every_scope(run, backend):
+    import json
+    run("init", "-t", "acme")
+    with backend.session(Identity(tenant="acme", user="jane")) as s:
+        row = s.raw("SELECT * FROM toolbox_memory WHERE tool_name = 'lookup_entity'")[0]
+        s.insert("toolbox_memory", {**row, "id": "tool_jane", "user_id": "jane",
+                                    "tool_schema": json.dumps(json.loads(row["tool_schema"]))})
+    listed = [line.split() for line in run("tools", "list", "-t", "acme").splitlines()[1:]]
+    assert ["lookup_entity", "lookup_entity", "1", "enabled", "tenant"] in listed
+    assert ["lookup_entity", "lookup_entity", "1", "enabled", "user=jane"] in listed

@@ -88,8 +88,9 @@ def test_a_runaway_query_is_stopped_at_the_deadline(backend):
     ("SELECT substr() FROM entity_memory",
      "query refused (rule function): it calls a function that does not exist here, or with the wrong "
      "number of arguments."),
-    ("SELECT length(printf('%.*c', 20000000, 'x') || printf('%.*c', 20000000, 'x'))",
-     "query refused (rule too-big): a value it reads or builds is larger than the limit."),
+    ("SELECT length(replace(printf('%.1000c', 'x'), 'x', printf('%.600c', 'y')) "
+     "|| replace(printf('%.1000c', 'x'), 'x', printf('%.600c', 'y')))",
+     "query refused (rule too-big): a value it reads or builds is larger than the limit (1 MiB)."),
     ("SELECT * FROM entity_memory WHERE content LIKE '%base_x%'",
      "query refused (rule table): it reads a table or view that is not on the allowed list."),
 ])
@@ -104,16 +105,41 @@ def test_admission_refuses_views_off_the_reviewed_list(manager, two_tenants):
     with pytest.raises(QueryRejected, match=r"^query refused \(rule table\): ") as err:
         manager.execute_query(ACME, "SELECT * FROM mcp_call_log")
     assert err.value.rule == "table"
-    assert err.value.hint == ("Allowed views: entity_memory, guideline_memory, knowledge_base_chunk, "
-                              "knowledge_base_document, persona_memory, summarization_memory, workflow_memory.")
+    assert err.value.hint == ("Allowed views: conversation_memory, entity_memory, entity_memory_history, "
+                              "guideline_memory, guideline_memory_history, knowledge_base_chunk, "
+                              "knowledge_base_document, persona_memory, persona_memory_history, "
+                              "summarization_memory, workflow_memory, workflow_memory_history.")
 
 
 def test_the_help_lists_the_reviewed_views_and_columns_from_the_catalog(manager):
     help_text = manager.query_views_help()
     listed = [line.split(":")[0][2:] for line in help_text.splitlines() if line.startswith("- ")]
-    assert listed == ["entity_memory", "guideline_memory", "knowledge_base_chunk", "knowledge_base_document",
-                      "persona_memory", "summarization_memory", "workflow_memory"]
-    assert "subject text, predicate text, content text, content_json text, confidence real, embedding vector" \
-        in help_text
+    assert listed == ["conversation_memory", "entity_memory (+ entity_memory_history)",
+                      "guideline_memory (+ guideline_memory_history)", "knowledge_base_chunk",
+                      "knowledge_base_document", "persona_memory (+ persona_memory_history)",
+                      "summarization_memory", "workflow_memory (+ workflow_memory_history)"]
+    assert "\n- entity_memory (+ entity_memory_history): subject text, predicate text, content text, " \
+           "content_json text, confidence real, embedding vector\n" in help_text
+    # the columns every view shares are listed once, not per view
+    assert help_text.count("valid_until text") == 1
+    assert "Every view has: id text, tenant_id text, user_id text, agent_id text, thread_id text, version integer, " \
+           "valid_from text, valid_until text, deleted_at text," in help_text
+    assert "only rows current now" in help_text
+    assert ("Each <view>_history view shows every version, with a status column: current, superseded (a newer or "
+            "more specific version is in force), expired, deleted, pending (not valid yet).") in help_text
     assert "token_count integer, content LOB, metadata_json text" in help_text
     assert "Rows: 25 by default, max_rows up to 500" in help_text
+
+
+
+def test_select_star_over_a_document_too_large_to_read_says_which_columns_to_name(backend):
+    from kb_helpers import ACME, hashing_manager
+    kb = hashing_manager(backend)
+    kb.ingest_text(ACME, title="big book", text="kumquat " * 300_000, source_uri="test://acme/big")  # 2.4 MB
+    with pytest.raises(QueryRejected, match=r"rule too-big") as refused:
+        kb.execute_query(ACME, "SELECT * FROM knowledge_base_document")
+    assert refused.value.hint == ("A document's full text (knowledge_base_document.content) can be that large: "
+                                  "name the columns you need instead of *, use token_count for its size and "
+                                  "knowledge_base_chunk for its text.")
+    out = kb.execute_query(ACME, "SELECT title, token_count FROM knowledge_base_document")
+    assert out.text.splitlines()[3].startswith("| big book | ")

@@ -239,7 +239,7 @@ def test_protected_resource_metadata_names_resource_issuer_and_scopes(base_url):
     assert response.status_code == 200
     assert response.json() == {
         "resource": f"{PUBLIC_URL}/mcp",
-        "authorization_servers": [f"{ISSUER}/"],
+        "authorization_servers": [ISSUER],  # exactly as configured: no slash added
         "scopes_supported": ["memory:read"],
         "bearer_methods_supported": ["header"],
     }

@@ -6,6 +6,7 @@ import pytest
 from click.testing import CliRunner
 from memory_helpers import ACME_AGENT, GLOBEX_AGENT, call, seed
 
+from memgate.manager.registry.defaults import load_tool_definitions
 from memgate.server.cli import cli
 
 STORE = "agent:helper"
@@ -50,8 +51,8 @@ def test_the_cli_works_per_tenant_and_never_crosses_over(memgate, manager):
     call(manager, GLOBEX_AGENT, command="create", path="/memories/secret.md", file_text="globex")
     got = memgate("cat", "/memories/secret.md", "-t", "acme", "-s", STORE)
     assert got.exit_code == 1
-    assert got.output == ("Error: no file /memories/secret.md in store agent:helper "
-                          "`memgate memory ls --store agent:helper` lists its files.\n")
+    assert got.output == ("Error: no file /memories/secret.md in store agent:helper. "
+                          "`memgate memory ls -t acme --store agent:helper` lists its files.\n")
     assert memgate("cat", "/memories/secret.md", "-t", "globex", "-s", STORE).output == "globex"
 
 
@@ -102,3 +103,24 @@ def test_clear_asks_first_then_deletes_the_store(memgate, manager):
 def test_every_memory_command_has_help_with_an_example(memgate, command):
     got = memgate(command, "--help")
     assert got.exit_code == 0 and "memgate memory " + command in got.output and "--store" in got.output
+
+
+def test_ls_lists_every_store_of_the_tenant_and_cat_put_act_as_the_stores_owner(memgate, manager):
+    from dataclasses import replace
+    user_row = {"tool_name": "user_memory", "tool_handler": "memory", "usage_notes": "Your notes.",
+                "tool_schema": next(t for t in load_tool_definitions() if t["tool_name"] == "memory")["tool_schema"],
+                "access_policy": {"memory_store": {"scope": "user"}}}
+    seed(manager, ACME_AGENT, user_row)
+    call(manager, ACME_AGENT, "user_memory", command="create", path="/memories/jane.md", file_text="jane's")
+    call(manager, replace(ACME_AGENT, user="li", agent="planner"), command="create", path="/memories/p.md",
+         file_text="planner's")
+    stores = [line.split("\t")[0] for line in memgate("ls", "-t", "acme").output.splitlines()]
+    assert stores == ["agent:planner", "user:jane", "2 store(s) for tenant acme"]
+    assert memgate("cat", "/memories/jane.md", "-t", "acme", "-s", "user:jane").output == "jane's"
+    assert memgate("cat", "/memories/p.md", "-t", "acme", "-s", "agent:planner").output == "planner's"
+    put = memgate("put", "/memories/from-ops.md", "-t", "acme", "-s", "user:jane", input="from the operator")
+    assert put.exit_code == 0, put.output
+    assert call(manager, ACME_AGENT, "user_memory", command="view", path="/memories/from-ops.md")[1].endswith(
+        "\tfrom the operator")
+    assert call(manager, replace(ACME_AGENT, user="li"), "user_memory", command="view",
+                path="/memories/from-ops.md")[0] is True

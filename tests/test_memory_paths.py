@@ -60,7 +60,6 @@ HOSTILE = [
     ("/memories/\u2025/secret", escapes("/memories/\u2025/secret")),
     ("/memories/a\uff3c..", escapes("/memories/a\uff3c..")),
     ("/memories/\uff41.md", escapes("/memories/\uff41.md")),
-    ("/memories/e\u0301.md", escapes("/memories/e\u0301.md")),
     # control and format characters, echoed escaped
     ("/memories/a.md\x00.txt", escapes("/memories/a.md\\x00.txt")),
     ("/memories/a\nb.md", escapes("/memories/a\\nb.md")),
@@ -81,6 +80,14 @@ HOSTILE = [
     ("/memories/~/a.md", escapes("/memories/~/a.md")),
     ("/memories/~root/a.md", escapes("/memories/~root/a.md")),
     ("/memories/ /a.md", escapes("/memories/ /a.md")),
+    # names a filesystem would read without their trailing spaces or dots
+    ("/memories/notes.md.", escapes("/memories/notes.md.")),
+    ("/memories/notes.md..", escapes("/memories/notes.md..")),
+    ("/memories/notes.md ", escapes("/memories/notes.md ")),
+    ("/memories/notes.md . ", escapes("/memories/notes.md . ")),
+    ("/memories/drafts./a.md", escapes("/memories/drafts./a.md")),
+    ("/memories/drafts /a.md", escapes("/memories/drafts /a.md")),
+    ("/memories/.hidden./a.md", escapes("/memories/.hidden./a.md")),
     # sizes
     (LONG_SEGMENT, escapes(LONG_SEGMENT)),
     (LONG_PATH, escapes(LONG_PATH[:512] + "...")),
@@ -112,6 +119,13 @@ def test_hostile_path_is_refused_with_the_contract_text(raw, text):
         ("/memories/.hidden", "/memories/.hidden"),
         ("/memories/a..b.md", "/memories/a..b.md"),
         ("/memories/caf\u00e9.md", "/memories/caf\u00e9.md"),
+        ("/memories/cafe\u0301.md", "/memories/caf\u00e9.md"),  # decomposed: the same file, in NFC
+        ("/memories/A\u030a/e\u0301t\u00e9.md", "/memories/\u00c5/\u00e9t\u00e9.md"),
+        ("/memories/\ud55c\uae00.md", "/memories/\ud55c\uae00.md"),
+        ("/memories/\u1112\u1161\u11ab.md", "/memories/\ud55c.md"),  # Hangul jamo compose
+        ("/memories/\u212b.md", "/memories/\u00c5.md"),  # the Angstrom sign is Å in NFC
+        ("/memories/ notes.md", "/memories/ notes.md"),
+        ("/memories/notes.md~", "/memories/notes.md~"),
         ("/memories/\u65e5\u672c\u8a9e.md", "/memories/\u65e5\u672c\u8a9e.md"),
         ("/memories/my notes.md", "/memories/my notes.md"),
         ("/memories/100%.md", "/memories/100%.md"),

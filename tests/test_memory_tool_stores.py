@@ -9,7 +9,7 @@ import pytest
 from backend_helpers import operator_rows
 from memory_helpers import ACME_AGENT, DIR_HEADER, GLOBEX_AGENT, READ_ONLY_ROW, call, run_calls, seed, snapshot
 
-from memgate.manager.errors import AccessDenied, ConfigError, InvalidArgument
+from memgate.manager.errors import AccessDenied, ConfigError, InvalidArgument, NotFound
 from memgate.manager.files.stores import StoreRef, resolve_store, store_from_key, validate_store_policy
 from memgate.manager.identity import Identity
 
@@ -23,7 +23,7 @@ def row(name: str, store: dict) -> dict:
 
 
 def store_keys(manager, identity: Identity) -> list[str]:
-    return [r["store_key"] for r in manager.memory_stores(identity)]
+    return [r["store_key"] for r in manager.operator_memory_stores(identity.tenant)]
 
 
 def test_tenants_with_the_same_agent_name_never_see_each_others_files(manager, backend):
@@ -122,7 +122,7 @@ def test_session_scope_without_a_thread_or_session_cannot_be_resolved():
     with pytest.raises(ConfigError, match="session scope needs a thread"):
         resolve_store(Identity(tenant="acme"), {"memory_store": {"scope": "session"}})
     assert resolve_store(Identity(tenant="acme", session="s-1"), {"memory_store": {"scope": "session"}}) == \
-        StoreRef("session:s-1", "session", thread_id="s-1")
+        StoreRef("session:s-1", "session")  # no thread: the key alone picks it, the wall filters nothing
 
 
 def test_a_read_only_row_advertises_only_view_and_refuses_writes(manager, backend):
@@ -192,3 +192,43 @@ def test_store_keys_parse_for_the_cli(key, ref):
 def test_malformed_store_keys_are_refused(key):
     with pytest.raises(InvalidArgument, match=f"^{re.escape(repr(key))} is not a memory store key\\.$"):
         store_from_key(key)
+
+
+def test_a_session_store_without_a_thread_lasts_the_legacy_mcp_session(manager, backend):
+    seed(manager, ACME_AGENT, row("scratch", {"scope": "session"}))
+
+    async def create_then_view(s):
+        return [await s.call(command="create", path="/memories/s.md", file_text="wip"),
+                await s.call(command="view", path="/memories/s.md")]
+
+    created, viewed = run_calls(manager, ACME_AGENT, create_then_view, mode="legacy", tool="scratch")
+    assert created == (False, "File created successfully at: /memories/s.md") and viewed[1].endswith("\twip")
+    [store] = operator_rows(backend, "memory_store")
+    # keyed on the MCP session id, and stamped with no thread: the wall binds threads, not session ids
+    assert store["store_key"].startswith("session:") and store["thread_id"] is None
+    assert run_calls(manager, ACME_AGENT, lambda s: s.call(command="view", path="/memories/s.md"),
+                     mode="legacy", tool="scratch")[0] is True  # another MCP session: another store
+
+
+@pytest.mark.parametrize("key, intruder", [
+    ("user:jane", replace(ACME_AGENT, user="li")),
+    ("agent:helper", replace(ACME_AGENT, agent="planner")),
+    ("session:thread-1", replace(ACME_AGENT, thread="thread-2")),
+])
+def test_the_wall_keeps_a_store_from_a_caller_outside_its_scope_even_when_the_key_is_named(
+        manager, backend, key, intruder):
+    from memgate.manager.files.commands import open_store
+    from memgate.manager.limits import MemoryFileSettings
+    owner = replace(ACME_AGENT, thread="thread-1")
+    with open_store(backend, owner, store_from_key(key), MemoryFileSettings()) as files:
+        files.put("/memories/secret.md", "owner's notes")
+    before = snapshot(backend)
+    # store resolution never hands the intruder this key; here it is named outright, and the wall alone holds
+    with open_store(backend, intruder, store_from_key(key), MemoryFileSettings()) as files:
+        assert files.list_files() == []
+        with pytest.raises(NotFound, match="no file /memories/secret.md"):
+            files.read("/memories/secret.md")
+        assert files.clear() == 0
+        with pytest.raises(AccessDenied, match="scoped to another user, agent or thread"):
+            files.put("/memories/secret.md", "overwritten")
+    assert snapshot(backend) == before

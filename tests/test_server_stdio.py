@@ -54,7 +54,8 @@ async def test_serve_refuses_to_start_on_a_schema_it_does_not_know(sqlite_path, 
                           env=_env(tmp_path), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 1
     assert done.stderr.strip().endswith(
-        f"Error: {sqlite_path} has schema version 99, newer than this memgate knows (1). "
+        f"Error: {sqlite_path} has schema version 99, newer than this memgate knows "
+        f"({backend.known_schema_version()}). "
         "Upgrade memgate, or point database.path at another file.")
 
 
@@ -63,4 +64,4 @@ async def test_serve_without_a_tenant_says_how_to_give_one(sqlite_path, backend,
     done = subprocess.run([sys.executable, "-m", "memgate", "--db", str(sqlite_path), "serve"],
                           env=_env(tmp_path), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 1
-    assert "stdio.tenant is not set" in done.stderr and "memgate serve --tenant T" in done.stderr
+    assert "stdio.tenant is not set" in done.stderr and "`memgate serve --tenant acme`" in done.stderr

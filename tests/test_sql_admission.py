@@ -206,7 +206,7 @@ REJECTED = [
 @pytest.mark.parametrize(("sql", "rule"), REJECTED)
 def test_admit_query_refuses_with_the_rule_and_its_message(sql, rule):
     refused = refusal(sql)
-    assert (refused.rule, refused.field, refused.with_hint()) == (rule, "sql", MESSAGES[rule])
+    assert (refused.rule, refused.field, refused.with_hint()) == (rule, "query", MESSAGES[rule])
 
 
 @pytest.mark.parametrize(("sql", "rule"), REJECTED)

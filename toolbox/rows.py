@@ -20,6 +20,7 @@ from memgate.manager import InvalidArgument, RowRefused, ToolRow
 
 from .handlers import HANDLERS, HandlerSpec
 from .policy import validate_policy
+from .portable_schema import portable, subset_problems
 
 RowCall = Callable[["RowTool", dict[str, Any]], Awaitable[ToolResult]]
 
@@ -58,6 +59,11 @@ def check_row(row: ToolRow) -> HandlerSpec:
         raise RowRefused('tool_schema must have "type": "object"')
     fields = spec.args_model.model_fields
     props = set(schema.get("properties", {}))
+    for old, new in (spec.renamed or {}).items():
+        if old in props:
+            raise RowRefused(f"tool_schema names the argument {old!r}, which the {spec.name} handler now calls "
+                             f"{new!r}. Run memgate init --tenant with the row's tenant to upgrade a default row "
+                             f"that was never edited, or rename the property in the row's tool_schema")
     unknown = props - set(fields)
     if unknown:
         raise RowRefused(f"tool_schema has properties the {spec.name} handler does not take: {sorted(unknown)}")
@@ -69,16 +75,24 @@ def check_row(row: ToolRow) -> HandlerSpec:
         validate_policy(row.access_policy)
     except InvalidArgument as exc:
         raise RowRefused(exc.message) from exc
+    problems = subset_problems(portable(schema))
+    if problems:
+        raise RowRefused("tool_schema uses what Gemini's function calling refuses: " + "; ".join(problems[:3]))
     return spec
 
 
-def advertised_schema(row: ToolRow, spec: HandlerSpec) -> dict[str, Any]:
+def validation_schema(row: ToolRow, spec: HandlerSpec) -> dict[str, Any]:
+    """The schema every call is validated against: strict (unknown arguments refused), shaped by the policy."""
     schema = copy.deepcopy(row.tool_schema)
-    # Strict by default: unknown arguments are refused, so say so in the schema.
     schema.setdefault("additionalProperties", False)
     if spec.shape_schema is not None:
         schema = spec.shape_schema(schema, row.access_policy)
     return schema
+
+
+def advertised_schema(row: ToolRow, spec: HandlerSpec) -> dict[str, Any]:
+    """The inputSchema hosts see: the validation schema in the subset every host takes (portable_schema.py)."""
+    return portable(validation_schema(row, spec))
 
 
 def tool_from_row(row: ToolRow, call: RowCall, *, generated_help: str | None = None) -> RowTool:

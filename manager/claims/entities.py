@@ -62,12 +62,10 @@ def label_versions(rows: list[Row], now: str) -> list[ClaimVersion]:
     return labeled
 
 
-def lookup(session: Session, identity: Identity, subject: str, predicate: str | None,
+def lookup(session: Session, subject: str, predicate: str | None,
            now: str, limit: int) -> tuple[list[ClaimLookup], bool]:
-    """Claims of `subject` (one predicate or all) as of `now`; True when rows were cut at `limit`."""
-    rows, more = session.fetch_page(
-        "entity_versions", limit, subject=subject, predicate=predicate,
-        user=identity.user, agent=identity.agent, thread=identity.thread)
+    """Claims of `subject` (one predicate or all) in the session's scope as of `now`; True when rows were cut."""
+    rows, more = session.fetch_page("entity_versions", limit, subject=subject, predicate=predicate)
     by_predicate: dict[str, list[Row]] = {}
     for r in rows:
         by_predicate.setdefault(r["predicate"], []).append(r)

@@ -6,19 +6,17 @@ import json
 from typing import Any
 
 from ..backend.base import Row, Session
-from ..identity import Identity
 from .scoping import most_specific_per_key
 
 
-def current_guidelines(session: Session, identity: Identity, now: str, key: str | None = None) -> dict[str, Row]:
-    rows = session.fetch_all("guideline_current", key=key, now=now,
-                             user=identity.user, agent=identity.agent, thread=identity.thread)
+def current_guidelines(session: Session, now: str, key: str | None = None) -> dict[str, Row]:
+    """Guidelines in force at `now` for the session's caller: the wall scopes the rows, the most specific wins."""
+    rows = session.fetch_all("guideline_current", key=key, now=now)
     return most_specific_per_key(rows, "guideline_key")
 
 
-def current_personas(session: Session, identity: Identity, now: str, key: str | None = None) -> dict[str, Row]:
-    rows = session.fetch_all("persona_current", key=key, now=now,
-                             user=identity.user, agent=identity.agent, thread=identity.thread)
+def current_personas(session: Session, now: str, key: str | None = None) -> dict[str, Row]:
+    rows = session.fetch_all("persona_current", key=key, now=now)
     return most_specific_per_key(rows, "persona_key")
 
 

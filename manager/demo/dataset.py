@@ -2,7 +2,9 @@
 
 acme (user jane, agent research-assistant) holds model:helios-rag beir_ndcg10
 version 1 = 0.92 (superseded) and version 2 = 0.78 (current, corrected), plus
-a July summary that used 0.92. globex holds its own claim on the same subject.
+a July summary that used 0.92, and the research assistant's memory-tool file
+/memories/progress.md (store agent:research-assistant). globex holds its own claim on
+the same subject.
 """
 
 from __future__ import annotations
@@ -41,20 +43,36 @@ _DOCS = {
     ],
 }
 
+#: memory-tool files the demo agent left for itself: (store key, path, text)
+_MEMORY_FILES = {
+    "acme": [
+        ("agent:research-assistant", "/memories/progress.md",
+         "# Helios RAG evaluation: progress\n"
+         "\n"
+         "- [x] July run on BEIR: nDCG@10 0.92 (withdrawn: the qrels leaked test queries)\n"
+         "- [x] August re-run on clean qrels: nDCG@10 0.78, recall@100 0.91\n"
+         "- [ ] Ask jane whether the July summary should be reissued with 0.78\n"
+         "\n"
+         "Always look up model:helios-rag beir_ndcg10 before quoting it; summaries can be stale.\n"),
+    ],
+}
+
 
 def seed_demo(manager: MemoryManager) -> list[str]:
     """Insert the demo rows for tenants that do not have them yet; returns the tenants seeded."""
     seeded = []
     for identity in DEMO_TENANTS:
         with manager.backend.session(identity) as s:
-            if s.fetch_one("guideline_current", key="context_budget", now=CORRECTED,
-                           user=None, agent=None, thread=None):
+            if s.fetch_one("guideline_current", key="context_budget", now=CORRECTED):
                 continue
             with s.transaction():
                 (_seed_acme if identity is ACME else _seed_globex)(s, identity)
                 _seed_documents(s, identity)
                 kb_ingest.embed_missing(s, manager.embedder)  # demo chunks searchable by vector too
-            seeded.append(identity.tenant)
+        for store, path, text in _MEMORY_FILES.get(identity.tenant, ()):
+            with manager.memory_store_files(identity, store) as files:
+                files.put(path, text)
+        seeded.append(identity.tenant)
     return seeded
 
 

@@ -7,14 +7,26 @@ part, so a model cannot name another agent's or user's store. Every store row, a
 every file in it, also carries tenant_id behind the tenant wall, so two tenants with an
 agent of the same name have two unrelated stores.
 
-Store keys (unique per tenant):
-  agent    agent:<identity.agent>     the default; no agent in the identity -> agent:default
-  user     user:<identity.user>       no user -> the call fails as a server error
-  session  session:<thread>           identity.thread, else the MCP session id; neither -> fails
-  shared   shared:<name>              one named store that several agents of the tenant share
-  global   global                     one store for the whole tenant
-  context  context:<name>:<key>:<v>   v = the trusted request-context value `key` (e.g. a JWT
-                                      claim), at most 200 characters of A-Za-z0-9_.- ; else fails
+Inside a tenant the scope wall holds too: a store row is stamped with the scope it
+belongs to (below), and the database shows it, and its files, only to callers in that
+scope. Store resolution and the wall agree by construction: the columns stamped are
+exactly the identity values that picked the key, so the caller that resolves a key is
+always one the wall lets see it.
+
+Store keys (unique per tenant), and the scope each row is stamped with:
+  agent    agent:<identity.agent>     agent_id; the default scope. No agent in the identity ->
+                                      agent:default, stamped with no agent (shared by every
+                                      caller that names none)
+  user     user:<identity.user>       user_id; no user -> the call fails as a server error
+  session  session:<thread>           thread_id = identity.thread, the thread the wall binds
+                                      (app_thread()). No thread -> session:<MCP session id>,
+                                      stamped with no thread: the key alone picks it, for as
+                                      long as the MCP session id lasts; neither -> fails
+  shared   shared:<name>              no stamp; one named store that several agents share
+  global   global                     no stamp; one store for the whole tenant
+  context  context:<name>:<key>:<v>   no stamp; v = the trusted request-context value `key`
+                                      (e.g. a JWT claim), at most 200 characters of
+                                      A-Za-z0-9_.- ; else fails
 """
 
 from __future__ import annotations
@@ -93,8 +105,7 @@ def resolve_store(identity: Identity, policy: dict[str, Any] | None) -> StoreRef
         raise ConfigError(exc.message, field=exc.field) from None
     scope = spec.get("scope", DEFAULT_SCOPE)
     if scope == "agent":
-        agent = identity.agent or DEFAULT_AGENT
-        return StoreRef(f"agent:{agent}", scope, agent_id=agent)
+        return _agent_store(identity.agent or DEFAULT_AGENT)
     if scope == "user":
         if not identity.user:
             raise _unresolved("the user scope needs a user in the verified identity", "user")
@@ -102,10 +113,11 @@ def resolve_store(identity: Identity, policy: dict[str, Any] | None) -> StoreRef
     if scope == "session":
         # identity.thread first: in the 2026-07-28 MCP era the session id changes on every
         # request, so a session store keyed on it lasts one call (the request carries no lasting session there).
+        # Only a thread is stamped: the wall filters on the thread it binds, never on a session id.
         thread = identity.thread or identity.session
         if not thread:
             raise _unresolved("the session scope needs a thread or an MCP session id", "thread")
-        return StoreRef(f"session:{thread}", scope, thread_id=thread)
+        return StoreRef(f"session:{thread}", scope, thread_id=identity.thread)
     if scope == "shared":
         return StoreRef(f"shared:{spec['name']}", scope)
     if scope == "global":
@@ -122,7 +134,10 @@ def resolve_store(identity: Identity, policy: dict[str, Any] | None) -> StoreRef
 
 
 def store_from_key(key: str) -> StoreRef:
-    """Parse a store key as the CLI takes it (`agent:research-assistant`, `global`, ...)."""
+    """Parse a store key as the CLI takes it (`agent:research-assistant`, `global`, ...).
+
+    `session:X` is taken as a thread (the CLI cannot tell a thread from an MCP session id).
+    """
     scope, _, rest = key.partition(":")
     bad = InvalidArgument(
         f"{key!r} is not a memory store key.", field="store",
@@ -134,7 +149,7 @@ def store_from_key(key: str) -> StoreRef:
     if scope not in SCOPES or not rest or any(ch.isspace() for ch in rest):
         raise bad
     if scope == "agent":
-        return StoreRef(key, scope, agent_id=rest)
+        return _agent_store(rest)
     if scope == "user":
         return StoreRef(key, scope, user_id=rest)
     if scope == "session":
@@ -148,6 +163,11 @@ def store_from_key(key: str) -> StoreRef:
     if not (_VALUE.fullmatch(name) and _CONTEXT_KEY.fullmatch(ctx_key or "") and _VALUE.fullmatch(value)):
         raise bad
     return StoreRef(key, scope)
+
+
+def _agent_store(agent: str) -> StoreRef:
+    # agent:default is the store of callers that name no agent, so its row names none either.
+    return StoreRef(f"agent:{agent}", "agent", agent_id=None if agent == DEFAULT_AGENT else agent)
 
 
 def _unresolved(why: str, field: str) -> ConfigError:

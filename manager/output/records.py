@@ -7,6 +7,9 @@ forge a record because `<memory` / `</memory` inside it are escaped.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+from ..tokens import count_tokens
 
 _ATTR_SAFE = re.compile(r"[^A-Za-z0-9_.:@+\-]")
 
@@ -33,3 +36,20 @@ def memory_record(body: str, *, id: str, type: str, cell_chars: int, **attrs: ob
 def metadata_line(**parts: object) -> str:
     """`key: value | key: value`, skipping None; the first line of every result."""
     return " | ".join(f"{k.replace('_', ' ')}: {v}" for k, v in parts.items() if v is not None)
+
+
+def with_token_count(head_of: Callable[[int], str], body: str | None) -> str:
+    """`head_of(tokens)`, then `body` on the next lines, where `tokens` is the o200k_base count of
+    the whole text, metadata line included.
+
+    The count depends on the figure only through its number of digits (o200k_base splits digits
+    into groups of three), so counting again with the last count settles within a few rounds.
+    """
+    tokens = 0
+    for _ in range(8):
+        text = head_of(tokens) if body is None else f"{head_of(tokens)}\n{body}"
+        counted = count_tokens(text)
+        if counted == tokens:
+            return text
+        tokens = counted
+    raise RuntimeError(f"the token count of a result did not settle: {text[:120]!r}")

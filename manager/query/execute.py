@@ -19,16 +19,21 @@ from .admission import admit_query
 __all__ = ["describe_views", "execute_query"]
 
 _LOB_WORDS = ("LOB", "BLOB", "CLOB", "NCLOB", "BFILE")
+#: a versioned view's every-version twin, and the column that labels each version
+_HISTORY, _STATUS = "_history", "status"
+_STATUSES = ("current", "superseded (a newer or more specific version is in force)", "expired", "deleted",
+             "pending (not valid yet)")
 
 
 def execute_query(backend: Backend, caps: CapsSettings, identity: Identity, sql: str,
-                  max_rows: int | None = None) -> ToolOutput:
-    """Run one read-only SELECT; the text is a metadata line and a markdown table."""
+                  max_rows: int | None, now: str) -> ToolOutput:
+    """Run one read-only SELECT, current rows as of `now`; the text is a metadata line and a markdown table."""
     catalog = backend.query_catalog()
     admitted = admit_query(sql, dialect=backend.query_dialect, allowed_views=set(catalog),
                            max_chars=caps.query_max_chars)
     cap = caps.rows(max_rows)
-    result = backend.run_readonly_query(identity, admitted.sql, cap, caps.query_timeout_s)
+    result = backend.run_readonly_query(identity, admitted.sql, cap, caps.query_timeout_s, now,
+                                         max_chars=caps.cell_chars)
     text = render_table(result.columns, result.rows, truncated=result.truncated,
                         declared_types=result.declared_types, max_chars=caps.cell_chars,
                         extra={"row_cap": cap})
@@ -36,13 +41,28 @@ def execute_query(backend: Backend, caps: CapsSettings, identity: Identity, sql:
 
 
 def describe_views(catalog: ViewCatalog, dialect: QueryDialect, caps: CapsSettings) -> str:
-    """The part of the tool description that lists what the caller may query, from the catalog."""
+    """The part of the tool description that lists what the caller may query, from the catalog.
+
+    Compact: the columns every view shares are listed once, and a `<view>_history` view
+    (the view's columns plus `status`) is named beside its view instead of listed again.
+    """
     if not catalog:
         return "No views are available to query."
-    lines = [f"Views you can query ({dialect.name} syntax; every view holds only your tenant's rows):"]
-    for view in sorted(catalog):
-        columns = ", ".join(f"{name} {_shown_type(declared)}".rstrip() for name, declared in catalog[view])
-        lines.append(f"- {view}: {columns}")
+    history = {view: f"{view}{_HISTORY}" for view in catalog
+               if catalog.get(f"{view}{_HISTORY}") == (*catalog[view], (_STATUS, None))}
+    listed = [view for view in sorted(catalog) if view not in history.values()]
+    shared = [c for c in catalog[listed[0]] if all(c in catalog[v] for v in listed)]
+    lines = [(f"Views you can query ({dialect.name} syntax). Every view holds only rows you may see (your "
+              "tenant's, shared with you or scoped to your user, agent or thread), and only rows current now.")]
+    if history:
+        lines.append(f"{', '.join(sorted(history))} show one row per claim or key: the version in force for you. "
+                     f"Each <view>{_HISTORY} view shows every version, with a {_STATUS} column: "
+                     f"{', '.join(_STATUSES)}.")
+    if len(listed) > 1 and shared:
+        lines.append(f"Every view has: {_columns(shared)}.")
+    for view in listed:
+        also = f" (+ {history[view]})" if view in history else ""
+        lines.append(f"- {view}{also}: {_columns([c for c in catalog[view] if c not in shared])}")
     lines += [
         "vector columns show as <VECTOR(dim)> and LOB columns as <LOB> (never read; "
         "length() and substr() work on them).",
@@ -52,6 +72,10 @@ def describe_views(catalog: ViewCatalog, dialect: QueryDialect, caps: CapsSettin
         "per call, no semicolon, no placeholders.",
     ]
     return "\n".join(lines)
+
+
+def _columns(columns) -> str:
+    return ", ".join(f"{name} {_shown_type(declared)}".rstrip() for name, declared in columns)
 
 
 def _shown_type(declared: str | None) -> str:

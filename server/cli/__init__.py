@@ -6,7 +6,7 @@ import click
 
 from memgate import __version__
 
-from . import db_cmds, fact_cmds, ingest_cmd, log_cmds, memory_cmds, serve_cmd, tools_cmds
+from . import db_cmds, fact_cmds, ingest_cmd, log_cmds, memory_cmds, serve_cmd, tenants_cmds, tools_cmds
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -31,7 +31,7 @@ def cli(config: str | None, db: str | None) -> None:
     """
 
 
-for module in (serve_cmd, db_cmds, fact_cmds, tools_cmds, log_cmds, memory_cmds, ingest_cmd):
+for module in (serve_cmd, db_cmds, fact_cmds, tools_cmds, tenants_cmds, log_cmds, memory_cmds, ingest_cmd):
     module.register(cli)
 
 

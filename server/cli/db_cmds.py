@@ -7,7 +7,7 @@ import click
 from memgate.manager import DEMO_TENANTS, MemgateError, ToolRow, load_tool_definitions, seed_demo
 from memgate.toolbox import check_row
 
-from .common import friendly_errors, open_manager, operator_identity, settings_from
+from .common import TENANT_ID, friendly_errors, open_manager, operator_identity, settings_from
 
 
 def init_database(settings, tenants: list[str], demo: bool, tools_file: str | None = None) -> list[str]:
@@ -27,6 +27,9 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
         for tenant in wanted:
             added = manager.seed_tools(operator_identity(tenant), definitions)
             lines.append(f"tools for {tenant}: " + (", ".join(added) + " added" if added else "already present"))
+            upgraded = manager.upgrade_default_tools(operator_identity(tenant), definitions)
+            if upgraded:
+                lines.append(f"tools for {tenant}: {', '.join(upgraded)} upgraded to the current default tool_schema")
         if demo:
             seeded = seed_demo(manager)
             lines.append("demo data: " + (", ".join(seeded) + " seeded" if seeded else "already present"))
@@ -38,7 +41,7 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
 def register(cli: click.Group) -> None:
     @cli.command("init")
     @click.option("--demo", is_flag=True, help="Also load the demo tenants acme and globex.")
-    @click.option("--tenant", "-t", "tenants", multiple=True, metavar="TENANT",
+    @click.option("--tenant", "-t", "tenants", multiple=True, metavar="TENANT", type=TENANT_ID,
                   help="Seed the default toolbox rows for this tenant (repeatable).")
     @click.option("--tools-file", type=click.Path(exists=True, dir_okay=False),
                   help="Toolbox definitions to seed instead of the shipped config/toolbox.json.")
@@ -113,7 +116,8 @@ def _check_database(settings, report) -> None:
         report(True, "database", f"{path} (schema {info['schema_version']}, SQLite {info['sqlite_version']}, "
                                  f"journal {info['journal_mode']})")
         tenants = manager.operator_tenants()
-        report(bool(tenants), "tenants", ", ".join(tenants) if tenants else "none. Run `memgate init -t TENANT`.")
+        report(bool(tenants), "tenants", ", ".join(tenants) if tenants
+               else "none. Set one up: `memgate init --tenant acme` (or `memgate init --demo`).")
         for tenant in tenants:
             rows = manager.active_tools(operator_identity(tenant))
             refused = []
@@ -138,6 +142,6 @@ def _check_transport(settings, report) -> None:
         return
     try:
         settings.http.auth.check_complete()
-        report(True, "http auth", f"issuer {settings.http.auth.issuer}, audience {settings.http.auth.audience}")
+        report(True, "http auth", settings.http.auth.describe())
     except MemgateError as exc:
         report(False, "http auth", exc.with_hint())

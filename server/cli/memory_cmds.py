@@ -47,7 +47,7 @@ def register(cli: click.Group) -> None:
         try:
             op = operator_identity(tenant)
             if store is None:
-                rows = manager.memory_stores(op)
+                rows = manager.operator_memory_stores(tenant)
                 for r in rows:
                     click.echo(f"{r['store_key']}\t{r['files']} files\t{r['chars']} chars\t"
                                f"last write {r['updated_at'] or '-'}")

@@ -38,7 +38,7 @@ def register(cli: click.Group) -> None:
         """
         manager = open_manager(settings_from(ctx))
         try:
-            rows = manager.tool_versions(operator_identity(tenant))
+            rows = manager.operator_tool_versions(tenant)
         finally:
             manager.close()
         now, seen = now_iso(), set()

@@ -4,9 +4,6 @@ SELECT id, guideline_key, content, content_json, version, valid_from, valid_unti
 FROM guideline_memory
 WHERE (:key IS NULL OR guideline_key = :key)
   AND valid_from <= :now AND (valid_until IS NULL OR valid_until > :now) AND deleted_at IS NULL
-  AND (user_id IS NULL OR user_id = :user)
-  AND (agent_id IS NULL OR agent_id = :agent)
-  AND (thread_id IS NULL OR thread_id = :thread)
 ORDER BY guideline_key,
          (user_id IS NOT NULL) + (agent_id IS NOT NULL) + (thread_id IS NOT NULL) DESC,
          version DESC

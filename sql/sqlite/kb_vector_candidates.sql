@@ -1,4 +1,4 @@
--- Every embedding the caller may search with this model: the tenant view and the
+-- Every embedding the caller may search with this model: the walled view and the
 -- metadata filters narrow the rows first; the manager ranks them by exact cosine.
 SELECT c.seq, c.embedding
 FROM knowledge_base_chunk c
@@ -6,6 +6,3 @@ WHERE c.embedding_model = :model AND length(c.embedding) = :bytes
   AND (:collection IS NULL OR c.collection = :collection)
   AND (:document IS NULL OR c.document_id = :document)
   AND c.deleted_at IS NULL AND c.valid_from <= :now AND (c.valid_until IS NULL OR c.valid_until > :now)
-  AND (c.user_id IS NULL OR c.user_id = :user)
-  AND (c.agent_id IS NULL OR c.agent_id = :agent)
-  AND (c.thread_id IS NULL OR c.thread_id = :thread)

@@ -4,9 +4,6 @@ SELECT id, tool_name, tool_schema, usage_notes, tool_handler, access_policy, ver
 FROM toolbox_memory
 WHERE (:name IS NULL OR tool_name = :name)
   AND valid_from <= :now AND (valid_until IS NULL OR valid_until > :now) AND deleted_at IS NULL
-  AND (user_id IS NULL OR user_id = :user)
-  AND (agent_id IS NULL OR agent_id = :agent)
-  AND (thread_id IS NULL OR thread_id = :thread)
 ORDER BY tool_name,
          (user_id IS NOT NULL) + (agent_id IS NOT NULL) + (thread_id IS NOT NULL) DESC,
          version DESC

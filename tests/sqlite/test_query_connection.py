@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import pytest
 from query_helpers import base_checksum
 
-from memgate.manager import QueryRejected
+from memgate.manager import QueryRejected, now_iso
 from memgate.manager.backend.sqlite.query import ReadonlyQueries
 from memgate.manager.demo.dataset import ACME
 
@@ -54,6 +54,6 @@ def test_the_context_functions_run_only_inside_a_reviewed_view(backend, two_tena
     queries = ReadonlyQueries(backend.path)
     try:
         with pytest.raises(QueryRejected, match=r"^query refused \(rule wall\): "):
-            queries.run(ACME, sql, 5, 1.0)
+            queries.run(ACME, sql, 5, 1.0, now_iso())
     finally:
         queries.close()

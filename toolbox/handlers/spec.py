@@ -33,3 +33,6 @@ class HandlerSpec:
     takes_policy: bool = False
     #: optional: generated help (e.g. execute_query's views and columns from the catalog)
     describe: Describer | None = None
+    #: arguments an earlier release named differently (old name -> new), so a row that still
+    #: uses an old name is refused with a reason that says how to upgrade it
+    renamed: dict[str, str] | None = None

@@ -1,14 +1,16 @@
-"""The embedded SQLite backend: a small pool of connections walled per tenant.
+"""The embedded SQLite backend: a small pool of connections walled per tenant and scope.
 
 Every pooled connection gets the app_tenant() family of functions and an
 authorizer that refuses any top-level statement naming a base_ table or doing
-DDL (wall.py). Base tables are reachable only through the tenant views and their
+DDL (wall.py). Base tables are reachable only through the walled views and their
 triggers, so even a deliberately unfiltered SELECT in manager code sees only the
-bound tenant's rows (tests/contract/test_tenant_isolation.py proves it).
+bound tenant's rows in the caller's user, agent and thread scope
+(tests/contract/test_tenant_isolation.py and test_scope_wall.py prove it).
 """
 
 from __future__ import annotations
 
+import shlex
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -37,9 +39,8 @@ _POOL_IDLE_MAX = 8
 class SqliteSession:
     """Named statements over one checked-out connection, for one identity (or the operator)."""
 
-    def __init__(self, conn: sqlite3.Connection, identity: Identity | None = None, *, walled: bool = True):
+    def __init__(self, conn: sqlite3.Connection, *, walled: bool = True):
         self._conn = conn
-        self._identity = identity
         self._walled = walled
 
     def fetch_all(self, statement: str, **params: Any) -> list[Row]:
@@ -100,11 +101,10 @@ class SqliteSession:
                               **self._chunk_params(filters))
         return kb.rank_by_cosine(rows, query, limit)
 
-    def _chunk_params(self, filters: ChunkFilters) -> dict[str, Any]:
-        who = self._identity
-        return dict(collection=filters.collection, document=filters.document_id, now=filters.now,
-                    user=who.user if who else None, agent=who.agent if who else None,
-                    thread=who.thread if who else None)
+    @staticmethod
+    def _chunk_params(filters: ChunkFilters) -> dict[str, Any]:
+        # Scope (user, agent, thread) is the wall's: the views filter it, no statement repeats it.
+        return dict(collection=filters.collection, document=filters.document_id, now=filters.now)
 
     def _run(self, sql: str, params: Any) -> sqlite3.Cursor:
         if self._walled:
@@ -128,7 +128,8 @@ class SqliteBackend:
         self._queries = ReadonlyQueries(self.path, busy_timeout_ms=busy_timeout_ms)
         if not self.path.exists():
             if not create:
-                raise BackendUnavailable(f"no database at {self.path}.", hint="Run `memgate init` first.")
+                raise BackendUnavailable(f"no database at {self.path}.",
+                                         hint=f"Run `memgate --db {shlex.quote(str(self.path))} init` first.")
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.migrate()
 
@@ -161,11 +162,9 @@ class SqliteBackend:
     @contextmanager
     def session(self, identity: Identity) -> Iterator[SqliteSession]:
         pooled = self._checkout()
-        ctx = pooled.context
-        ctx.tenant, ctx.user, ctx.agent, ctx.thread = (
-            identity.tenant, identity.user, identity.agent, identity.thread)
+        pooled.context.bind(identity)
         try:
-            yield SqliteSession(pooled.conn, identity)
+            yield SqliteSession(pooled.conn)
         finally:
             self._pool.give(pooled)
 
@@ -221,8 +220,9 @@ class SqliteBackend:
         return info
 
     # -- execute_query -----------------------------------------------------
-    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float) -> QueryRows:
-        return self._queries.run(identity, sql, max_rows, timeout_s)
+    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float,
+                           now: str, max_chars: int = 500) -> QueryRows:
+        return self._queries.run(identity, sql, max_rows, timeout_s, now, max_chars)
 
     def query_catalog(self) -> ViewCatalog:
         return self._queries.catalog()

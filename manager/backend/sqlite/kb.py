@@ -1,7 +1,7 @@
 """The knowledge-base retrieval legs on SQLite: FTS5 BM25 and exact cosine over float32 blobs.
 
-Both run on a walled session, so the tenant views have already cut the rows to the
-caller's tenant, and every metadata filter is part of each leg's statement: candidates
+Both run on a walled session, so the walled views have already cut the rows to the
+caller's tenant and scope, and every metadata filter is part of each leg's statement: candidates
 are ranked among rows the caller may see, never cut from a global top-k and filtered.
 """
 

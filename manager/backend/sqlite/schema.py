@@ -3,12 +3,14 @@
 Migrations are sql/sqlite/migrations/NNN_name.sql, applied in order inside one
 transaction each; `memgate_schema` records the version. After every upgrade the
 tenant views and guard triggers are rebuilt from the base tables' real columns,
-so a new column can never be missed by the wall.
+so a new column can never be missed by the wall. The wall is the tenant and, inside
+it, the caller's scope: user, agent and thread (tenant_guard.sql says how).
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 import sqlite3
 
 from ...errors import SchemaMismatch
@@ -49,12 +51,12 @@ def check_schema(conn: sqlite3.Connection, path: str) -> None:
     if have == 0:
         raise SchemaMismatch(
             f"{path} is not a memgate database (no schema version).",
-            hint="Run `memgate init` to create the schema.",
+            hint=f"Run `memgate --db {shlex.quote(str(path))} init` to create the schema.",
         )
     if have < want:
         raise SchemaMismatch(
             f"{path} has schema version {have}; this memgate needs version {want}.",
-            hint="Run `memgate init` to upgrade it (back up the file first).",
+            hint=f"Back up the file, then run `memgate --db {shlex.quote(str(path))} init` to upgrade it.",
         )
     raise SchemaMismatch(
         f"{path} has schema version {have}, newer than this memgate knows ({want}).",
@@ -79,7 +81,7 @@ def migrate(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
         )
         for version, name in migrations():
             if version > before:
-                _run_script(conn, load_sql("sqlite", f"migrations/{name}"))
+                run_script(conn, load_sql("sqlite", f"migrations/{name}"))
                 conn.execute("INSERT INTO memgate_schema (version) VALUES (?)", (version,))
         rebuild_tenant_wall(conn)
         conn.execute("COMMIT")
@@ -91,17 +93,20 @@ def migrate(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
 
 #: the shadow tables FTS5 creates beside a virtual table <name>: <name>_data, ...
 FTS5_SHADOW_SUFFIXES = ("data", "idx", "content", "docsize", "config")
+#: base tables only operator sessions read: no tenant view, so no walled connection reaches them
+OPERATOR_TABLES = frozenset({"base_tenant_mapping"})
 
 
 def base_tables(conn: sqlite3.Connection) -> list[str]:
-    """Real base_ tables: FTS5 tables and their shadow tables get no tenant view."""
+    """Base tables under the tenant wall: FTS5 tables, their shadow tables and operator tables get no view."""
     rows = conn.execute(
         "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'base\\_%' ESCAPE '\\'"
         " ORDER BY name"
     ).fetchall()
     virtual = {name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")}
     shadows = {f"{v}_{suffix}" for v in virtual for suffix in FTS5_SHADOW_SUFFIXES}
-    return [name for name, _ in rows if name not in virtual and name not in shadows]
+    return [name for name, _ in rows
+            if name not in virtual and name not in shadows and name not in OPERATOR_TABLES]
 
 
 def fts5_shadow_tables(conn: sqlite3.Connection) -> frozenset[str]:
@@ -113,14 +118,53 @@ def fts5_shadow_tables(conn: sqlite3.Connection) -> frozenset[str]:
 
 
 def rebuild_tenant_wall(conn: sqlite3.Connection) -> None:
-    """Drop and recreate every tenant view and guard trigger from the template."""
+    """Drop and recreate every walled view and guard trigger (tenant and scope) from the template."""
     template = load_sql("sqlite", "tenant_guard")
     for base in base_tables(conn):
         table = base[len("base_"):]
         conn.execute(f"DROP VIEW IF EXISTS {table}")
-        for suffix in ("__tenant_insert", "__tenant_update", "__tenant_delete"):
+        for suffix in _GUARD_SUFFIXES:
             conn.execute(f"DROP TRIGGER IF EXISTS {base}{suffix}")
-        _run_script(conn, template.format(**_placeholders(conn, base, table)))
+        run_script(conn, template.format(**_placeholders(conn, base, table)))
+
+
+_GUARD_SUFFIXES = tuple(f"__{wall}_{action}" for wall in ("tenant", "scope")
+                        for action in ("insert", "update", "delete"))
+#: scope columns and the context function each is compared with; NULL means shared at that level
+_SCOPE_COLUMNS = (("user_id", "app_user()"), ("agent_id", "app_agent()"), ("thread_id", "app_thread()"))
+#: tables with no scope columns of their own: (column, base table it points at, that table's key)
+_SCOPED_THROUGH = {"base_memory_file": ("store_id", "base_memory_store", "id")}
+
+
+def _columns(conn: sqlite3.Connection, base: str) -> list[str]:
+    return [r[1] for r in conn.execute(f"PRAGMA table_info({base})").fetchall()]
+
+
+def _in_scope(columns: list[str], row: str) -> str:
+    """SQL that is true when `row` (a prefix like 'NEW.', or '') is in the bound scope."""
+    terms = [f"({row}{c} IS NULL OR {row}{c} = {fn})" for c, fn in _SCOPE_COLUMNS if c in columns]
+    return " AND ".join(terms) or "1"
+
+
+def _out_of_scope(columns: list[str], row: str) -> str:
+    """SQL that is true when `row` names another user, agent or thread (NULL-safe: never unknown)."""
+    terms = [f"({row}{c} IS NOT NULL AND {row}{c} IS NOT {fn})" for c, fn in _SCOPE_COLUMNS if c in columns]
+    return "(" + " OR ".join(terms) + ")" if terms else "0"
+
+
+def _scope_terms(conn: sqlite3.Connection, base: str, cols: list[str]) -> dict[str, str]:
+    if base in _SCOPED_THROUGH:
+        column, owner, owner_key = _SCOPED_THROUGH[base]
+        owner_scope = _in_scope(_columns(conn, owner), "o.")
+
+        def through(row: str) -> str:
+            return (f"EXISTS (SELECT 1 FROM {owner} o WHERE o.{owner_key} = {row}{column}"
+                    f" AND o.tenant_id = app_tenant() AND {owner_scope})")
+
+        return {"in_scope": through(f"{base}."), "new_out_of_scope": f"NOT {through('NEW.')}",
+                "old_out_of_scope": f"NOT {through('OLD.')}"}
+    return {"in_scope": _in_scope(cols, ""), "new_out_of_scope": _out_of_scope(cols, "NEW."),
+            "old_out_of_scope": _out_of_scope(cols, "OLD.")}
 
 
 def _placeholders(conn: sqlite3.Connection, base: str, table: str) -> dict[str, str]:
@@ -143,10 +187,11 @@ def _placeholders(conn: sqlite3.Connection, base: str, table: str) -> dict[str, 
         "columns": ", ".join(cols),
         "new_values": ", ".join(values),
         "set_list": ", ".join(f"{c} = NEW.{c}" for c in cols),
+        **_scope_terms(conn, base, cols),
     }
 
 
-def _run_script(conn: sqlite3.Connection, script: str) -> None:
+def run_script(conn: sqlite3.Connection, script: str) -> None:
     """Run `;`-separated statements one by one (executescript would commit)."""
     buf = ""
     for line in script.splitlines(keepends=True):

@@ -1,4 +1,4 @@
-"""The tenant wall on walled SQLite connections: the authorizer, the base-name text check, error mapping.
+"""The tenant and scope wall on walled SQLite connections: the authorizer, the base-name text check, error mapping.
 
 Every walled connection refuses any top-level statement that names a base_ table or
 does DDL; base tables are reachable only through the tenant views and their triggers.
@@ -79,6 +79,8 @@ def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
     text = str(exc)
     if "tenant_id differs" in text:
         return AccessDenied("write refused: the row belongs to another tenant")
+    if "scoped to another" in text:
+        return AccessDenied("write refused: the row is scoped to another user, agent or thread")
     if "not authorized" in text or "prohibited" in text:
         return AccessDenied("statement refused by the tenant wall")
     if isinstance(exc, sqlite3.IntegrityError) and "UNIQUE" in text:
