@@ -19,9 +19,9 @@ The shared leaves (errors, identity, limits, clock, ids, tokens) sit beside faca
 the MemoryManager class every method call goes through.
 """
 
-from .backend import Backend, DatabaseSettings, open_backend
+from .backend import Backend, DatabaseSettings, default_database_path, open_backend
 from .clock import days_ago_iso, now_iso
-from .demo import ACME, DEMO_TENANTS, GLOBEX, seed_demo
+from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo
 from .errors import (
     AccessDenied,
     BackendUnavailable,
@@ -48,28 +48,30 @@ from .facade import MemoryManager
 from .files.commands import COMMANDS as MEMORY_COMMANDS
 from .files.stores import validate_store_policy
 from .files.texts import MEMORY_PROTOCOL
-from .identity import Identity
+from .identity import ID_RULE, UNMAPPED_TENANT, Identity, check_id
 from .kb.embed import Embedder, HashingEmbedder, default_embedder
 from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
 from .kb.parse import SUPPORTED_EXTENSIONS
 from .limits import ROWS_CEILING, CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
+from .output.echo import clip_echo
 from .output.results import ToolOutput
 from .registry.calllog import STATUSES as CALL_STATUSES
 from .registry.calllog import CallRecord
 from .registry.defaults import load_tool_definitions
 from .registry.toolbox import ToolRow
 from .tenancy.mapping import KINDS as TENANT_MAPPING_KINDS
-from .tenancy.mapping import UNMAPPED_TENANT, TenantChoice, TenantMapping, TokenAttributes
+from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
 from .tokens import count_tokens
 
 __all__ = [
-    "ACME", "CALL_STATUSES", "DEMO_TENANTS", "FAILED", "GLOBEX", "MEMORY_COMMANDS", "MEMORY_PROTOCOL", "NEW",
-    "REPLACED", "ROWS_CEILING", "SUPPORTED_EXTENSIONS", "TENANT_MAPPING_KINDS", "UNCHANGED", "UNMAPPED_TENANT",
-    "AccessDenied", "Backend", "BackendUnavailable", "CallRecord", "CapsSettings", "ChunkSettings", "ConfigError",
-    "Conflict", "ContextBudget", "ContextTooSmall", "ContextWindow", "DatabaseSettings", "Embedder",
-    "HashingEmbedder", "Identity", "IngestResult", "InvalidArgument", "MemgateError", "MemoryFileSettings",
-    "MemoryManager", "NoCaller", "NotFound", "NotIssued", "QueryRejected", "QueryTimeout", "Replay", "Reranker",
-    "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice", "TenantMapping", "TenantMismatch", "TenantUnmapped",
-    "TokenAttributes", "ToolOutput", "ToolRow", "count_tokens", "days_ago_iso", "default_embedder",
-    "load_tool_definitions", "now_iso", "open_backend", "seed_demo", "validate_store_policy",
+    "ACME", "CALL_STATUSES", "DEMO_QUESTION", "DEMO_TENANTS", "FAILED", "GLOBEX", "ID_RULE", "MEMORY_COMMANDS",
+    "MEMORY_PROTOCOL", "NEW", "REPLACED", "ROWS_CEILING", "SUPPORTED_EXTENSIONS", "TENANT_MAPPING_KINDS",
+    "UNCHANGED", "UNMAPPED_TENANT", "AccessDenied", "Backend", "BackendUnavailable", "CallRecord", "CapsSettings",
+    "ChunkSettings", "ConfigError", "Conflict", "ContextBudget", "ContextTooSmall", "ContextWindow",
+    "DatabaseSettings", "Embedder", "HashingEmbedder", "Identity", "IngestResult", "InvalidArgument", "MemgateError",
+    "MemoryFileSettings", "MemoryManager", "NoCaller", "NotFound", "NotIssued", "QueryRejected", "QueryTimeout",
+    "Replay", "Reranker", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice", "TenantMapping",
+    "TenantMismatch", "TenantUnmapped", "TokenAttributes", "ToolOutput", "ToolRow", "check_id", "clip_echo",
+    "count_tokens", "days_ago_iso", "default_database_path", "default_embedder", "load_tool_definitions", "now_iso",
+    "open_backend", "record_demo_window", "seed_demo", "validate_store_policy",
 ]

@@ -21,7 +21,11 @@ class MemgateError(Exception):
         self.hint = hint
 
     def with_hint(self) -> str:
-        return f"{self.message} {self.hint}" if self.hint else self.message
+        """The message and the fix as two sentences (a message need not end with a full stop)."""
+        if not self.hint:
+            return self.message
+        ended = self.message.rstrip().endswith((".", "!", "?", ":"))
+        return f"{self.message.rstrip()}{'' if ended else '.'} {self.hint}"
 
 
 class ConfigError(MemgateError):
@@ -64,7 +68,7 @@ class QueryRejected(InvalidArgument):
     """A query failed admission; `rule` names which rule."""
 
     def __init__(self, message: str, *, rule: str, hint: str | None = None):
-        super().__init__(message, field="sql", hint=hint)
+        super().__init__(message, field="query", hint=hint)
         self.rule = rule
 
 

@@ -41,7 +41,7 @@ from .kb.embed import Embedder, default_embedder
 from .kb.render import render_hits
 from .limits import CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .output.results import ToolOutput
-from .query import execute as query
+from .query import execute as query_run
 from .registry import calllog, server_keys
 from .registry import toolbox as toolbox_rows
 from .registry.calllog import CallRecord
@@ -96,6 +96,9 @@ class MemoryManager:
                        agent_id: str | None = None, thread_id: str | None = None) -> Row:
         """Record a claim, or its next version if one exists (never an in-place edit)."""
         _require_text(content, "content")
+        if content_json is not None and not isinstance(content_json, dict):
+            raise InvalidArgument(f"conditions must be a JSON object, got {type(content_json).__name__}: "
+                                  f"{content_json!r:.80}", field="content_json")
         with self.backend.session(identity) as s:
             return entities.correct(
                 s, identity, subject=subject, predicate=predicate, content=content, now=now_iso(),
@@ -147,12 +150,12 @@ class MemoryManager:
     def context_manifest(self, identity: Identity, manifest_id: str) -> dict[str, Any]:
         """A manifest the caller may see (its own windows), by id."""
         with self.backend.session(identity, now=now_iso()) as s:
-            return context_manifests.read(s, manifest_id)
+            return context_manifests.read(s, manifest_id, identity.tenant)
 
     def replay_context(self, identity: Identity, manifest_id: str) -> Replay:
         """Rebuild a window from its manifest's row versions, as `identity` may see them now."""
         with self.backend.session(identity, now=now_iso()) as s:
-            return context_replay.replay(s, manifest_id,
+            return context_replay.replay(s, manifest_id, identity.tenant,
                                          exists=lambda ids: self._operator_rows_exist(identity.tenant, ids))
 
     def expand(self, identity: Identity, memory_id: str) -> ToolOutput:
@@ -238,14 +241,19 @@ class MemoryManager:
         with self.backend.session(identity) as s:
             return toolbox_rows.seed(s, identity, definitions, now_iso())
 
+    def upgrade_default_tools(self, identity: Identity, definitions: list[dict[str, Any]]) -> list[str]:
+        """Move rows still on a schema an earlier release seeded to the current default; returns their names."""
+        with self.backend.session(identity) as s:
+            return toolbox_rows.upgrade_defaults(s, identity, definitions, now_iso())
+
     # -- execute_query -----------------------------------------------------
-    def execute_query(self, identity: Identity, sql: str, max_rows: int | None = None) -> ToolOutput:
+    def execute_query(self, identity: Identity, query: str, max_rows: int | None = None) -> ToolOutput:
         """Handler `execute_query`: one read-only SELECT over the reviewed views of the caller's current rows."""
-        return query.execute_query(self.backend, self.caps, identity, sql, max_rows, now_iso())
+        return query_run.execute_query(self.backend, self.caps, identity, query, max_rows, now_iso())
 
     def query_views_help(self) -> str:
         """The reviewed views and their columns, read from the catalog: execute_query's description."""
-        return query.describe_views(self.backend.query_catalog(), self.backend.query_dialect, self.caps)
+        return query_run.describe_views(self.backend.query_catalog(), self.backend.query_dialect, self.caps)
 
     # -- memory files ------------------------------------------------------
     def memory(self, identity: Identity, command: str, *, policy: dict[str, Any] | None = None,

@@ -18,6 +18,7 @@ from .identity import http_resolver, stdio_resolver
 from .prompts import add_memory_protocol
 from .resources import MemoryResourceProvider
 from .settings import ServerSettings, Settings
+from .tool_names import ClipToolNames
 
 INSTRUCTIONS = """\
 memgate serves this agent's long-term memory: facts (claims with versions), documents, \
@@ -49,6 +50,7 @@ def build_server(manager: MemoryManager, resolve: CallContextResolver, *, auth=N
     )
     # A database outage must not look like "no tools": raise it to the client.
     mcp.provider_error_strategy = "raise"
+    mcp.add_middleware(ClipToolNames())
     add_health_route(mcp)
     add_memory_protocol(mcp)
     add_context_window(mcp, manager, resolve)

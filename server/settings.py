@@ -1,20 +1,33 @@
 """memgate settings: one TOML file plus MEMGATE_* environment overrides, built on demand.
 
-Precedence, highest first: environment (MEMGATE_CAPS__MAX_ROWS=100), the TOML
-file (--config, else $MEMGATE_CONFIG, else the user config dir's memgate.toml),
-then defaults. Unknown keys are errors, so a misspelt key never passes silently.
+Precedence, highest first: the command line's own flags (--db, --tenant, ...), the
+environment (MEMGATE_CAPS__MAX_ROWS=100), the TOML file (--config, else
+$MEMGATE_CONFIG, else the user config dir's memgate.toml), then defaults. Each layer is a
+pydantic-settings source. A list setting takes JSON or a comma-separated list from the
+environment (MEMGATE_HTTP__AUTH__REQUIRED_SCOPES=memory:read,memory:write). Unknown keys
+are errors, so a misspelt key never passes silently; every error names the key, the bad
+value and both places to fix it.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_origin
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic.fields import FieldInfo
+from pydantic_settings import (
+    BaseSettings,
+    EnvSettingsSource,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+    TomlConfigSettingsSource,
+)
 
 from memgate.manager import CapsSettings, ConfigError, DatabaseSettings, Identity, MemoryFileSettings
 
@@ -38,7 +51,8 @@ class ServerSettings(_Section):
     #: the public base URL of the HTTP server (for OAuth metadata); default http://host:port
     base_url: str | None = None
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
-    #: HTTP request bodies over this are refused with 413 before the MCP app reads them
+    #: HTTP request bodies over this are refused with 413 before the MCP app reads them, and
+    #: longer stdio lines with JSON-RPC error -32600 (server/stdio_transport.py)
     max_request_bytes: int = Field(4 * 1024 * 1024, ge=1024, le=1024 * 1024 * 1024)
     #: the HTTP parser reads request heads up to this whole, so an oversized token gets an answer, not a reset
     max_header_bytes: int = Field(256 * 1024, ge=16 * 1024, le=16 * 1024 * 1024)
@@ -68,8 +82,8 @@ class StdioIdentitySettings(_Section):
             raise ConfigError(
                 "stdio.tenant is not set: a stdio server needs a trusted tenant from its launch configuration.",
                 field="stdio.tenant",
-                hint="Pass `memgate serve --tenant T`, set [stdio] tenant in memgate.toml, "
-                     "or MEMGATE_STDIO__TENANT. `memgate serve --demo` uses the demo tenant acme.")
+                hint="Pass --tenant (`memgate serve --tenant acme`), set [stdio] tenant in memgate.toml, "
+                     "or MEMGATE_STDIO__TENANT; `memgate serve --demo` serves the demo tenant acme.")
         return Identity(tenant=self.tenant, user=self.user, agent=self.agent, thread=self.thread,
                         principal=f"stdio:{self.user or self.agent or self.tenant}",
                         scopes=frozenset(self.scopes), roles=frozenset(self.roles))
@@ -92,8 +106,26 @@ class Settings(BaseSettings):
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
                                    file_secret_settings) -> tuple[PydanticBaseSettingsSource, ...]:
-        # The file's values arrive as init kwargs; the environment overrides them.
-        return (env_settings, init_settings)
+        # Highest first: the command line's flags (init kwargs), the environment, the file.
+        return (init_settings, _ListFriendlyEnvSource(settings_cls),
+                TomlConfigSettingsSource(settings_cls, toml_file=_toml_file.get()))
+
+
+#: the TOML file the Settings being built read (a source is chosen per class, not per call)
+_toml_file: ContextVar[Path | None] = ContextVar("memgate_toml_file", default=None)
+
+
+class _ListFriendlyEnvSource(EnvSettingsSource):
+    """MEMGATE_* variables, where a list may also be written `a,b,c` instead of JSON."""
+
+    def decode_complex_value(self, field_name: str, field: FieldInfo | None, value: Any) -> Any:
+        try:
+            return super().decode_complex_value(field_name, field, value)
+        except ValueError:
+            if field is not None and get_origin(field.annotation) in (list, tuple, set, frozenset):
+                return [part.strip() for part in value.split(",") if part.strip()]
+            # Not JSON: hand the text on, so validation names the key and the value.
+            return value
 
 
 def find_config(explicit: str | Path | None) -> Path | None:
@@ -108,24 +140,28 @@ def find_config(explicit: str | Path | None) -> Path | None:
 def load_settings(config: str | Path | None = None, **overrides: Any) -> Settings:
     """Build Settings from the config file, the environment and explicit overrides (dotted keys)."""
     path = find_config(config)
-    data: dict[str, Any] = {}
-    if path is not None:
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"config file {path} does not exist.",
-                              hint="Pass an existing file to --config, or unset MEMGATE_CONFIG.") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"config file {path} is not valid TOML: {exc}.") from None
+    if path is not None and not path.is_file():
+        raise ConfigError(f"config file {path} does not exist.",
+                          hint="Pass an existing file to --config, or unset MEMGATE_CONFIG.")
+    flags: dict[str, Any] = {}
     for dotted, value in overrides.items():
         if value is None:
             continue
         section, key = dotted.split(".", 1)
-        data.setdefault(section, {})[key] = value
+        flags.setdefault(section, {})[key] = value
+    token = _toml_file.set(path)
     try:
-        settings = Settings(**data)
+        settings = Settings(**flags)
     except ValidationError as exc:
         raise ConfigError(_explain(exc, path)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {path} is not valid TOML: {exc}.") from None
+    except OSError as exc:
+        raise ConfigError(f"config file {path} cannot be read: {exc.strerror or exc}.") from None
+    except SettingsError as exc:
+        raise ConfigError(f"Invalid settings: {exc}. Fix it in memgate.toml or the MEMGATE_* environment.") from None
+    finally:
+        _toml_file.reset(token)
     settings._source = path  # type: ignore[attr-defined]
     return settings
 
@@ -134,7 +170,8 @@ def _explain(exc: ValidationError, path: Path | None) -> str:
     where = f"memgate.toml ({path})" if path else "memgate.toml"
     lines = []
     for err in exc.errors():
-        loc = [str(p) for p in err["loc"]]
+        # a list item's index is not part of the key a user writes
+        loc = [str(p) for p in err["loc"] if not isinstance(p, int)]
         key = ".".join(loc)
         section = ".".join(loc[:-1]) or loc[0]
         env = "MEMGATE_" + "__".join(p.upper() for p in loc)
@@ -146,5 +183,4 @@ def _explain(exc: ValidationError, path: Path | None) -> str:
         got_text = "" if isinstance(got, dict) else f", got {got!r}"
         lines.append(f"{key}: {err['msg']}{got_text}. Fix it in {where} [{section}] or unset {env}.")
     return "Invalid settings:\n  " + "\n  ".join(lines)
-
 

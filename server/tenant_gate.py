@@ -22,10 +22,12 @@ from memgate.manager import (
     BackendUnavailable,
     CallRecord,
     Identity,
+    InvalidArgument,
     MemoryManager,
     TenantMismatch,
     TenantUnmapped,
     TokenAttributes,
+    check_id,
     now_iso,
 )
 
@@ -38,6 +40,8 @@ log = logging.getLogger("memgate.server.auth")
 
 UNMAPPED_SENTENCE = "This account is not mapped to a memgate tenant; ask the memgate operator to map it."
 MISMATCH_SENTENCE = "This token's tenant and the operator's tenant mapping disagree, so the request is refused."
+INVALID_ID_SENTENCE = ("This token's tenant, user or agent claim is not a valid memgate id, so the request is "
+                       "refused; ask the memgate operator to check which claims carry them.")
 _MAX_LOGGED = 200
 
 
@@ -52,21 +56,41 @@ class TenantGate:
         claimed = claimed if isinstance(claimed, str) and claimed else None
         attributes = TokenAttributes(**token.attributes)
         try:
+            self._check_ids(token, claimed)
             choice = await anyio.to_thread.run_sync(self.manager.operator_tenant_for, attributes, claimed)
-        except (TenantUnmapped, TenantMismatch) as exc:
+            if choice.user is not None:
+                check_id(choice.user, "user")
+        except (TenantUnmapped, TenantMismatch, InvalidArgument) as exc:
             await anyio.to_thread.run_sync(self._log_refusal, token, conn, exc)
             if isinstance(exc, TenantUnmapped):
                 raise TenantRefused("tenant_not_mapped", UNMAPPED_SENTENCE) from exc
+            if isinstance(exc, InvalidArgument):
+                raise TenantRefused("invalid_identity", INVALID_ID_SENTENCE) from exc
             raise TenantRefused("tenant_mismatch", MISMATCH_SENTENCE) from exc
         except BackendUnavailable as exc:
             raise VerifierUnavailable("the tenant mapping cannot be read") from exc
         return token.model_copy(update={"tenant": choice.tenant, "mapped_user": choice.user})
 
-    def _log_refusal(self, token: VerifiedToken, conn: HTTPConnection, exc: TenantUnmapped | TenantMismatch) -> None:
+    def _check_ids(self, token: VerifiedToken, claimed: str | None) -> None:
+        """The ids a token names follow memgate's id rule (manager/identity.py), or InvalidArgument.
+
+        Checked here, with the other reasons to refuse a verified token, so a bad claim is
+        a 403 with one sentence and a logged denial rather than a failure inside a call.
+        """
+        if claimed is not None:
+            check_id(claimed, "tenant")
+        for kind, claim in (("user", self.settings.user_claim), ("agent", self.settings.agent_claim)):
+            value = token.claims.get(claim)
+            if isinstance(value, str) and value:
+                check_id(value, kind)
+
+    def _log_refusal(self, token: VerifiedToken, conn: HTTPConnection,
+                     exc: TenantUnmapped | TenantMismatch | InvalidArgument) -> None:
         call_id = str(uuid.uuid4())
         log.warning("call %s refused for %s token of %s: %s", call_id, token.verifier,
                     token.attributes.get("sub", "?"), exc.message)
-        sentence = UNMAPPED_SENTENCE if isinstance(exc, TenantUnmapped) else MISMATCH_SENTENCE
+        sentence = (UNMAPPED_SENTENCE if isinstance(exc, TenantUnmapped) else
+                    INVALID_ID_SENTENCE if isinstance(exc, InvalidArgument) else MISMATCH_SENTENCE)
         identity = Identity(tenant=UNMAPPED_TENANT, principal=_short(token.claims.get("sub")),
                             scopes=frozenset(token.scopes))
         record = CallRecord(call_id=call_id, called_at=now_iso(), tool_name=_requested(conn), status="denied",

@@ -1,5 +1,6 @@
 import array
 import datetime
+import re
 import struct
 
 import pytest
@@ -74,7 +75,7 @@ def test_shape_cell_clips_at_500_characters_by_default():
 
 
 def test_shape_cell_refuses_a_limit_below_one():
-    with pytest.raises(InvalidArgument) as caught:
+    with pytest.raises(InvalidArgument, match="^max_chars must be >= 1, got 0\\.$") as caught:
         shape_cell("x", max_chars=0)
     assert (caught.value.message, caught.value.field) == ("max_chars must be >= 1, got 0.", "max_chars")
 
@@ -82,7 +83,7 @@ def test_shape_cell_refuses_a_limit_below_one():
 def test_render_table_writes_a_metadata_line_then_a_markdown_table():
     text = render_table(["id", "subject"], [(1, "Ada"), (2, "Grace")], truncated=False)
     body = "| id | subject |\n|---|---|\n| 1 | Ada |\n| 2 | Grace |"
-    assert text == f"rows: 2 | more exist: no | tokens: 22\n{body}"
+    assert text == f"rows: 2 | more exist: no | tokens: 37\n{body}"  # the whole text, this line too
 
 
 ONE_ID_BODY = "| id |\n|---|\n| 1 |"
@@ -90,12 +91,12 @@ ONE_ID_BODY = "| id |\n|---|\n| 1 |"
 
 def test_render_table_says_more_rows_exist_when_truncated():
     text = render_table(["id"], [(1,)], truncated=True)
-    assert text == f"rows: 1 | more exist: yes | tokens: {count_tokens(ONE_ID_BODY)}\n{ONE_ID_BODY}"
+    assert text == f"rows: 1 | more exist: yes | tokens: {count_tokens(text)}\n{ONE_ID_BODY}"
 
 
 def test_render_table_with_no_rows_names_the_columns():
     text = render_table(["id", "a|b"], [], truncated=False)
-    tokens = count_tokens("(no rows)")
+    tokens = count_tokens(text)
     assert text == rf"rows: 0 | more exist: no | columns: id, a\|b | tokens: {tokens}" + "\n(no rows)"
 
 
@@ -124,7 +125,7 @@ def test_render_table_clips_cells_at_max_chars():
 
 def test_render_table_adds_extra_parts_before_the_token_count():
     text = render_table(["id"], [(1,)], truncated=False, extra={"elapsed_ms": 12, "skipped": None})
-    assert text.splitlines()[0] == f"rows: 1 | more exist: no | elapsed ms: 12 | tokens: {count_tokens(ONE_ID_BODY)}"
+    assert text.splitlines()[0] == f"rows: 1 | more exist: no | elapsed ms: 12 | tokens: {count_tokens(text)}"
 
 
 @pytest.mark.parametrize(
@@ -137,6 +138,6 @@ def test_render_table_adds_extra_parts_before_the_token_count():
     ],
 )
 def test_render_table_refuses_inconsistent_input(columns, rows, declared_types, extra, message, field):
-    with pytest.raises(InvalidArgument) as caught:
+    with pytest.raises(InvalidArgument, match=f"^{re.escape(message)}$") as caught:
         render_table(columns, rows, truncated=False, declared_types=declared_types, extra=extra)
     assert (caught.value.message, caught.value.field) == (message, field)

@@ -23,10 +23,12 @@ def test_init_demo_creates_schema_tools_and_demo_and_is_idempotent(run, sqlite_p
     from memgate.manager.registry.defaults import load_tool_definitions
     tools = ", ".join(t["tool_name"] for t in load_tool_definitions())
     first = run("init", "--demo")
-    assert first == (f"schema: version {known_version()} at {sqlite_path} (created)\n"
-                     f"tools for acme: {tools} added\n"
-                     f"tools for globex: {tools} added\n"
-                     "demo data: acme, globex seeded\n")
+    head, window = first.rsplit("demo context window: ", 1)
+    assert head == (f"schema: version {known_version()} at {sqlite_path} (created)\n"
+                    f"tools for acme: {tools} added\n"
+                    f"tools for globex: {tools} added\n"
+                    "demo data: acme, globex seeded\n")
+    assert window.startswith("ctx_") and window.endswith(" (memgate manifest show latest -t acme)\n")
     assert run("init", "--demo") == (f"schema: version {known_version()} at {sqlite_path} (up to date)\n"
                                      "tools for acme: already present\n"
                                      "tools for globex: already present\n"
@@ -46,7 +48,7 @@ def test_fact_set_corrects_and_a_stale_expected_version_fails_with_the_fix(run):
     out = run("fact", "set", "model:helios-rag", "beir_ndcg10", "0.81", "-t", "acme", "--expect-version", "2")
     assert out.startswith("model:helios-rag beir_ndcg10 = 0.81 recorded as version 3, replacing version 2 (ent_")
     err = run("fact", "set", "model:helios-rag", "beir_ndcg10", "0.70", "-t", "acme", "--expect-version", "2", ok=False)
-    assert err == ("Error: model:helios-rag beir_ndcg10 is at version 3, not 2; nothing was written "
+    assert err == ("Error: model:helios-rag beir_ndcg10 is at version 3, not 2; nothing was written. "
                    "Look the claim up again and correct the current version.\n")
 
 
@@ -70,7 +72,7 @@ def test_tools_disable_and_enable_bump_the_version(run):
 def test_tools_enable_of_an_unknown_tool_says_how_to_list(run):
     run("init", "--demo")
     assert run("tools", "enable", "nope", "-t", "acme", ok=False) == (
-        "Error: no toolbox row named 'nope' for tenant acme `memgate tools list` shows the tenant's tools.\n")
+        "Error: no toolbox row named 'nope' for tenant acme. `memgate tools list -t acme` shows the tenant's tools.\n")
 
 
 def test_log_is_empty_at_first_and_json_is_one_object_per_line(run, manager, two_tenants):

@@ -10,7 +10,7 @@ import pytest
 from backend_helpers import operator_rows, table_digest
 from context_helpers import FACT_CHECK, JANE_IN_REVIEW, excluded, placed, refs
 
-from memgate.manager import ACME, GLOBEX, ContextTooSmall, InvalidArgument, count_tokens
+from memgate.manager import ACME, GLOBEX, ContextTooSmall, InvalidArgument, NotFound, count_tokens
 from memgate.manager.demo.dataset import ACME_BUDGET
 
 TOOLS = ["clarify", "execute_query", "expand", "lookup_entity", "memory", "search_memory"]
@@ -125,7 +125,7 @@ def test_every_window_writes_one_thread_scoped_manifest_event(manager, backend, 
     # another thread of jane's, or another user, does not see it
     assert manager.context_manifest(JANE_IN_REVIEW, window.manifest_id)["manifest_id"] == window.manifest_id
     for other in (replace(JANE_IN_REVIEW, thread="other"), replace(JANE_IN_REVIEW, user="bob")):
-        with pytest.raises(Exception, match="no context manifest"):
+        with pytest.raises(NotFound, match="no context manifest"):
             manager.context_manifest(other, window.manifest_id)
 
 

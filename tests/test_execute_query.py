@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import struct
 
 import pytest
@@ -70,7 +71,7 @@ def test_cells_are_clipped_and_cannot_forge_table_structure(manager, backend):
 
 def test_a_runaway_query_is_stopped_at_the_deadline(backend):
     manager = MemoryManager(backend, CapsSettings(query_timeout_s=0.2))
-    with pytest.raises(QueryTimeout) as err:
+    with pytest.raises(QueryTimeout, match=r"^the query was stopped after [\d.]+ s, its time limit\.$") as err:
         manager.execute_query(ACME, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
                                     "SELECT count(*) FROM r")
     assert err.value.with_hint() == ("the query was stopped after 0.2 s, its time limit. "
@@ -87,20 +88,21 @@ def test_a_runaway_query_is_stopped_at_the_deadline(backend):
     ("SELECT substr() FROM entity_memory",
      "query refused (rule function): it calls a function that does not exist here, or with the wrong "
      "number of arguments."),
-    ("SELECT length(printf('%.*c', 20000000, 'x') || printf('%.*c', 20000000, 'x'))",
-     "query refused (rule too-big): a value it reads or builds is larger than the limit."),
+    ("SELECT length(replace(printf('%.1000c', 'x'), 'x', printf('%.600c', 'y')) "
+     "|| replace(printf('%.1000c', 'x'), 'x', printf('%.600c', 'y')))",
+     "query refused (rule too-big): a value it reads or builds is larger than the limit (1 MiB)."),
     ("SELECT * FROM entity_memory WHERE content LIKE '%base_x%'",
      "query refused (rule table): it reads a table or view that is not on the allowed list."),
 ])
 def test_database_errors_become_rules_without_driver_text(manager, two_tenants, sql, message):
-    with pytest.raises(QueryRejected) as err:
+    with pytest.raises(QueryRejected, match=f"^{re.escape(message)}$") as err:
         manager.execute_query(ACME, sql)
     assert err.value.message == message
     assert "sqlite" not in err.value.with_hint().lower()
 
 
 def test_admission_refuses_views_off_the_reviewed_list(manager, two_tenants):
-    with pytest.raises(QueryRejected) as err:
+    with pytest.raises(QueryRejected, match=r"^query refused \(rule table\): ") as err:
         manager.execute_query(ACME, "SELECT * FROM mcp_call_log")
     assert err.value.rule == "table"
     assert err.value.hint == ("Allowed views: conversation_memory, entity_memory, entity_memory_history, "
@@ -127,3 +129,17 @@ def test_the_help_lists_the_reviewed_views_and_columns_from_the_catalog(manager)
             "more specific version is in force), expired, deleted, pending (not valid yet).") in help_text
     assert "token_count integer, content LOB, metadata_json text" in help_text
     assert "Rows: 25 by default, max_rows up to 500" in help_text
+
+
+
+def test_select_star_over_a_document_too_large_to_read_says_which_columns_to_name(backend):
+    from kb_helpers import ACME, hashing_manager
+    kb = hashing_manager(backend)
+    kb.ingest_text(ACME, title="big book", text="kumquat " * 300_000, source_uri="test://acme/big")  # 2.4 MB
+    with pytest.raises(QueryRejected, match=r"rule too-big") as refused:
+        kb.execute_query(ACME, "SELECT * FROM knowledge_base_document")
+    assert refused.value.hint == ("A document's full text (knowledge_base_document.content) can be that large: "
+                                  "name the columns you need instead of *, use token_count for its size and "
+                                  "knowledge_base_chunk for its text.")
+    out = kb.execute_query(ACME, "SELECT title, token_count FROM knowledge_base_document")
+    assert out.text.splitlines()[3].startswith("| big book | ")

@@ -31,7 +31,7 @@ def test_the_tool_description_lists_the_views_and_columns(sqlite_path, two_tenan
     assert "\n- entity_memory (+ entity_memory_history): subject text," in tool.description
     assert "mcp_call_log" not in tool.description and "memory_file" not in tool.description
     assert "\n- conversation_memory: event_type text," in tool.description
-    assert tool.input_schema["required"] == ["sql"]
+    assert tool.input_schema["required"] == ["query"]
 
 
 def test_a_query_returns_a_table_and_writes_one_log_row(sqlite_path, two_tenants, backend):
@@ -40,7 +40,7 @@ def test_a_query_returns_a_table_and_writes_one_log_row(sqlite_path, two_tenants
     async def main():
         async with Client(app) as client:
             return await client.call_tool("execute_query", {
-                "sql": "SELECT predicate, content FROM entity_memory WHERE valid_until IS NULL ORDER BY predicate",
+                "query": "SELECT predicate, content FROM entity_memory WHERE valid_until IS NULL ORDER BY predicate",
                 "max_rows": 1})
 
     result = _run(main)
@@ -62,7 +62,7 @@ def test_hostile_queries_through_the_client_are_refused_without_leaks(sqlite_pat
         texts = []
         async with Client(app) as client:
             for sql in sample:
-                result = await client.call_tool("execute_query", {"sql": sql}, raise_on_error=False)
+                result = await client.call_tool("execute_query", {"query": sql}, raise_on_error=False)
                 texts.append((sql, result.is_error, result.content[0].text))
         return texts
 

@@ -39,7 +39,7 @@ def folder(tmp_path):
 
 
 def test_ingesting_a_folder_shows_progress_and_a_summary_and_is_idempotent(run, folder):
-    run("init")
+    run("init", "-t", "acme")
     first = run("ingest", str(folder), "-t", "acme", "--collection", "handbook")
     assert "ingesting" in first.stderr
     assert first.stdout.startswith("3 file(s): 3 new, 0 unchanged, 0 replaced, 0 failed; 3 chunk(s), ")
@@ -56,6 +56,7 @@ def test_ingesting_a_folder_shows_progress_and_a_summary_and_is_idempotent(run, 
 def test_bad_files_are_reported_one_by_one_and_the_others_still_go_in(run, folder):
     (folder / "bad.txt").write_bytes(b"\xff\xfe")
     (folder / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    run("init", "-t", "acme")
     result = run("ingest", str(folder), str(folder / "missing.md"), "-t", "acme", code=1)
     lines = result.stdout.splitlines()
     assert lines[0].startswith("6 file(s): 3 new, 0 unchanged, 0 replaced, 3 failed; 3 chunk(s), ")
@@ -81,6 +82,59 @@ def test_search_after_init_demo_finds_demo_chunks_for_the_tenant_only(run):
 def test_overlap_must_be_smaller_than_the_chunk(run, folder):
     out = run("ingest", str(folder), "-t", "acme", "--chunk-tokens", "32", "--overlap-tokens", "32", code=2)
     assert "--overlap-tokens" in out.output and "must be smaller than --chunk-tokens" in out.output
+
+
+def test_ingesting_a_path_that_does_not_exist_says_so(run):
+    run("init", "-t", "acme")
+    result = run("ingest", "/nonexistent", "-t", "acme", "-q", code=1)
+    assert result.stdout.splitlines()[1:] == ["failed: /nonexistent: nonexistent does not exist or is not a file."]
+
+
+def test_ingesting_into_a_tenant_never_set_up_is_refused_with_the_init_command(run, folder, sqlite_path):
+    run("init", "-t", "acme")
+    result = run("ingest", str(folder), "-t", "initech", "-q", code=1)
+    assert result.output == (f"Error: tenant initech is not set up in {sqlite_path}. "
+                             f"Run `memgate --db {sqlite_path} init --tenant initech` first.\n")
+    assert "Flux runbook" not in run("search", "zebra alarm", "-t", "acme").stdout
+
+
+@pytest.mark.parametrize("args", [
+    ["init", "--tenant", "bad tenant!"], ["ingest", "README.md", "-t", "acme corp"],
+    ["ingest", "README.md", "-t", "acme", "--user", "jane doe"], ["search", "q", "-t", "acme", "--agent", "a/b"],
+    ["fact", "get", "s", "-t", "-rf"], ["serve", "--tenant", "x" * 201],
+])
+def test_tenant_user_and_agent_ids_are_checked_where_they_enter(run, args, sqlite_path):
+    out = run(*args, code=2).output
+    assert "is not a valid" in out and "use 1-200 characters of letters, digits and . _ @ : | + -, starting with a " \
+        "letter or digit." in out
+    assert not sqlite_path.exists()
+
+
+def test_the_progress_bar_shows_paths_relative_to_the_folder_given(sqlite_path, folder):
+    """On a real terminal (a pty), as a person runs it."""
+    import pty
+    import subprocess
+    import sys
+    assert CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "-t", "acme"]).exit_code == 0
+    leader, follower = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
+    done = subprocess.run([sys.executable, "-m", "memgate", "--db", str(sqlite_path), "ingest", str(folder),
+                           "-t", "acme"], stderr=follower, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                          env=env, timeout=120)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert done.returncode == 0
+    text = shown.decode()
+    assert "sub/faq.html" in text and "100%" in text
 
 
 def test_ingest_for_a_user_is_found_by_that_user_only(run, folder, backend):

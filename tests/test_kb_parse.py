@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from memgate.manager.errors import InvalidArgument, NotFound
@@ -99,7 +101,7 @@ def test_pdf_without_metadata_title_takes_its_name(tmp_path):
 
 
 def error_of(path):
-    with pytest.raises((InvalidArgument, NotFound)) as excinfo:
+    with pytest.raises((InvalidArgument, NotFound), match=rf"^{re.escape(path.name)} ") as excinfo:
         parse_file(path)
     return type(excinfo.value).__name__, excinfo.value.message, excinfo.value.field
 
@@ -144,6 +146,21 @@ def test_unreadable_files_get_a_clear_error(tmp_path, name, data, message):
 def test_pdf_without_text_suggests_ocr(tmp_path):
     path = tmp_path / "image-only.pdf"
     write_pdf(path, [])
-    with pytest.raises(InvalidArgument) as excinfo:
+    with pytest.raises(InvalidArgument, match="^image-only.pdf has no text to index\\.$") as excinfo:
         parse_file(path)
     assert excinfo.value.with_hint() == "image-only.pdf has no text to index. A PDF of scanned pages needs OCR first."
+
+
+def test_html_keeps_preformatted_code_exactly_as_written(tmp_path):
+    path = tmp_path / "guide.html"
+    path.write_text("<html><body><h1>Guide</h1><p>Call   it\n  like this:</p>"
+                    "<pre><code class='py'>def double(x):\n    if x:\n        return  x * 2\n"
+                    "    <span class='kw'>return</span> 0</code></pre>"
+                    "<p>Shell:</p><pre>\n$ memgate init<br>    --demo</pre></body></html>")
+    assert parse_file(path).text == ("Guide\n\nCall it like this:\n\n"
+                                     "def double(x):\n    if x:\n        return  x * 2\n    return 0\n\n"
+                                     "Shell:\n\n$ memgate init\n    --demo")
+
+
+def test_a_path_that_does_not_exist_is_not_found_whatever_its_name(tmp_path):
+    assert error_of(tmp_path / "nonexistent") == ("NotFound", "nonexistent does not exist or is not a file.", "path")

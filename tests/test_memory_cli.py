@@ -51,8 +51,8 @@ def test_the_cli_works_per_tenant_and_never_crosses_over(memgate, manager):
     call(manager, GLOBEX_AGENT, command="create", path="/memories/secret.md", file_text="globex")
     got = memgate("cat", "/memories/secret.md", "-t", "acme", "-s", STORE)
     assert got.exit_code == 1
-    assert got.output == ("Error: no file /memories/secret.md in store agent:helper "
-                          "`memgate memory ls --store agent:helper` lists its files.\n")
+    assert got.output == ("Error: no file /memories/secret.md in store agent:helper. "
+                          "`memgate memory ls -t acme --store agent:helper` lists its files.\n")
     assert memgate("cat", "/memories/secret.md", "-t", "globex", "-s", STORE).output == "globex"
 
 

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from memgate.manager.files.paths import MemoryToolError, is_hidden, normalize_memory_path
@@ -58,7 +60,6 @@ HOSTILE = [
     ("/memories/\u2025/secret", escapes("/memories/\u2025/secret")),
     ("/memories/a\uff3c..", escapes("/memories/a\uff3c..")),
     ("/memories/\uff41.md", escapes("/memories/\uff41.md")),
-    ("/memories/e\u0301.md", escapes("/memories/e\u0301.md")),
     # control and format characters, echoed escaped
     ("/memories/a.md\x00.txt", escapes("/memories/a.md\\x00.txt")),
     ("/memories/a\nb.md", escapes("/memories/a\\nb.md")),
@@ -79,6 +80,14 @@ HOSTILE = [
     ("/memories/~/a.md", escapes("/memories/~/a.md")),
     ("/memories/~root/a.md", escapes("/memories/~root/a.md")),
     ("/memories/ /a.md", escapes("/memories/ /a.md")),
+    # names a filesystem would read without their trailing spaces or dots
+    ("/memories/notes.md.", escapes("/memories/notes.md.")),
+    ("/memories/notes.md..", escapes("/memories/notes.md..")),
+    ("/memories/notes.md ", escapes("/memories/notes.md ")),
+    ("/memories/notes.md . ", escapes("/memories/notes.md . ")),
+    ("/memories/drafts./a.md", escapes("/memories/drafts./a.md")),
+    ("/memories/drafts /a.md", escapes("/memories/drafts /a.md")),
+    ("/memories/.hidden./a.md", escapes("/memories/.hidden./a.md")),
     # sizes
     (LONG_SEGMENT, escapes(LONG_SEGMENT)),
     (LONG_PATH, escapes(LONG_PATH[:512] + "...")),
@@ -91,7 +100,7 @@ def test_the_hostile_list_is_long_enough():
 
 @pytest.mark.parametrize(("raw", "text"), HOSTILE, ids=[repr(raw)[:40] for raw, _ in HOSTILE])
 def test_hostile_path_is_refused_with_the_contract_text(raw, text):
-    with pytest.raises(MemoryToolError) as caught:
+    with pytest.raises(MemoryToolError, match=f"^{re.escape(text)}$") as caught:
         normalize_memory_path(raw)
     assert caught.value.text == text
     assert str(caught.value) == text
@@ -110,6 +119,13 @@ def test_hostile_path_is_refused_with_the_contract_text(raw, text):
         ("/memories/.hidden", "/memories/.hidden"),
         ("/memories/a..b.md", "/memories/a..b.md"),
         ("/memories/caf\u00e9.md", "/memories/caf\u00e9.md"),
+        ("/memories/cafe\u0301.md", "/memories/caf\u00e9.md"),  # decomposed: the same file, in NFC
+        ("/memories/A\u030a/e\u0301t\u00e9.md", "/memories/\u00c5/\u00e9t\u00e9.md"),
+        ("/memories/\ud55c\uae00.md", "/memories/\ud55c\uae00.md"),
+        ("/memories/\u1112\u1161\u11ab.md", "/memories/\ud55c.md"),  # Hangul jamo compose
+        ("/memories/\u212b.md", "/memories/\u00c5.md"),  # the Angstrom sign is Å in NFC
+        ("/memories/ notes.md", "/memories/ notes.md"),
+        ("/memories/notes.md~", "/memories/notes.md~"),
         ("/memories/\u65e5\u672c\u8a9e.md", "/memories/\u65e5\u672c\u8a9e.md"),
         ("/memories/my notes.md", "/memories/my notes.md"),
         ("/memories/100%.md", "/memories/100%.md"),
@@ -129,20 +145,20 @@ def test_path_of_exactly_max_len_bytes_is_accepted():
 
 def test_path_one_byte_over_max_len_is_refused():
     raw = "/memories/" + "/".join(["b" * 100] * 4) + "/c" + "\u00e9" * 49  # 464 characters, 513 bytes
-    with pytest.raises(MemoryToolError) as caught:
+    with pytest.raises(MemoryToolError, match="would escape /memories directory$") as caught:
         normalize_memory_path(raw)
     assert caught.value.text == escapes(raw)
 
 
 def test_segment_limit_counts_utf8_bytes_not_characters():
     raw = "/memories/" + "\u00e9" * 128  # 256 bytes
-    with pytest.raises(MemoryToolError) as caught:
+    with pytest.raises(MemoryToolError, match="would escape /memories directory$") as caught:
         normalize_memory_path(raw)
     assert caught.value.text == escapes(raw)
 
 
 def test_max_len_is_configurable():
-    with pytest.raises(MemoryToolError) as caught:
+    with pytest.raises(MemoryToolError, match=r"^Path /memories/ab\.\.\. would escape") as caught:
         normalize_memory_path("/memories/abcdef", max_len=12)
     assert caught.value.text == "Path /memories/ab... would escape /memories directory"
 

@@ -58,6 +58,10 @@ ATTEMPTS = [
     ("/memories/a\u200b/b.md", escapes("/memories/a\\u200b/b.md")),
     ("/memories/~/a.md", escapes("/memories/~/a.md")),
     ("/memories/ /a.md", escapes("/memories/ /a.md")),
+    ("/memories/a.md.", escapes("/memories/a.md.")),
+    ("/memories/a.md ", escapes("/memories/a.md ")),
+    ("/memories/a.md. ", escapes("/memories/a.md. ")),
+    ("/memories/dir./a.md", escapes("/memories/dir./a.md")),
     ("/memories/" + "a" * 256, escapes("/memories/" + "a" * 256)),
     (LONG, escapes(LONG[:512] + "...")),
 ]
@@ -104,3 +108,28 @@ def test_every_traversal_attempt_in_every_path_slot_gets_the_contract_error_and_
     assert results == expected
     assert snapshot(backend) == before
     assert len(results) == 7 * len(ATTEMPTS)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_names_that_look_the_same_are_one_file(manager, mode):
+    """A decomposed accent (e + U+0301) names the same file as the composed one, in every slot."""
+    seed(manager, ACME_AGENT)
+    composed, decomposed = "/memories/caf\u00e9/r\u00e9sum\u00e9.md", "/memories/cafe\u0301/re\u0301sume\u0301.md"
+
+    async def calls(s):
+        return [
+            await s.call(command="create", path=decomposed, file_text="keep"),
+            await s.call(command="create", path=composed, file_text="second"),
+            await s.call(command="str_replace", path=composed, old_str="keep", new_str="kept"),
+            await s.call(command="view", path=decomposed),
+            await s.call(command="rename", old_path=decomposed, new_path="/memories/cafe\u0301/final.md"),
+            await s.call(command="view", path="/memories/caf\u00e9"),
+        ]
+
+    results = run_calls(manager, ACME_AGENT, calls, mode=mode)
+    assert results[0] == (False, f"File created successfully at: {composed}")
+    assert results[1] == (True, f"File {composed} already exists")
+    assert results[2][0] is False
+    assert results[3] == (False, f"Here's the content of {composed} with line numbers:\n     1\tkept")
+    assert results[4] == (False, f"Successfully renamed {composed} to /memories/caf\u00e9/final.md")
+    assert results[5][1].splitlines()[1:] == ["4K\t/memories/caf\u00e9", "4B\t/memories/caf\u00e9/final.md"]

@@ -20,7 +20,7 @@ def _fingerprint(backend) -> str:
 @pytest.mark.parametrize("tool, arguments, starts", [
     ("lookup_entity", {"subject": MEGABYTE}, "Invalid arguments for 'subject': "),
     ("search_memory", {"query": MEGABYTE}, "Invalid arguments for 'query': "),
-    ("execute_query", {"sql": "SELECT id FROM entity_memory WHERE content = '" + MEGABYTE + "'"},
+    ("execute_query", {"query": "SELECT id FROM entity_memory WHERE content = '" + MEGABYTE + "'"},
      "The query was rejected: query refused (rule length): it is 1000047 characters long and the limit is 32000."),
     ("memory", {"command": "create", "path": "/memories/big.md", "file_text": MEGABYTE}, "File /memories/big.md"),
     ("memory", {"command": "create", "path": "/memories/" + "a" * 5000 + ".md", "file_text": "x"}, "Path "),

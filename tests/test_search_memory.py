@@ -29,7 +29,7 @@ def test_a_result_cites_chunks_with_title_position_score_parts_and_tokens(kb):
     add_doc(kb, ACME, "Helios report", "The August re-run found nDCG@10 of 0.78 on BEIR.", collection="evals")
     out = kb.search_memory(ACME, "helios BEIR re-run")
     head, record = out.text.split("\n", 1)
-    assert head == (f"search: helios BEIR re-run | results: 1 | more exist: no | tokens: {count_tokens(record)}"
+    assert head == (f"search: helios BEIR re-run | results: 1 | more exist: no | tokens: {count_tokens(out.text)}"
                     " | budget: 2000 tokens")
     (hit,) = out.structured["results"]
     assert record.startswith(

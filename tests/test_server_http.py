@@ -6,6 +6,7 @@ import time
 
 import httpx2 as httpx  # fastmcp 4 ships httpx2 (the httpx API)
 import pytest
+from backend_helpers import table_digest
 from fastmcp import Client
 from http_helpers import serve_asgi
 from jwt_helpers import make_keypair, make_token
@@ -70,6 +71,22 @@ async def test_a_globex_token_never_sees_acme_data(base_url, backend):
     assert {r["tenant_id"] for r in log_rows(backend)} == {"globex"}
 
 
+@pytest.mark.parametrize("claim", [{"tenant": "bad tenant!"}, {"sub": "jane acme"}, {"agent": "../x"}])
+async def test_a_token_whose_ids_break_the_id_rule_gets_403_and_a_logged_denial(base_url, backend, claim):
+    before = table_digest(backend, skip=("mcp_call_log",))
+    response = httpx.post(f"{base_url}/mcp", headers={
+        "Authorization": f"Bearer {token(**claim)}", "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"},
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=10)
+    assert response.status_code == 403
+    assert response.json() == {"error": "invalid_identity", "error_description": (
+        "This token's tenant, user or agent claim is not a valid memgate id, so the request is refused; "
+        "ask the memgate operator to check which claims carry them.")}
+    [row] = log_rows(backend)
+    assert (row["tenant_id"], row["status"], row["error_class"]) == (":unmapped", "denied", "InvalidArgument")
+    assert table_digest(backend, skip=("mcp_call_log",)) == before
+
+
 @pytest.mark.parametrize("case", ["forged", "expired", "wrong_audience", "wrong_issuer"])
 async def test_bad_tokens_get_401_and_no_tool_runs(base_url, backend, case):
     bad = {
@@ -86,7 +103,7 @@ async def test_bad_tokens_get_401_and_no_tool_runs(base_url, backend, case):
               "params": {"name": "lookup_entity", "arguments": {"subject": "model:helios-rag"}}}, timeout=10)
     assert response.status_code == 401
     assert 'error="invalid_token"' in response.headers["www-authenticate"]
-    with pytest.raises(MCPError):
+    with pytest.raises(MCPError, match="^Server returned an error response$"):
         async with Client(f"{base_url}/mcp", auth=bad) as c:
             await c.call_tool("lookup_entity", {"subject": "model:helios-rag"})
     assert log_rows(backend) == []

@@ -64,4 +64,4 @@ async def test_serve_without_a_tenant_says_how_to_give_one(sqlite_path, backend,
     done = subprocess.run([sys.executable, "-m", "memgate", "--db", str(sqlite_path), "serve"],
                           env=_env(tmp_path), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 1
-    assert "stdio.tenant is not set" in done.stderr and "memgate serve --tenant T" in done.stderr
+    assert "stdio.tenant is not set" in done.stderr and "`memgate serve --tenant acme`" in done.stderr

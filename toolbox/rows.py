@@ -59,6 +59,11 @@ def check_row(row: ToolRow) -> HandlerSpec:
         raise RowRefused('tool_schema must have "type": "object"')
     fields = spec.args_model.model_fields
     props = set(schema.get("properties", {}))
+    for old, new in (spec.renamed or {}).items():
+        if old in props:
+            raise RowRefused(f"tool_schema names the argument {old!r}, which the {spec.name} handler now calls "
+                             f"{new!r}. Run memgate init --tenant with the row's tenant to upgrade a default row "
+                             f"that was never edited, or rename the property in the row's tool_schema")
     unknown = props - set(fields)
     if unknown:
         raise RowRefused(f"tool_schema has properties the {spec.name} handler does not take: {sorted(unknown)}")

@@ -8,7 +8,7 @@ capability folders call the protocol, never a dialect module.
 
 from .base import Backend, ChunkFilters, QueryDialect, QueryRows, Row, Session, ViewCatalog
 from .factory import open_backend
-from .settings import DatabaseSettings
+from .settings import DatabaseSettings, default_database_path
 
 __all__ = ["Backend", "ChunkFilters", "DatabaseSettings", "QueryDialect", "QueryRows", "Row", "Session",
-           "ViewCatalog", "open_backend"]
+           "ViewCatalog", "default_database_path", "open_backend"]

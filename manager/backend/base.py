@@ -11,7 +11,7 @@ parses, how text is matched lexically, how vectors are stored and compared) is b
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
@@ -25,8 +25,23 @@ Row = dict[str, Any]
 ViewCatalog = dict[str, tuple[tuple[str, str | None], ...]]
 
 
+@dataclass(frozen=True, slots=True)
+class BinaryLength:
+    """A binary value in a query result, by its length alone.
+
+    A cell shows a blob as its size and a vector as its dimension, so a backend may drop
+    the bytes as it reads each row instead of holding them.
+    """
+
+    size: int
+
+
 class QueryRows(NamedTuple):
-    """A read-only query's result: at most max_rows rows, and whether more exist."""
+    """A read-only query's result: at most max_rows rows, and whether more exist.
+
+    Text values may arrive already cut to the cell width asked for, binary ones as
+    BinaryLength.
+    """
 
     columns: list[str]
     #: per column, the declared type behind it (e.g. CLOB, VECTOR), None for expressions
@@ -57,6 +72,9 @@ class QueryDialect:
     operator_functions: Mapping[type, str] = field(default_factory=dict)
     #: how the database folds unquoted names (SQLite: ASCII lower-case)
     fold: Callable[[str], str] = str.lower
+    #: folded function name -> a check of a call's argument nodes (sqlglot expressions) that
+    #: returns why the call would cost more than the database itself bounds, or None
+    call_limits: Mapping[str, Callable[[Sequence[Any]], str | None]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -147,7 +165,7 @@ class Backend(Protocol):
         """What `memgate doctor` shows about the database (never secrets)."""
 
     def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float,
-                           now: str) -> QueryRows:
+                           now: str, max_chars: int = 500) -> QueryRows:
         """Run one admitted SELECT on the read-only, walled query connection (execute_query).
 
         The wall is the database's: SQLite's read-only connection and authorizer, Oracle's
@@ -155,6 +173,9 @@ class Backend(Protocol):
         hold the caller's tenant and scope, and show rows current at `now` (the call's one
         evaluation time); `<table>_history` views show every version with its status.
         Raises QueryRejected, QueryTimeout or BackendUnavailable, never a driver error.
+        It ends the query, and its use of CPU, at timeout_s. Each text value needs to keep
+        only max_chars + 1 characters, each binary value only its length: no more than one
+        raw row is held.
         """
 
     def query_catalog(self) -> ViewCatalog:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..output.budget import fit_records
-from ..output.records import StaleFact, memory_record, metadata_line
+from ..output.records import StaleFact, memory_record, metadata_line, with_token_count
 from ..output.results import ToolOutput
 from ..tokens import count_tokens
 from .entities import ClaimLookup, ClaimVersion
@@ -44,8 +44,7 @@ def render_claims(claims: list[ClaimLookup], *, subject: str, predicate: str | N
                           reserve=reserve)
     shown = versions[: len(records)]
     cut = cut or len(shown) < len(versions)
-    body = "\n".join(records)
-    text = f"{head_of(len(shown), cut, count_tokens(body))}\n{body}"
+    text = with_token_count(lambda tokens: head_of(len(shown), cut, tokens), "\n".join(records))
     return ToolOutput(text=text, rows=len(shown), truncated=cut, tokens=count_tokens(text),
                       cited_ids=tuple(v.id for v in shown))
 

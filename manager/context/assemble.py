@@ -79,7 +79,7 @@ def assemble(session: Session, identity: Identity, question: str, intent: str, n
     blocks = {name: fixed_records(kind, rows) for name, (kind, rows) in fixed_rows.items()}
     fixed = {name: cost(slice_block(name, recs)) if recs else 0 for name, recs in blocks.items()}
     fixed[QUESTION] = cost(head) + cost(question_block(question))
-    plan = charge_fixed(budget, intent, fixed)
+    plan = charge_fixed(budget, intent, fixed, identity.tenant)
 
     candidates = gather(session, embedder, question, now, window)
     admitted, excluded = select(candidates, question=question, now=now, budget=budget, reranker=reranker,
@@ -89,7 +89,7 @@ def assemble(session: Session, identity: Identity, question: str, intent: str, n
     for c in admitted:
         by_slice[c.slice].append(c)
     by_slice[VOLATILE_TAIL].sort(key=lambda c: (-(c.row.get("turn_index") or 0), c.id))  # newest first
-    fitter = SliceFitter(by_slice)
+    fitter = SliceFitter(by_slice, budget=budget, tenant=identity.tenant)
     grant(plan, fitter.fill)
     placed: dict[str, list[Placed]] = {}
     for name in VARIABLE:

@@ -20,9 +20,14 @@ from ..errors import ContextTooSmall
 from ..limits import ContextBudget
 from .layout import FIXED, VARIABLE
 
-__all__ = ["BudgetPlan", "charge_fixed", "grant"]
+__all__ = ["BudgetPlan", "charge_fixed", "grant", "too_small_hint"]
 
-_HINT = "Raise it with `memgate budget set -t TENANT usable_context=8000` (or lower the reserves)."
+
+
+def too_small_hint(tenant: str, budget: ContextBudget, short: int) -> str:
+    """The fix for a window the budget cannot hold: a larger usable_context (or smaller reserves)."""
+    return (f"Raise usable_context by at least {short} tokens, e.g. `memgate budget set -t {tenant} "
+            f"usable_context=8000`, or lower the reserves (now {budget.reserved} tokens).")
 
 
 @dataclass
@@ -48,7 +53,7 @@ class BudgetPlan:
                 "total": sum(self.fixed.values()) + sum(self.used.values())}
 
 
-def charge_fixed(budget: ContextBudget, intent: str, fixed: dict[str, int]) -> BudgetPlan:
+def charge_fixed(budget: ContextBudget, intent: str, fixed: dict[str, int], tenant: str) -> BudgetPlan:
     """Charge the fixed slices in layout order; ContextTooSmall naming the first that does not fit."""
     shares = budget.shares_for(intent)
     left = budget.available
@@ -58,7 +63,8 @@ def charge_fixed(budget: ContextBudget, intent: str, fixed: dict[str, int]) -> B
             raise ContextTooSmall(
                 f"the {name} slice needs {cost} tokens but only {left} of the budget's {budget.available} are "
                 f"left (usable_context {budget.usable_context} less {budget.reserved} reserved"
-                f"{' and the slices before it' if left < budget.available else ''})", field=name, hint=_HINT)
+                f"{' and the slices before it' if left < budget.available else ''})", field=name,
+                hint=too_small_hint(tenant, budget, cost - left))
         left -= cost
     allowances = {name: math.floor(left * shares.of(name)) for name in VARIABLE}
     return BudgetPlan(budget, intent, dict(fixed), left, allowances)

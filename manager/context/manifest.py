@@ -75,11 +75,11 @@ def write(session: Session, identity: Identity, manifest: dict[str, Any], text: 
         "created_by": identity.principal or identity.user, "created_at": manifest["evaluated_at"]})
 
 
-def read(session: Session, manifest_id: str) -> dict[str, Any]:
-    """A manifest the caller may see, by id; NotFound otherwise (another user's is not there)."""
+def read(session: Session, manifest_id: str, tenant: str) -> dict[str, Any]:
+    """A manifest the caller (of `tenant`) may see, by id; NotFound otherwise (another user's is not there)."""
     rows = session.fetch_all("context_rows_conversation_memory", ids=json.dumps([manifest_id]))
     row = next((r for r in rows if r["event_type"] == EVENT), None)
     if row is None:
         raise NotFound(f"no context manifest {manifest_id} for this caller",
-                       hint="List manifests with `memgate log -t TENANT`, or check the tenant and scope.")
+                       hint=f"List the tenant's manifests with `memgate manifest ls -t {tenant}`.")
     return json.loads(row["content_json"])

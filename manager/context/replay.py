@@ -47,14 +47,14 @@ class Replay:
     note: str | None = None
 
 
-def replay(session: Session, manifest_id: str, *,
+def replay(session: Session, manifest_id: str, tenant: str, *,
            exists: Callable[[list[str]], dict[str, Row]] | None = None) -> Replay:
     """Rebuild the window of `manifest_id` as the session's caller sees the database now.
 
     `exists(ids)` (the operator's view of the tenant) tells a deleted dependency from one
     the caller may no longer see; without it every missing row is reported as deleted.
     """
-    m = manifests.read(session, manifest_id)
+    m = manifests.read(session, manifest_id, tenant)
     if m.get("renderer_version") != RENDERER_VERSION:
         return Replay(manifest_id, m, None, None, False,
                       note=f"rendered by {m.get('renderer_version')}, this memgate renders {RENDERER_VERSION}")

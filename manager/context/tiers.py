@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import ContextTooSmall
+from ..limits import ContextBudget
+from .budget import too_small_hint
 from .candidates import Candidate
 from .layout import FULL, POINTER, SUMMARY
 from .render import cost, record, slice_overhead
@@ -39,8 +41,9 @@ class Fitted:
 class SliceFitter:
     """Fits the candidates of each slice; renders each (memory, tier) once however often it refits."""
 
-    def __init__(self, by_slice: dict[str, Sequence[Candidate]]):
+    def __init__(self, by_slice: dict[str, Sequence[Candidate]], *, budget: ContextBudget, tenant: str):
         self.by_slice = by_slice
+        self.budget, self.tenant = budget, tenant
         self._rendered: dict[tuple[int, str], tuple[str, int]] = {}
         self.fitted: dict[str, Fitted] = {}
 
@@ -79,7 +82,6 @@ class SliceFitter:
                     raise ContextTooSmall(
                         f"the {name} slice cannot hold the current fact {c.id} ({need} tokens, "
                         f"{allowance - used} left) that a memory with its earlier value needs beside it",
-                        field=name, hint="Raise usable_context or this intent's share for the slice with "
-                                         "`memgate budget set -t TENANT usable_context=8000`.")
+                        field=name, hint=too_small_hint(self.tenant, self.budget, need - (allowance - used)))
                 dropped.append((c, self._form(c, POINTER)[1] + opening))
         return Fitted(placed, dropped, used)

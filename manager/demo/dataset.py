@@ -2,9 +2,10 @@
 
 acme (user jane, agent research-assistant) holds model:helios-rag beir_ndcg10
 version 1 = 0.92 (superseded) and version 2 = 0.78 (current, corrected), plus
-a July summary that used 0.92, and two turns of jane's thread `helios-review`.
-globex holds its own claim on the same subject. Each tenant has a context budget
-(row id context_context_budget).
+a July summary that used 0.92, two turns of jane's thread `helios-review`, and the
+research assistant's memory-tool file /memories/progress.md (store
+agent:research-assistant). globex holds its own claim on the same subject. Each tenant
+has a context budget (row id context_context_budget).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import replace
 
 from ..backend.base import Session
 from ..claims.guidelines import BUDGET_ROW_ID
+from ..context.assemble import ContextWindow
 from ..facade import MemoryManager
 from ..identity import Identity
 from ..kb import ingest as kb_ingest
@@ -29,6 +31,8 @@ CORRECTED = "2026-08-15T16:30:00.000Z"
 REVIEW = "2026-08-20T10:00:00.000Z"
 #: jane's thread in which the demo conversation about the Helios numbers happens
 ACME_THREAD = "helios-review"
+#: the question of the demo's fact-check window
+DEMO_QUESTION = "Is Helios RAG's nDCG@10 on BEIR really 0.92?"
 
 ACME_BUDGET = {
     "usable_context": 5000, "output_reserve": 400, "tool_reserve": 1000, "request_overhead_reserve": 500,
@@ -65,6 +69,20 @@ _DOCS = {
     ],
 }
 
+#: memory-tool files the demo agent left for itself: (store key, path, text)
+_MEMORY_FILES = {
+    "acme": [
+        ("agent:research-assistant", "/memories/progress.md",
+         "# Helios RAG evaluation: progress\n"
+         "\n"
+         "- [x] July run on BEIR: nDCG@10 0.92 (withdrawn: the qrels leaked test queries)\n"
+         "- [x] August re-run on clean qrels: nDCG@10 0.78, recall@100 0.91\n"
+         "- [ ] Ask jane whether the July summary should be reissued with 0.78\n"
+         "\n"
+         "Always look up model:helios-rag beir_ndcg10 before quoting it; summaries can be stale.\n"),
+    ],
+}
+
 
 def seed_demo(manager: MemoryManager) -> list[str]:
     """Insert the demo rows for tenants that do not have them yet; returns the tenants seeded."""
@@ -79,8 +97,16 @@ def seed_demo(manager: MemoryManager) -> list[str]:
                 (_seed_acme if identity is ACME else _seed_globex)(s, identity)
                 _seed_documents(s, identity)
                 kb_ingest.embed_missing(s, manager.embedder)  # demo chunks searchable by vector too
-            seeded.append(identity.tenant)
+        for store, path, text in _MEMORY_FILES.get(identity.tenant, ()):
+            with manager.memory_store_files(identity, store) as files:
+                files.put(path, text)
+        seeded.append(identity.tenant)
     return seeded
+
+
+def record_demo_window(manager: MemoryManager) -> ContextWindow:
+    """Assemble the demo's fact-check window for jane in her review thread (its manifest is recorded)."""
+    return manager.assemble_context(replace(ACME, thread=ACME_THREAD), DEMO_QUESTION, "fact_check")
 
 
 def _claim(s: Session, identity: Identity, id: str, subject: str, predicate: str, content: str,

@@ -244,7 +244,7 @@ class MemoryFiles:
         row = self.s.fetch_one("memory_file_get", store_id=store_id, path=path) if store_id else None
         if row is None:
             raise NotFound(f"no file {path} in store {self.store.key}",
-                           hint=f"`memgate memory ls --store {self.store.key}` lists its files.")
+                           hint=f"`memgate memory ls -t {self.identity.tenant} --store {self.store.key}` lists its files.")
         return row
 
     def put(self, path: str, text: str) -> str:

@@ -5,7 +5,10 @@ module `anthropic.lib.tools._beta_builtin_memory_tool`), and so is the split bet
 a path failing `str.startswith("/memories")` gets "must start with", and every other
 unsafe path gets "would escape". The SDK resolves paths on a filesystem; we have rows,
 so instead of resolving we refuse anything that a filesystem, URL decoder or Unicode
-normaliser downstream could read differently from how we store it.
+normaliser downstream could read differently from how we store it. Two spellings that
+look the same must be one file: a path is stored in NFC (`e` + U+0301 is the
+file `é`), and a segment may not end in a space or a dot (Windows drops those, so
+`notes.md.` would pass for `notes.md`).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ def _unsafe_segment(segment: str) -> bool:
         segment.strip(".") == ""  # ".", ".." and "..." alike
         or segment.strip() == ""
         or segment.startswith("~")
+        or segment.endswith((" ", "."))
         or len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES
     )
 
@@ -49,10 +53,11 @@ def _unsafe_segment(segment: str) -> bool:
 def normalize_memory_path(raw: str, *, max_len: int = 512) -> str:
     """Return the canonical path (`/memories` or `/memories/a/b.md`), or raise MemoryToolError.
 
-    Duplicate slashes collapse and a trailing slash goes. Refused: anything not under
-    /memories, `.`/`..` segments, `~`, backslashes, `%XX` escapes, control and format
-    characters, text that NFKC changes (fullwidth `．`, `／`, one-dot leader `․`; also
-    NFD-decomposed accents), segments over 255 bytes and paths over `max_len` bytes.
+    Duplicate slashes collapse, a trailing slash goes and the text is put in NFC.
+    Refused: anything not under /memories, `.`/`..` segments, `~`, backslashes, `%XX`
+    escapes, control and format characters, text that NFKC changes beyond NFC
+    (fullwidth `．`, `／`, one-dot leader `․`), segments that end in a space or a dot,
+    segments over 255 bytes and paths over `max_len` bytes. Errors echo the path as given.
     """
     if not raw.startswith(ROOT):
         raise MemoryToolError(must_start_with_root(_shown(raw, max_len)))
@@ -61,9 +66,10 @@ def normalize_memory_path(raw: str, *, max_len: int = 512) -> str:
         raise escape  # a length cap first keeps the checks below cheap
     if "\\" in raw or _PERCENT_ESCAPE.search(raw) or any(_unsafe_char(ch) for ch in raw):
         raise escape
-    if unicodedata.normalize("NFKC", raw) != raw:
+    composed = unicodedata.normalize("NFC", raw)
+    if unicodedata.normalize("NFKC", composed) != composed:
         raise escape
-    segments = [s for s in raw[len(ROOT) :].split("/") if s]
+    segments = [s for s in composed[len(ROOT) :].split("/") if s]
     if any(_unsafe_segment(s) for s in segments):
         raise escape
     canonical = "/".join([ROOT, *segments])

@@ -3,14 +3,17 @@
 Every string here is the one in the anthropic SDK 2.16.0 reference implementation,
 module `anthropic.lib.tools._beta_builtin_memory_tool` (`BetaLocalFilesystemMemoryTool`),
 unless a comment says it is ours. Models are trained on that behaviour, so the texts
-are kept byte for byte. Storage is not here: callers pass file text in and store what
-comes back.
+are kept byte for byte. Ours too: an echoed old_str over ECHO_CHARS characters is
+clipped (`…(10,485,760 characters)`), where the SDK repeats any length. Storage is not
+here: callers pass file text in and store what comes back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from ..output.echo import clip_echo
 
 ROOT = "/memories"
 
@@ -207,7 +210,7 @@ def apply_str_replace(path: str, text: str, old_str: str, new_str: str) -> tuple
     count = text.count(old_str)
     if count == 0:
         raise MemoryToolError(
-            f"No replacement was performed, old_str `{old_str}` did not appear verbatim in {path}."
+            f"No replacement was performed, old_str `{clip_echo(old_str)}` did not appear verbatim in {path}."
         )
     if count > 1:
         # As in the SDK: each search restarts one character after the last hit, so
@@ -218,7 +221,7 @@ def apply_str_replace(path: str, text: str, old_str: str, new_str: str) -> tuple
             lines.append(text.count("\n", 0, pos) + 1)
             pos = text.find(old_str, pos + 1)
         raise MemoryToolError(
-            f"No replacement was performed. Multiple occurrences of old_str `{old_str}` in lines: "
+            f"No replacement was performed. Multiple occurrences of old_str `{clip_echo(old_str)}` in lines: "
             f"{', '.join(map(str, lines))}. Please ensure it is unique"
         )
     changed = text.count("\n", 0, text.find(old_str))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,9 @@ SUPPORTED_EXTENSIONS = tuple(sorted(_MIME_BY_EXTENSION))
 def parse_file(path: str | Path) -> ParsedDocument:
     """Read `path` and return its title and text; the extension picks the parser."""
     path = Path(path)
+    # Whether it exists comes first: `/nonexistent` is missing, not of an unsupported type.
+    if not path.is_file():
+        raise NotFound(f"{path.name} does not exist or is not a file.", field="path")
     mime = _MIME_BY_EXTENSION.get(path.suffix.lower())
     if mime is None:
         raise InvalidArgument(
@@ -42,8 +46,6 @@ def parse_file(path: str | Path) -> ParsedDocument:
             field="path",
             hint="Convert it to one of those, e.g. save it as .txt or .pdf.",
         )
-    if not path.is_file():
-        raise NotFound(f"{path.name} does not exist or is not a file.", field="path")
     data = path.read_bytes()
     if not data.strip():
         raise InvalidArgument(f"{path.name} is empty.", field="path")
@@ -126,7 +128,20 @@ def _parse_html(data: bytes) -> tuple[str | None, str]:
     for node in soup.find_all(string=True):
         if isinstance(node, Comment):
             node.extract()
-        elif type(node) is NavigableString and node.find_parent("pre") is None:
+    # Preformatted text (code) keeps its whitespace exactly: it is lifted out before the rest
+    # is normalised and put back at the end, behind a marker the document cannot contain.
+    marker = f"memgate-pre-{uuid.uuid4().hex}-"
+    preformatted = []
+    for pre in soup.find_all("pre"):
+        if pre.find_parent("pre") is not None:
+            continue  # taken with its outer <pre>
+        for br in pre("br"):
+            br.replace_with("\n")
+        # HTML drops one newline right after <pre>.
+        preformatted.append(pre.get_text().removeprefix("\n").rstrip())
+        pre.replace_with(f"\n\n{marker}{len(preformatted) - 1}\n\n")
+    for node in soup.find_all(string=True):
+        if type(node) is NavigableString:
             # Source whitespace is not text in HTML; only the block breaks added below are.
             # Exact type: a Doctype rewritten as a plain string would become visible text.
             node.replace_with(re.sub(r"\s+", " ", node))
@@ -135,8 +150,8 @@ def _parse_html(data: bytes) -> tuple[str | None, str]:
     for tag in soup(_HTML_BLOCKS):
         tag.insert_before("\n\n")
         tag.insert_after("\n\n")
-    text = soup.get_text()
-    return title, "\n".join(line.strip() for line in text.split("\n"))
+    text = "\n".join(line.strip() for line in soup.get_text().split("\n"))
+    return title, re.sub(re.escape(marker) + r"(\d+)", lambda m: preformatted[int(m.group(1))], text)
 
 
 def _parse_pdf(path: Path, data: bytes) -> tuple[str | None, str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..output.budget import clip_to_fit, fit_records
-from ..output.records import StaleFact, clip, escape_body, memory_record, metadata_line
+from ..output.records import StaleFact, clip, escape_body, memory_record, metadata_line, with_token_count
 from ..output.results import ToolOutput
 from ..tokens import count_tokens
 from .search import SearchHit
@@ -17,7 +17,8 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
                 asked: int, annotations: Mapping[str, tuple[StaleFact, ...]] | None = None) -> ToolOutput:
     """At most `asked` records best first, as many as fit in `max_tokens` (head included).
 
-    `hits` may hold one more than `asked`: that extra hit only says "more exist". Chunk
+    `hits` may hold one more than `asked`: that extra hit only says "more exist". A record
+    whose text appeared more than once says how many copies it stands for (`folded=N`). Chunk
     text is bounded by tokens here (and at ingest), not clipped at the cell limit: a
     search result is read as passages, not as table cells. `annotations` are the stale
     facts a chunk used (its provenance names a since-corrected claim version).
@@ -31,7 +32,7 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
                              more_exist="yes" if more else "no", tokens=tokens, budget=f"{max_tokens} tokens")
 
     if not hits:
-        text = head_of(0, False, 0) + "\nNo knowledge-base chunk matches this query."
+        text = with_token_count(lambda tokens: head_of(0, False, tokens), "No knowledge-base chunk matches this query.")
         return ToolOutput(text=text, tokens=count_tokens(text))
     reserve = count_tokens(head_of(len(hits), True, 99_999)) + 1
     records = fit_records(hits, lambda hit: _build(hit, hit.content, False, notes.get(hit.id, ())), max_tokens,
@@ -40,8 +41,7 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
                               hit.content, lambda c: _build(hit, c, True, notes.get(hit.id, ())), left))
     shown = hits[: len(records)]
     more = more_rows or len(records) < len(hits)
-    body = "\n".join(records)
-    text = f"{head_of(len(records), more, count_tokens(body))}\n{body}" if records else head_of(0, True, 0)
+    text = with_token_count(lambda tokens: head_of(len(records), more, tokens), "\n".join(records) or None)
     return ToolOutput(text=text, rows=len(records), truncated=more,
                       tokens=count_tokens(text), cited_ids=tuple(h.id for h in shown),
                       structured={"results": [_as_dict(h) for h in shown]})
@@ -54,8 +54,8 @@ def _build(hit: SearchHit, content: str, clipped: bool, annotations: tuple[Stale
         document=hit.document_id, collection=hit.collection,
         position=hit.position, chunks=hit.chunk_count, tokens=hit.token_count, score=f"{hit.score:.4f}",
         lexical_rank=hit.lexical_rank, vector_rank=hit.vector_rank,
-        cosine=None if hit.cosine is None else f"{hit.cosine:.3f}", clipped="yes" if clipped else None,
-        cell_chars=len(body), annotations=annotations)
+        cosine=None if hit.cosine is None else f"{hit.cosine:.3f}", folded=hit.folded or None,
+        clipped="yes" if clipped else None, cell_chars=len(body), annotations=annotations)
 
 
 def _one_line(text: str) -> str:
@@ -66,4 +66,4 @@ def _as_dict(hit: SearchHit) -> dict:
     return {"id": hit.id, "document_id": hit.document_id, "title": hit.title, "collection": hit.collection,
             "position": hit.position, "chunks": hit.chunk_count, "tokens": hit.token_count,
             "score": hit.score, "lexical_rank": hit.lexical_rank, "vector_rank": hit.vector_rank,
-            "cosine": hit.cosine}
+            "cosine": hit.cosine, "folded": hit.folded}

@@ -2,13 +2,14 @@
 
 Both legs run inside the caller's session, so the database wall has already cut the rows
 to what the caller may see, and every metadata filter is part of each leg: candidates are
-ranked among visible rows, never cut from a global top-k and filtered afterwards.
+ranked among visible rows, never cut from a global top-k and filtered afterwards. Chunks
+whose text is the same (ignoring case and spacing) are folded into the best-ranked one.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -51,6 +52,8 @@ class SearchHit:
     #: the lexical leg's own score (higher is better; BM25 negated on SQLite)
     lexical_score: float | None
     cosine: float | None
+    #: exact duplicates of this chunk's text (normalized) ranked below it and left out
+    folded: int = 0
     #: the row version the chunk says it was made from (provenance), or None
     source: tuple[str, str, int] | None = None
 
@@ -73,20 +76,39 @@ def search(s: Session, embedder: Embedder, query: str, now: str, *, limit: int,
         ranked = s.kb_vector(vector, embedder.name, depth, where)
         rankings[VECTOR] = [seq for seq, _ in ranked]
         cosine = dict(ranked)
-    fused = reciprocal_rank_fusion(rankings, k=RRF_K)[:limit]
-    if not fused:
-        return []
-    details = {r["seq"]: r for r in s.fetch_all("kb_chunk_details", seqs=json.dumps([f.id for f in fused]))}
-    hits = []
-    for f in fused:
-        r = details.get(f.id)
-        if r is None:  # deleted between the legs and this read
-            continue
-        hits.append(SearchHit(
-            seq=f.id, id=r["id"], document_id=r["document_id"], title=r["title"], collection=r["collection"],
-            position=r["position"], chunk_count=r["chunk_count"], content=r["content"],
-            token_count=r["token_count"] if r["token_count"] is not None else count_tokens(r["content"]),
-            score=f.score, lexical_rank=f.ranks.get(LEXICAL), vector_rank=f.ranks.get(VECTOR),
-            lexical_score=lexical.get(f.id), cosine=cosine.get(f.id),
-            source=(r["source_table"], r["source_id"], int(r["source_version"] or 0)) if r["source_id"] else None))
+    fused = reciprocal_rank_fusion(rankings, k=RRF_K)
+    hits: list[SearchHit] = []
+    first_of: dict[str, int] = {}  # normalized text -> index of its best-ranked hit
+    start = 0
+    while len(hits) < limit and start < len(fused):
+        # Read just enough candidates to fill `limit` once duplicates are folded away.
+        window = fused[start:start + 2 * (limit - len(hits))]
+        start += len(window)
+        details = {r["seq"]: r for r in s.fetch_all("kb_chunk_details", seqs=json.dumps([f.id for f in window]))}
+        for f in window:
+            r = details.get(f.id)
+            if r is None:  # deleted between the legs and this read
+                continue
+            key = _normalized(r["content"])
+            if key in first_of:
+                # The same text from another file (a book's print.html beside its chapters):
+                # the best-ranked copy stands for both and says how many it folded.
+                best = first_of[key]
+                hits[best] = replace(hits[best], folded=hits[best].folded + 1)
+                continue
+            if len(hits) == limit:
+                break
+            first_of[key] = len(hits)
+            hits.append(SearchHit(
+                seq=f.id, id=r["id"], document_id=r["document_id"], title=r["title"], collection=r["collection"],
+                position=r["position"], chunk_count=r["chunk_count"], content=r["content"],
+                token_count=r["token_count"] if r["token_count"] is not None else count_tokens(r["content"]),
+                score=f.score, lexical_rank=f.ranks.get(LEXICAL), vector_rank=f.ranks.get(VECTOR),
+                lexical_score=lexical.get(f.id), cosine=cosine.get(f.id),
+                source=(r["source_table"], r["source_id"], int(r["source_version"] or 0)) if r["source_id"] else None))
     return hits
+
+
+def _normalized(text: str) -> str:
+    """What makes two chunks the same passage: their words, ignoring case and spacing."""
+    return " ".join(text.split()).casefold()

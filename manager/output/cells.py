@@ -6,7 +6,7 @@ The markers say what a value is without reading or spending tokens on it:
 - vector (declared `VECTOR` / `VECTOR(n)`, an `array.array`, a numpy array) →
   `<VECTOR(dim)>`, where dim comes from the stored value (float32 bytes: len // 4),
   not from the declaration, so a wrong declaration cannot lie about the data;
-- other bytes → `<binary N bytes>`;
+- other bytes → `<binary N bytes>` (a backend may hand over only their BinaryLength);
 - NULL → the empty cell (SQL NULL and '' then look alike; tables are for reading,
   and `typeof()` in the query tells them apart when it matters).
 
@@ -23,6 +23,7 @@ import json
 import re
 import sys
 
+from ..backend.base import BinaryLength
 from ..errors import InvalidArgument
 from .records import clip, escape_body
 
@@ -52,7 +53,7 @@ def shape_cell(value: object, declared_type: str | None = None, *, max_chars: in
         return "<LOB>"
     if marker := _vector_marker(value, float32_bytes=False):
         return marker
-    if isinstance(value, (bytes, bytearray, memoryview)):
+    if isinstance(value, (bytes, bytearray, memoryview, BinaryLength)):
         return f"<binary {_byte_length(value)} bytes>"
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -71,7 +72,7 @@ def escape_text(text: str) -> str:
 
 def _vector_marker(value: object, *, float32_bytes: bool) -> str | None:
     """`<VECTOR(dim)>` with dim from the value itself, or None if it is not a vector."""
-    if isinstance(value, (bytes, bytearray, memoryview)):
+    if isinstance(value, (bytes, bytearray, memoryview, BinaryLength)):
         size = _byte_length(value)
         return f"<VECTOR({size // 4})>" if float32_bytes and size % 4 == 0 else None
     if isinstance(value, array.array):
@@ -81,7 +82,9 @@ def _vector_marker(value: object, *, float32_bytes: bool) -> str | None:
     return None
 
 
-def _byte_length(value: bytes | bytearray | memoryview) -> int:
+def _byte_length(value: bytes | bytearray | memoryview | BinaryLength) -> int:
+    if isinstance(value, BinaryLength):
+        return value.size
     return value.nbytes if isinstance(value, memoryview) else len(value)
 
 

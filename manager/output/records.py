@@ -18,9 +18,13 @@ an annotation or a window's structure, because those tags inside it are escaped
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["STALE_FACT_TEXT", "StaleFact", "attr", "clip", "escape_body", "memory_record", "metadata_line"]
+from ..tokens import count_tokens
+
+__all__ = ["STALE_FACT_TEXT", "StaleFact", "attr", "clip", "escape_body", "memory_record", "metadata_line",
+           "with_token_count"]
 
 _ATTR_CHARS = 200
 _ATTR_ENTITIES = {"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;"}
@@ -76,3 +80,20 @@ def memory_record(body: str, *, id: str, type: str, cell_chars: int, annotations
 def metadata_line(**parts: object) -> str:
     """`key: value | key: value`, skipping None; the first line of every result."""
     return " | ".join(f"{k.replace('_', ' ')}: {v}" for k, v in parts.items() if v is not None)
+
+
+def with_token_count(head_of: Callable[[int], str], body: str | None) -> str:
+    """`head_of(tokens)`, then `body` on the next lines, where `tokens` is the o200k_base count of
+    the whole text, metadata line included.
+
+    The count depends on the figure only through its number of digits (o200k_base splits digits
+    into groups of three), so counting again with the last count settles within a few rounds.
+    """
+    tokens = 0
+    for _ in range(8):
+        text = head_of(tokens) if body is None else f"{head_of(tokens)}\n{body}"
+        counted = count_tokens(text)
+        if counted == tokens:
+            return text
+        tokens = counted
+    raise RuntimeError(f"the token count of a result did not settle: {text[:120]!r}")

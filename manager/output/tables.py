@@ -1,14 +1,14 @@
 """Query results as compact text: one metadata line, then a markdown table.
 
-    rows: 2 | more exist: no | tokens: 22
+    rows: 2 | more exist: no | tokens: 37
     | id | subject |
     |---|---|
     | 1 | Ada |
     | 2 | Grace |
 
 The metadata line uses `records.metadata_line`, like every other result. `tokens` is
-the o200k_base count of the table body (everything after the metadata line), so the
-model knows what the rows cost. With no rows the body is `(no rows)` and the metadata
+the o200k_base count of the whole text, this line included, so the model knows exactly
+what the result cost. With no rows the body is `(no rows)` and the metadata
 line names the columns, which the missing header would otherwise hide.
 """
 
@@ -17,9 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from ..errors import InvalidArgument
-from ..tokens import count_tokens
 from .cells import escape_text, shape_cell
-from .records import clip, metadata_line
+from .records import clip, metadata_line, with_token_count
 
 __all__ = ["render_table"]
 
@@ -77,8 +76,7 @@ def render_table(
         if key in _CORE_KEYS:
             raise InvalidArgument(f"extra cannot set {key!r}; render_table sets it.", field="extra")
         parts[key] = None if value is None else escape_text(str(value))
-    parts["tokens"] = count_tokens(body)
-    return f"{metadata_line(**parts)}\n{body}"
+    return with_token_count(lambda tokens: metadata_line(**parts, tokens=tokens), body)
 
 
 def _row(cells: list[str]) -> str:

@@ -8,8 +8,9 @@ they must see. The grammar (tokenizer, parser, string literals, function names, 
 names fold) is the backend's QueryDialect; the rules here hold for any of them.
 
 Recursive CTEs are admitted; the runtime deadline on the connection ends runaway ones.
-Messages name the rule that failed and never echo table, schema or function names the
-caller wrote.
+A deadline cannot end one function call, so a function whose cost the database does not
+bound itself gets a call limit from the dialect (the size rule). Messages name the rule
+that failed and never echo table, schema or function names the caller wrote.
 """
 
 from __future__ import annotations
@@ -119,15 +120,22 @@ _REASONS = {
         "it names a schema or a database link (like main.x, temp.x or x@link).",
         "Use the bare view name.",
     ),
+    "size": (
+        "{reason}.",
+        "Write widths and precisions as small numbers: a table cell shows at most a few hundred characters.",
+    ),
 }
 
 
-def _rejected(rule: str, hint: str | None = None, *, dialect: QueryDialect | None = None) -> QueryRejected:
-    reason, default_hint = _REASONS[rule]
+def _rejected(rule: str, hint: str | None = None, *, dialect: QueryDialect | None = None,
+              reason: str | None = None) -> QueryRejected:
+    text, default_hint = _REASONS[rule]
     if dialect is not None:  # the syntax rule names the grammar it parsed with
-        reason, default_hint = reason.format(dialect=dialect.name), default_hint.format(dialect=dialect.name)
+        text, default_hint = text.format(dialect=dialect.name), default_hint.format(dialect=dialect.name)
+    if reason is not None:  # the size rule says which limit the dialect's check found broken
+        text = text.format(reason=reason)
     return QueryRejected(
-        f"query refused (rule {rule}): {reason}", rule=rule, hint=hint or default_hint
+        f"query refused (rule {rule}): {text}", rule=rule, hint=hint or default_hint
     )
 
 
@@ -318,8 +326,12 @@ def _check_functions(nodes: list[exp.Expr], functions: set[str], dialect: QueryD
             continue
         else:
             name = ""  # a typed node this check does not know: refuse rather than guess
-        if not name or dialect.fold(name) not in functions:
+        folded = dialect.fold(name)
+        if not name or folded not in functions:
             raise _not_listed("function", functions)
+        limit = dialect.call_limits.get(folded)
+        if limit is not None and (reason := limit(node.expressions)):
+            raise _rejected("size", reason=reason)
 
 
 # Text helpers ---------------------------------------------------------------------------

@@ -32,7 +32,8 @@ def execute_query(backend: Backend, caps: CapsSettings, identity: Identity, sql:
     admitted = admit_query(sql, dialect=backend.query_dialect, allowed_views=set(catalog),
                            max_chars=caps.query_max_chars)
     cap = caps.rows(max_rows)
-    result = backend.run_readonly_query(identity, admitted.sql, cap, caps.query_timeout_s, now)
+    result = backend.run_readonly_query(identity, admitted.sql, cap, caps.query_timeout_s, now,
+                                         max_chars=caps.cell_chars)
     text = render_table(result.columns, result.rows, truncated=result.truncated,
                         declared_types=result.declared_types, max_chars=caps.cell_chars,
                         extra={"row_cap": cap})

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+
+#: sha256 (schema_digest) of tool_schemas an earlier memgate seeded by default, by tool name:
+#: `memgate init` moves a row still holding one to the current default schema.
+RETIRED_SCHEMAS = {
+    # execute_query named its SQL argument `sql`; the toolbox contract calls it `query`.
+    "execute_query": frozenset({"bc61204ffe432ad315182bc731caf3c1303e2c1c5c8b2273ccc28aa08eab4a87"}),
+}
+
+
+def schema_digest(schema: dict[str, Any]) -> str:
+    """The sha256 of a tool_schema as seeding stores it (JSON, keys sorted)."""
+    return hashlib.sha256(json.dumps(schema, sort_keys=True).encode()).hexdigest()
 
 
 def load_tool_definitions(path: str | Path | None = None) -> list[dict[str, Any]]:

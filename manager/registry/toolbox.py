@@ -16,6 +16,7 @@ from ..claims.scoping import most_specific_per_key
 from ..errors import InvalidArgument, NotFound
 from ..identity import Identity
 from ..ids import new_id
+from .defaults import RETIRED_SCHEMAS, schema_digest
 
 
 @dataclass(frozen=True)
@@ -66,21 +67,54 @@ def set_enabled(session: Session, identity: Identity, name: str, enabled: bool, 
         versions = _tenant_wide_versions(session, name)
         if not versions:
             raise NotFound(f"no toolbox row named {name!r} for tenant {identity.tenant}",
-                           hint="`memgate tools list` shows the tenant's tools.")
+                           hint=f"`memgate tools list -t {identity.tenant}` shows the tenant's tools.")
         latest = versions[0]
-        active = latest["valid_until"] is None or latest["valid_until"] > now
-        active = active and latest["deleted_at"] is None and latest["valid_from"] <= now
-        if enabled == active:
+        if enabled == _is_active(latest, now):
             return latest
         if not enabled:
             session.execute("toolbox_close", id=latest["id"], now=now)
             return {**latest, "valid_until": now}
-        row = {k: latest[k] for k in ("tool_name", "tool_schema", "usage_notes", "tool_handler", "access_policy")}
-        row.update(id=new_id("tool"), tenant_id=identity.tenant, version=latest["version"] + 1,
-                   valid_from=now, source_table="toolbox_memory", source_id=latest["id"],
-                   source_version=latest["version"], created_by=identity.principal, created_at=now)
-        session.insert("toolbox_memory", row)
-        return row
+        return _insert_next_version(session, identity, latest, now)
+
+
+def _is_active(row: Row, now: str) -> bool:
+    live = row["valid_until"] is None or row["valid_until"] > now
+    return live and row["deleted_at"] is None and row["valid_from"] <= now
+
+
+def _insert_next_version(session: Session, identity: Identity, latest: Row, now: str, **changes: Any) -> Row:
+    """Insert the version after `latest`: a copy of it with `changes` applied."""
+    row = {k: latest[k] for k in ("tool_name", "tool_schema", "usage_notes", "tool_handler", "access_policy")}
+    row.update(changes)
+    row.update(id=new_id("tool"), tenant_id=identity.tenant, version=latest["version"] + 1,
+               valid_from=now, source_table="toolbox_memory", source_id=latest["id"],
+               source_version=latest["version"], created_by=identity.principal, created_at=now)
+    session.insert("toolbox_memory", row)
+    return row
+
+
+def upgrade_defaults(session: Session, identity: Identity, definitions: list[dict[str, Any]], now: str) -> list[str]:
+    """Give the tenant-wide rows still holding a tool_schema an earlier memgate seeded (never edited
+    since) the current default schema, as their next version; usage notes and policy stay."""
+    upgraded = []
+    with session.transaction():
+        for d in definitions:
+            retired = RETIRED_SCHEMAS.get(d["tool_name"])
+            versions = _tenant_wide_versions(session, d["tool_name"]) if retired else []
+            latest = versions[0] if versions else None
+            if latest is None or not _is_active(latest, now):
+                continue
+            try:
+                schema = json.loads(latest["tool_schema"])
+            except (TypeError, ValueError):
+                continue  # a broken row is the operator's to fix; doctor says why it is refused
+            if not isinstance(schema, dict) or schema_digest(schema) not in retired:
+                continue
+            session.execute("toolbox_close", id=latest["id"], now=now)
+            _insert_next_version(session, identity, latest, now,
+                                 tool_schema=json.dumps(d["tool_schema"], sort_keys=True))
+            upgraded.append(d["tool_name"])
+    return upgraded
 
 
 def seed(session: Session, identity: Identity, definitions: list[dict[str, Any]], now: str) -> list[str]:

@@ -14,12 +14,10 @@ from typing import Any
 
 from ..backend.base import Row, Session
 from ..errors import InvalidArgument, NotFound, TenantMismatch, TenantUnmapped
+from ..identity import UNMAPPED_TENANT
 
 #: the attributes a mapping can key on, most specific first: that order picks the mapped user
 KINDS = ("iss_sub", "client_id", "hd", "email_domain")
-#: the tenant refused calls are logged under before any tenant is known; no real tenant
-#: can be named so, because `map` refuses tenant names that start with ":"
-UNMAPPED_TENANT = ":unmapped"
 _DOMAIN = re.compile(r"^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$")
 _MAX_VALUE = 400
 _MAX_NAME = 200

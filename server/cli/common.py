@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import functools
 import logging
+import shlex
 import sys
 from collections.abc import Callable
 from typing import Any
 
 import click
 
-from memgate.manager import Identity, MemgateError, MemoryManager, open_backend
+from memgate.manager import (
+    ConfigError,
+    Identity,
+    MemgateError,
+    MemoryManager,
+    check_id,
+    default_database_path,
+    open_backend,
+)
 
 from ..settings import Settings, load_settings
 
@@ -25,16 +34,59 @@ def open_manager(settings: Settings, *, create: bool = True) -> MemoryManager:
     return MemoryManager(open_backend(settings.database, create=create), settings.caps, settings.memory_files)
 
 
-def tenant_option(required: bool = True) -> Callable:
+class IdType(click.ParamType):
+    """A tenant, user or agent id, checked by the one rule of manager/identity.py."""
+
+    def __init__(self, kind: str, *, allow_unmapped: bool = False):
+        self.kind = kind
+        self.name = f"{kind} id"
+        self.allow_unmapped = allow_unmapped
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        try:
+            return check_id(value, self.kind, allow_unmapped=self.allow_unmapped)
+        except MemgateError as exc:
+            self.fail(exc.message, param, ctx)
+
+
+TENANT_ID, USER_ID, AGENT_ID = IdType("tenant"), IdType("user"), IdType("agent")
+#: `memgate log` also reads the calls the HTTP tenant gate refused, logged under UNMAPPED_TENANT
+LOGGED_TENANT_ID = IdType("tenant", allow_unmapped=True)
+
+
+def tenant_option(required: bool = True, *, logged: bool = False) -> Callable:
     return click.option("--tenant", "-t", required=required, metavar="TENANT",
+                        type=LOGGED_TENANT_ID if logged else TENANT_ID,
                         help="The tenant to act for." + ("" if required else " Default: every tenant."))
 
 
 def scope_options(fn: Callable) -> Callable:
     fn = click.option("--thread", metavar="ID", help="Narrow to one thread's scope.")(fn)
-    fn = click.option("--agent", metavar="ID", help="Narrow to one agent's scope.")(fn)
-    fn = click.option("--user", "-u", metavar="ID", help="Narrow to one user's scope.")(fn)
+    fn = click.option("--agent", metavar="ID", type=AGENT_ID, help="Narrow to one agent's scope.")(fn)
+    fn = click.option("--user", "-u", metavar="ID", type=USER_ID, help="Narrow to one user's scope.")(fn)
     return fn
+
+
+def command_for(settings: Settings, args: str) -> str:
+    """`memgate ARGS` as a command that acts on the configured database (`--db` when it is not the default)."""
+    path = settings.database.path
+    db = "" if path == default_database_path() else f"--db {shlex.quote(str(path))} "
+    return f"memgate {db}{args}"
+
+
+def require_tenant(manager: MemoryManager, settings: Settings, identity: Identity, *, serving: bool = False) -> None:
+    """Refuse a tenant `memgate init` never set up (no toolbox rows) and, when `serving`, one
+    whose every tool is disabled: a host would see no tools and nothing would say why."""
+    tenant, where = identity.tenant, settings.database.path
+    versions = manager.operator_tool_versions(tenant)
+    if not versions:
+        raise ConfigError(f"tenant {tenant} is not set up in {where}.", field="tenant",
+                          hint=f"Run `{command_for(settings, f'init --tenant {tenant}')}` first.")
+    if serving and not manager.active_tools(identity):
+        name = versions[0]["tool_name"]
+        raise ConfigError(f"every tool of tenant {tenant} in {where} is disabled, so a host would see none.",
+                          field="tenant",
+                          hint=f"Enable one: `{command_for(settings, f'tools enable {name} -t {tenant}')}`.")
 
 
 def operator_identity(tenant: str, user: str | None = None, agent: str | None = None,
@@ -56,7 +108,20 @@ def friendly_errors(fn: Callable) -> Callable:
     return wrapper
 
 
+#: every log line the server writes, whoever logs it
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+#: libraries that install their own handlers (fastmcp a rich console, uvicorn its formatter)
+_LIBRARY_LOGGERS = ("fastmcp", "mcp", "uvicorn", "uvicorn.error", "uvicorn.access")
+
+
 def setup_logging(level: str) -> None:
-    # stderr only: on stdio, stdout is the protocol.
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.INFO),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    """One format, on stderr only (on stdio, stdout is the protocol), for memgate's loggers and
+    the libraries': their own handlers are removed so their records reach the root handler."""
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.INFO), format=LOG_FORMAT,
+                        force=True)
+    for name in _LIBRARY_LOGGERS:
+        library = logging.getLogger(name)
+        for handler in library.handlers[:]:
+            library.removeHandler(handler)
+        library.propagate = True
+        library.setLevel(logging.NOTSET)

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from memgate.manager import InvalidArgument
+from memgate.manager import InvalidArgument, NotFound
 
 from .common import friendly_errors, open_manager, operator_identity, scope_options, settings_from, tenant_option
 
@@ -83,12 +83,15 @@ def register(cli: click.Group) -> None:
     def show(ctx, manifest_id, tenant, as_json) -> None:
         """Show a manifest readably: the budget arithmetic, every memory, every exclusion and its rule.
 
+        MANIFEST_ID is a manifest id (`memgate manifest ls`), or `latest` for the tenant's newest.
+
         \b
         Example:
-          memgate manifest show ctx_0661a1b2c3d4e5f6a7b8c9 -t acme
+          memgate manifest show latest -t acme
         """
         manager = open_manager(settings_from(ctx))
         try:
+            manifest_id = _resolve(manager, tenant, manifest_id)
             m = manager.context_manifest(manager.operator_context_owner(tenant, manifest_id), manifest_id)
         finally:
             manager.close()
@@ -103,15 +106,18 @@ def register(cli: click.Group) -> None:
     def replay(ctx, manifest_id, tenant, show_window) -> None:
         """Rebuild a window from the row versions its manifest names and compare its hash.
 
+        MANIFEST_ID is a manifest id, or `latest` for the tenant's newest.
+
         Exits 1 when the rebuilt window differs or cannot be rebuilt (a dependency deleted,
         or no longer visible in the manifest's scope).
 
         \b
         Example:
-          memgate manifest replay ctx_0661a1b2c3d4e5f6a7b8c9 -t acme
+          memgate manifest replay latest -t acme
         """
         manager = open_manager(settings_from(ctx))
         try:
+            manifest_id = _resolve(manager, tenant, manifest_id)
             r = manager.replay_context(manager.operator_context_owner(tenant, manifest_id), manifest_id)
         finally:
             manager.close()
@@ -173,6 +179,17 @@ def register(cli: click.Group) -> None:
         finally:
             manager.close()
         click.echo(f"context budget of {tenant} is now version {row['version']} ({row['row_id']}, {row['id']})")
+
+
+def _resolve(manager, tenant: str, manifest_id: str) -> str:
+    if manifest_id != "latest":
+        return manifest_id
+    rows = manager.operator_context_manifests(tenant, 1)
+    if not rows:
+        raise NotFound(f"tenant {tenant} has no context manifest yet",
+                       hint=f"Assemble one with `memgate context 'What is the Helios nDCG@10?' -t {tenant} "
+                            f"-i fact_check`.")
+    return rows[0]["id"]
 
 
 def describe(m: dict[str, Any]) -> str:

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import click
 
-from memgate.manager import DEMO_TENANTS, MemgateError, ToolRow, load_tool_definitions, seed_demo
+from memgate.manager import (
+    ACME,
+    DEMO_TENANTS,
+    MemgateError,
+    ToolRow,
+    load_tool_definitions,
+    record_demo_window,
+    seed_demo,
+)
 from memgate.toolbox import check_row
 
-from .common import friendly_errors, open_manager, operator_identity, settings_from
+from .common import TENANT_ID, friendly_errors, open_manager, operator_identity, settings_from
 
 
 def init_database(settings, tenants: list[str], demo: bool, tools_file: str | None = None) -> list[str]:
@@ -27,9 +35,16 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
         for tenant in wanted:
             added = manager.seed_tools(operator_identity(tenant), definitions)
             lines.append(f"tools for {tenant}: " + (", ".join(added) + " added" if added else "already present"))
+            upgraded = manager.upgrade_default_tools(operator_identity(tenant), definitions)
+            if upgraded:
+                lines.append(f"tools for {tenant}: {', '.join(upgraded)} upgraded to the current default tool_schema")
         if demo:
             seeded = seed_demo(manager)
             lines.append("demo data: " + (", ".join(seeded) + " seeded" if seeded else "already present"))
+            if ACME.tenant in seeded:
+                window = record_demo_window(manager)
+                lines.append(f"demo context window: {window.manifest_id} "
+                             f"(memgate manifest show latest -t {ACME.tenant})")
     finally:
         manager.close()
     return lines
@@ -38,7 +53,7 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
 def register(cli: click.Group) -> None:
     @cli.command("init")
     @click.option("--demo", is_flag=True, help="Also load the demo tenants acme and globex.")
-    @click.option("--tenant", "-t", "tenants", multiple=True, metavar="TENANT",
+    @click.option("--tenant", "-t", "tenants", multiple=True, metavar="TENANT", type=TENANT_ID,
                   help="Seed the default toolbox rows for this tenant (repeatable).")
     @click.option("--tools-file", type=click.Path(exists=True, dir_okay=False),
                   help="Toolbox definitions to seed instead of the shipped config/toolbox.json.")
@@ -113,7 +128,8 @@ def _check_database(settings, report) -> None:
         report(True, "database", f"{path} (schema {info['schema_version']}, SQLite {info['sqlite_version']}, "
                                  f"journal {info['journal_mode']})")
         tenants = manager.operator_tenants()
-        report(bool(tenants), "tenants", ", ".join(tenants) if tenants else "none. Run `memgate init -t TENANT`.")
+        report(bool(tenants), "tenants", ", ".join(tenants) if tenants
+               else "none. Set one up: `memgate init --tenant acme` (or `memgate init --demo`).")
         for tenant in tenants:
             rows = manager.active_tools(operator_identity(tenant))
             refused = []

@@ -64,6 +64,9 @@ def register(cli: click.Group) -> None:
             parsed = json.loads(conditions) if conditions else None
         except ValueError as exc:
             raise click.BadParameter(f"not valid JSON: {exc}", param_hint="--conditions") from None
+        if conditions and not isinstance(parsed, dict):
+            raise click.BadParameter(f"must be a JSON object such as '{{\"dataset\": \"BEIR\"}}', got {conditions}",
+                                     param_hint="--conditions")
         manager = open_manager(settings_from(ctx))
         try:
             row = manager.correct_entity(

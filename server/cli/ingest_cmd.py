@@ -19,31 +19,52 @@ from memgate.manager import (
     ChunkSettings,
     IngestResult,
     MemgateError,
+    count_tokens,
 )
 
-from .common import friendly_errors, open_manager, operator_identity, settings_from, tenant_option
+from .common import (
+    AGENT_ID,
+    USER_ID,
+    friendly_errors,
+    open_manager,
+    operator_identity,
+    require_tenant,
+    settings_from,
+    tenant_option,
+)
 
 log = logging.getLogger("memgate.ingest")
 #: the chunk defaults, defined once in manager/limits.py
 _CHUNK = ChunkSettings()
 
 
-def find_files(paths: tuple[str, ...]) -> tuple[list[Path], list[Path]]:
-    """The files named plus the supported files under each folder named (sorted, each once),
-    and the visible files in those folders that were passed over for their type."""
-    found: dict[Path, None] = {}
+def find_files(paths: tuple[str, ...]) -> tuple[dict[Path, str], list[Path]]:
+    """The files named plus the supported files under each folder named (sorted, each once), each
+    with the name the progress bar shows (its path relative to the folder given), and the visible
+    files in those folders that were passed over for their type."""
+    found: dict[Path, str] = {}
     passed_over: dict[Path, None] = {}
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
             for child in sorted(path.rglob("*")):
-                if not child.is_file() or any(p.startswith(".") for p in child.relative_to(path).parts):
+                relative = child.relative_to(path)
+                if not child.is_file() or any(p.startswith(".") for p in relative.parts):
                     continue
-                target = found if child.suffix.lower() in SUPPORTED_EXTENSIONS else passed_over
-                target.setdefault(child, None)
+                if child.suffix.lower() in SUPPORTED_EXTENSIONS:
+                    found.setdefault(child, relative.as_posix())
+                else:
+                    passed_over.setdefault(child, None)
         else:
-            found.setdefault(path, None)  # a missing or unsupported file is reported as failed
-    return list(found), list(passed_over)
+            found.setdefault(path, raw)  # a missing or unsupported file is reported as failed
+    return found, list(passed_over)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def summary_lines(results: list[IngestResult], seconds: float, passed_over: list[Path] = ()) -> list[str]:
@@ -67,8 +88,9 @@ def register(cli: click.Group) -> None:
     @tenant_option()
     @click.option("--collection", default="default", show_default=True, metavar="NAME",
                   help="The collection the documents join.")
-    @click.option("--user", "-u", metavar="ID", help="Only this user may find them (default: the whole tenant).")
-    @click.option("--agent", metavar="ID", help="Only this agent may find them.")
+    @click.option("--user", "-u", metavar="ID", type=USER_ID,
+                  help="Only this user may find them (default: the whole tenant).")
+    @click.option("--agent", metavar="ID", type=AGENT_ID, help="Only this agent may find them.")
     @click.option("--chunk-tokens", type=click.IntRange(16, 4000), default=_CHUNK.max_tokens, show_default=True,
                   help="Largest chunk, in o200k_base tokens.")
     @click.option("--overlap-tokens", type=click.IntRange(0, 1000), default=_CHUNK.overlap_tokens,
@@ -81,7 +103,8 @@ def register(cli: click.Group) -> None:
 
         Each file is parsed, cut into token-bounded chunks, embedded and indexed. An
         unchanged file is skipped; a changed one replaces its chunks in one transaction.
-        A file that cannot be read is reported and the others still go in.
+        A file that cannot be read is reported and the others still go in. The tenant
+        must have been set up first (`memgate init --tenant T`).
 
         \b
         Examples:
@@ -93,16 +116,26 @@ def register(cli: click.Group) -> None:
         # pypdf logs what it repairs; a file it cannot read is reported in the summary instead.
         logging.getLogger("pypdf").setLevel(logging.ERROR)
         files, passed_over = find_files(paths)
-        settings = ChunkSettings(max_tokens=chunk_tokens, overlap_tokens=overlap_tokens)
+        chunking = ChunkSettings(max_tokens=chunk_tokens, overlap_tokens=overlap_tokens)
         identity = operator_identity(tenant, user, agent)  # the wall lets only that scope write its rows
-        manager = open_manager(settings_from(ctx))
+        settings = settings_from(ctx)
+        manager = open_manager(settings)
         results: list[IngestResult] = []
         started = time.perf_counter()
         try:
-            with click.progressbar(files, label="ingesting", file=sys.stderr, show_pos=True,
-                                   hidden=quiet, item_show_func=lambda p: p.name if p else None) as bar:
-                for path in bar:
-                    results.append(_ingest_one(manager, identity, path, collection, user, agent, settings))
+            require_tenant(manager, settings, identity)
+            # Load the embedder and the tokenizer before the bar starts, so its first estimate
+            # measures ingesting, not start-up; it advances by bytes, which track the work better
+            # than a count of files of any size.
+            manager.embedder.embed(["warm up"])
+            count_tokens("warm up")
+            sizes = {path: _size(path) for path in files}
+            with click.progressbar(length=max(sum(sizes.values()), 1), label="ingesting", file=sys.stderr,
+                                   show_percent=True, hidden=quiet, item_show_func=lambda shown: shown) as bar:
+                for path, shown in files.items():
+                    bar.update(0, shown)
+                    results.append(_ingest_one(manager, identity, path, collection, user, agent, chunking))
+                    bar.update(sizes[path], shown)
         finally:
             manager.close()
         for line in summary_lines(results, time.perf_counter() - started, passed_over):
@@ -113,8 +146,9 @@ def register(cli: click.Group) -> None:
     @cli.command("search")
     @click.argument("query")
     @tenant_option()
-    @click.option("--user", "-u", metavar="ID", help="Search as this user (sees the user's own documents too).")
-    @click.option("--agent", metavar="ID", help="Search as this agent.")
+    @click.option("--user", "-u", metavar="ID", type=USER_ID,
+                  help="Search as this user (sees the user's own documents too).")
+    @click.option("--agent", metavar="ID", type=AGENT_ID, help="Search as this agent.")
     @click.option("--collection", metavar="NAME", help="Only this collection.")
     @click.option("--max-results", "-n", type=click.IntRange(1, 50), help="At most this many chunks.")
     @click.option("--json", "as_json", is_flag=True, help="Print the ranked hits with their score parts as JSON.")

@@ -13,7 +13,7 @@ from .common import friendly_errors, open_manager, settings_from, tenant_option
 
 def register(cli: click.Group) -> None:
     @cli.command("log")
-    @tenant_option(required=False)
+    @tenant_option(required=False, logged=True)
     @click.option("--tool", help="Only calls to this tool.")
     @click.option("--status", type=click.Choice(STATUSES), help="Only calls that ended so.")
     @click.option("--limit", "-n", type=click.IntRange(1, 10_000), default=20, show_default=True)

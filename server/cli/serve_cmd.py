@@ -9,7 +9,16 @@ import click
 
 from memgate.manager import ACME
 
-from .common import friendly_errors, open_manager, settings_from, setup_logging
+from .common import (
+    AGENT_ID,
+    TENANT_ID,
+    USER_ID,
+    friendly_errors,
+    open_manager,
+    require_tenant,
+    settings_from,
+    setup_logging,
+)
 
 log = logging.getLogger("memgate.server")
 
@@ -19,9 +28,9 @@ def register(cli: click.Group) -> None:
     @click.option("--transport", type=click.Choice(["stdio", "http"]), help="Default: server.transport (stdio).")
     @click.option("--host", help="HTTP bind address. Default: server.host (127.0.0.1).")
     @click.option("--port", type=int, help="HTTP port. Default: server.port (8765).")
-    @click.option("--tenant", "-t", help="stdio: the trusted tenant this process serves.")
-    @click.option("--user", "-u", help="stdio: the trusted user.")
-    @click.option("--agent", help="stdio: the trusted agent.")
+    @click.option("--tenant", "-t", type=TENANT_ID, help="stdio: the trusted tenant this process serves.")
+    @click.option("--user", "-u", type=USER_ID, help="stdio: the trusted user.")
+    @click.option("--agent", type=AGENT_ID, help="stdio: the trusted agent.")
     @click.option("--demo", is_flag=True,
                   help="Create the database if needed, load the demo data, and (stdio) serve as acme/jane.")
     @click.pass_context
@@ -30,7 +39,9 @@ def register(cli: click.Group) -> None:
         """Run the MCP server.
 
         Over stdio the identity comes from launch configuration only (--tenant or
-        [stdio] in memgate.toml). Over HTTP every request needs a bearer JWT, verified
+        [stdio] in memgate.toml), and the tenant must have been set up with
+        `memgate init --tenant T` (or --demo): otherwise serve refuses to start rather
+        than serve no tools. Over HTTP every request needs a bearer JWT, verified
         against [http.auth]; tenant, user and agent come from its claims.
 
         \b
@@ -51,21 +62,27 @@ def register(cli: click.Group) -> None:
             for line in init_database(settings, [], demo=True):
                 log.info(line)
         manager = open_manager(settings)
-        manager.check_schema()
         try:
+            manager.check_schema()
             if settings.server.transport == "stdio":
                 from ..app import stdio_server
+                from ..stdio_transport import serve_stdio
+                require_tenant(manager, settings, settings.stdio.identity(), serving=True)
                 mcp = stdio_server(manager, settings)
                 log.info("memgate serving %s over stdio as tenant %s", settings.database.path, settings.stdio.tenant)
-                mcp.run(transport="stdio", show_banner=False)
+                serve_stdio(mcp, max_line_bytes=settings.server.max_request_bytes)
             else:
                 import uvicorn
 
                 from ..app import http_asgi_app, http_server, uvicorn_options
                 mcp = http_server(manager, settings)
+                if not manager.operator_tenants():
+                    log.warning("no tenant is set up in %s, so every caller sees no tools; "
+                                "run `memgate init --tenant T` for each tenant", settings.database.path)
                 log.info("memgate serving %s at http://%s:%s/mcp", settings.database.path,
                          settings.server.host, settings.server.port)
+                # log_config=None: uvicorn's loggers keep the one format setup_logging gave the root.
                 uvicorn.run(http_asgi_app(mcp, settings), host=settings.server.host, port=settings.server.port,
-                            log_level=settings.server.log_level.lower(), **uvicorn_options(settings))
+                            log_level=settings.server.log_level.lower(), log_config=None, **uvicorn_options(settings))
         finally:
             manager.close()

@@ -69,7 +69,8 @@ def test_a_second_user_sees_none_of_janes_rows_in_any_table_even_unfiltered(scop
             rows = s.raw(f"SELECT * FROM {table}")
             assert {r.get("user_id") for r in rows} <= {None, "bob"}, table
             assert s.raw(f"SELECT count(*) AS n FROM {table} WHERE tenant_id = 'acme'") == [{"n": len(rows)}]
-        assert s.raw("SELECT * FROM memory_file") == []  # jane's store hides its file too
+        # jane's store hides its file; the demo's agent store (any user of research-assistant) shows its own
+        assert [r["path"] for r in s.raw("SELECT * FROM memory_file")] == ["/memories/progress.md"]
         assert s.raw("SELECT count(*) AS n FROM summarization_memory WHERE id = 'sum_acme_july'") == [{"n": 0}]
     seen_by_jane = set().union(*(_visible(scoped, JANE, t) for t in scoped.tables()))
     assert jane_only | {"mf_jane"} <= seen_by_jane
@@ -122,8 +123,9 @@ def test_updates_and_deletes_outside_the_scope_touch_nothing(scoped):
         s.raw("UPDATE summarization_memory SET content = 'pwned' WHERE id = 'sum_acme_july'")
         s.raw("DELETE FROM summarization_memory WHERE user_id = 'jane' OR id = 'sum_acme_july'")
         s.raw("DELETE FROM knowledge_base_chunk WHERE user_id IS NOT NULL")
-        s.raw("UPDATE memory_file SET content = 'pwned'")
-        s.raw("DELETE FROM memory_file")
+        # jane's file; the demo's agent-store file is bob's to change too (same agent)
+        s.raw("UPDATE memory_file SET content = 'pwned' WHERE store_id = 'mst_jane'")
+        s.raw("DELETE FROM memory_file WHERE store_id = 'mst_jane'")
         s.raw("DELETE FROM memory_store WHERE store_key = 'user:jane'")
     with scoped.session(OTHER_AGENT) as s:
         s.raw("UPDATE persona_memory SET content = 'pwned'")

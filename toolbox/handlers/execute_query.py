@@ -18,7 +18,7 @@ from .spec import HandlerSpec, StrictArgs
 
 class ExecuteQueryArgs(StrictArgs):
     # No max_length: admission refuses long queries with rule "length" and the fix.
-    sql: str = Field(min_length=1)
+    query: str = Field(min_length=1)
     # Clamped to caps.max_rows by the manager; the ceiling only bounds the argument.
     max_rows: int | None = Field(None, ge=1, le=ROWS_CEILING)
 
@@ -27,4 +27,5 @@ def describe_query_views(manager: Any, identity: Any) -> str:
     return manager.query_views_help()
 
 
-SPEC = HandlerSpec("execute_query", "execute_query", ExecuteQueryArgs, describe=describe_query_views)
+SPEC = HandlerSpec("execute_query", "execute_query", ExecuteQueryArgs, describe=describe_query_views,
+                   renamed={"sql": "query"})

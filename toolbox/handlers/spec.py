@@ -40,3 +40,6 @@ class HandlerSpec:
     interact: Interaction | None = None
     #: a call is a tool round of the caller's current context window, charged to its tool reserve
     charged: bool = True
+    #: arguments an earlier release named differently (old name -> new), so a row that still
+    #: uses an old name is refused with a reason that says how to upgrade it
+    renamed: dict[str, str] | None = None

@@ -10,6 +10,7 @@ bound tenant's rows in the caller's user, agent and thread scope
 
 from __future__ import annotations
 
+import shlex
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -127,7 +128,8 @@ class SqliteBackend:
         self._queries = ReadonlyQueries(self.path, busy_timeout_ms=busy_timeout_ms)
         if not self.path.exists():
             if not create:
-                raise BackendUnavailable(f"no database at {self.path}.", hint="Run `memgate init` first.")
+                raise BackendUnavailable(f"no database at {self.path}.",
+                                         hint=f"Run `memgate --db {shlex.quote(str(self.path))} init` first.")
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.migrate()
 
@@ -219,8 +221,8 @@ class SqliteBackend:
 
     # -- execute_query -----------------------------------------------------
     def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float,
-                           now: str) -> QueryRows:
-        return self._queries.run(identity, sql, max_rows, timeout_s, now)
+                           now: str, max_chars: int = 500) -> QueryRows:
+        return self._queries.run(identity, sql, max_rows, timeout_s, now, max_chars)
 
     def query_catalog(self) -> ViewCatalog:
         return self._queries.catalog()

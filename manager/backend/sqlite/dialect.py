@@ -3,11 +3,18 @@
 sqlglot normally turns calls into typed nodes (IFNULL → Coalesce, SUBSTR → Substring),
 which would make the allowlist check a name that SQLite never calls; the parser here
 keeps every call as exp.Anonymous under its written name.
+
+printf (and its alias format) is the one allowed function whose work the database does
+not bound: `printf('%.*c', N, 'x')` repeats a character N times in one call, about 5 ns
+each, whatever the length limit (1e9 took 5 s and returned NULL). Its call limit asks for
+a literal format whose widths and precisions, written or passed for `*`, are numbers in
+the query no larger than FORMAT_WIDTH_MAX.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from sqlglot import exp
 from sqlglot.dialects.sqlite import SQLite
@@ -16,7 +23,7 @@ from sqlglot.tokens import TokenType
 
 from ..base import QueryDialect
 
-__all__ = ["SQLITE_FUNCTIONS", "SQLITE_QUERY_DIALECT", "fold"]
+__all__ = ["FORMAT_WIDTH_MAX", "SQLITE_FUNCTIONS", "SQLITE_QUERY_DIALECT", "fold"]
 
 #: SQLite functions that only compute on values already read. Left out on purpose:
 #: load_extension, readfile/writefile, randomblob/zeroblob (huge allocations), hex,
@@ -93,6 +100,53 @@ _OPERATOR_FUNCTIONS = {
     exp.CurrentTimestamp: "current_timestamp",
 }
 
+#: the widest width or precision a printf conversion may ask for
+FORMAT_WIDTH_MAX = 1000
+# One printf conversion as SQLite reads it: flags, width, precision, length, type.
+_CONVERSION = re.compile(r"%([-+ #!0,]*)(\*|\d+)?(?:\.(\*|\d*))?(?:ll?)?(.?)", re.DOTALL)
+
+
+def _format_limit(name: str):
+    refusal = (f"{name}'s format must be a string literal whose widths and precisions are numbers "
+               f"written in the query, at most {FORMAT_WIDTH_MAX}")
+
+    def check(args: Sequence[exp.Expr]) -> str | None:
+        if not args:
+            return None
+        fmt = args[0]
+        if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+            return refusal
+        position = 1  # the next argument a conversion takes
+        for conversion in _CONVERSION.finditer(fmt.this):
+            _flags, width, precision, kind = conversion.groups()
+            for part in (width, precision):
+                if part == "*":
+                    if not _small_number(args[position] if position < len(args) else None):
+                        return refusal
+                    position += 1
+                elif part and int(part) > FORMAT_WIDTH_MAX:
+                    return refusal
+            if kind and kind != "%":
+                position += 1
+        return None
+
+    return check
+
+
+def _small_number(node: exp.Expr | None) -> bool:
+    """A number literal (or a negated one) no larger than FORMAT_WIDTH_MAX; a missing argument is 0."""
+    if node is None:
+        return True
+    if isinstance(node, exp.Neg):
+        node = node.this
+    if not (isinstance(node, exp.Literal) and not node.is_string):
+        return False
+    try:
+        return abs(float(node.this)) <= FORMAT_WIDTH_MAX
+    except ValueError:
+        return False
+
+
 SQLITE_QUERY_DIALECT = QueryDialect(
     name="SQLite",
     sqlglot_dialect=SQLite(),
@@ -102,4 +156,5 @@ SQLITE_QUERY_DIALECT = QueryDialect(
     allowed_functions=SQLITE_FUNCTIONS,
     operator_functions=_OPERATOR_FUNCTIONS,
     fold=fold,
+    call_limits={"printf": _format_limit("printf"), "format": _format_limit("format")},
 )

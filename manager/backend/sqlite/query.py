@@ -23,14 +23,24 @@ could read a base table as if it were that view. SQLite cannot reach a table
 without naming it in the statement text, so refuse_base_table_names (a text check)
 runs first and closes that gap; the fuzz tests attack the authorizer alone too.
 
-A progress handler ends a query at its deadline; rows are read with
-fetchmany(max_rows + 1) so "more rows exist" is exact.
+No admitted query may use CPU past its deadline or hold more than a bounded amount of
+memory, so every cost is bounded where it arises:
+
+- time between VM steps: deadline.py (a progress handler, and a watchdog that calls
+  interrupt() at the deadline);
+- time inside one function call, which neither reaches: the length limit below bounds
+  every value a query reads or builds, the LIKE/GLOB pattern limit bounds those two,
+  function_costs.py gates instr, replace and the two-argument trims, and admission bounds
+  printf's width and precision (dialect.py);
+- memory: values up to the length limit, at most _COLUMNS of them per row, and rows are
+  read one at a time, each reduced as it arrives (text cut to what a cell can show,
+  binary values to their length), so only one raw row is ever alive. Reading
+  max_rows + 1 rows makes "more rows exist" exact.
 """
 
 from __future__ import annotations
 
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -39,10 +49,12 @@ from pathlib import Path
 from ...clock import now_iso
 from ...errors import AccessDenied, BackendUnavailable, MemgateError, QueryRejected, QueryTimeout
 from ...identity import Identity
-from ..base import QueryRows, ViewCatalog
+from ..base import BinaryLength, QueryRows, ViewCatalog
 from ..sql_files import load_sql
 from .context import CONTEXT_FUNCTIONS
+from .deadline import Deadline
 from .dialect import SQLITE_FUNCTIONS, fold
+from .function_costs import CostGates
 from .pool import ConnectionPool, WalledConnection
 from .query_views import build_query_views
 from .wall import refuse_base_table_names
@@ -53,13 +65,21 @@ __all__ = ["QUERY_FUNCTIONS", "ReadonlyQueries", "query_authorizer"]
 #: syntax to the parser but functions to SQLite's authorizer.
 QUERY_FUNCTIONS: frozenset[str] = SQLITE_FUNCTIONS | {"like", "glob"}
 
-# Longest string or blob a query may read or build. SQLite applies the limit to stored
-# values too, so it must stay above anything memgate stores (KB documents are the big
-# ones); below it, printf('%.*c', ...) or replace() cannot build a value that eats memory.
-_VALUE_BYTES = 32 * 1024 * 1024
+# Longest string or blob a query may read or build, in bytes. A row holds at most _COLUMNS
+# values, and a value costs about its size again while SQLite works on it, so this bounds
+# one query's memory (64 columns of 1 MiB measured +72 MB peak); it also bounds how long
+# a LIKE or a gated function call can run. SQLite applies it to stored values as they are
+# read too: a longer value (a whole document of over 1 MiB of text, say) is refused with
+# the too-big rule, and knowledge_base_chunk holds the same text in small pieces.
+VALUE_BYTES = 1024 * 1024
+_COLUMNS = 64  # any two reviewed views side by side fit (the widest has 24 columns)
+# A LIKE or GLOB costs about len(value) * len(pattern): 100 bytes against 1 MiB measured
+# 0.2 s (LIKE) and 0.4 s (GLOB with [...] classes).
+LIKE_PATTERN_BYTES = 100
 _SQL_BYTES = 4 * 1024 * 1024
-# The deadline is checked every this many VM instructions (datasette uses 1000: ~0.1 ms).
-_PROGRESS_STEPS = 1000
+_LIMITS = {sqlite3.SQLITE_LIMIT_LENGTH: VALUE_BYTES, sqlite3.SQLITE_LIMIT_COLUMN: _COLUMNS,
+           sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: LIKE_PATTERN_BYTES,
+           sqlite3.SQLITE_LIMIT_SQL_LENGTH: _SQL_BYTES, sqlite3.SQLITE_LIMIT_ATTACHED: 0}
 _POOL_IDLE_MAX = 4
 
 # Declared types whose values are never shown: the converters below swap the value for
@@ -73,16 +93,28 @@ _VECTOR_TYPE = "VECTOR"
 @dataclass(frozen=True, slots=True)
 class _Declared:
     declared: str
-    value: bytes | None  # kept for vectors only: their length gives the dimension
+    size: int | None  # kept for vectors only: their byte length gives the dimension
 
 
 def _converter(declared: str, keep: bool):
-    return lambda raw: _Declared(declared, raw if keep else None)
+    return lambda raw: _Declared(declared, len(raw) if keep else None)
 
 
 for _name in _LOB_TYPES:
     sqlite3.register_converter(_name, _converter(_name, keep=False))
 sqlite3.register_converter(_VECTOR_TYPE, _converter(_VECTOR_TYPE, keep=True))
+
+
+class _QueryConnection(sqlite3.Connection):
+    """A query connection and the cost gates installed on it (closed with it)."""
+
+    cost_gates: CostGates
+
+    def close(self) -> None:
+        super().close()
+        if gates := getattr(self, "cost_gates", None):
+            gates.close()
+
 
 def query_authorizer(views: frozenset[str], functions: frozenset[str], known_names: frozenset[str],
                      behind: frozenset[str] = frozenset()):
@@ -129,34 +161,44 @@ class ReadonlyQueries:
         self._busy_timeout_ms = busy_timeout_ms
         self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
 
-    def run(self, identity: Identity, sql: str, max_rows: int, timeout_s: float, now: str) -> QueryRows:
-        """Run one read-only query as `identity`, current rows as of `now`; see the module docstring."""
+    def run(self, identity: Identity, sql: str, max_rows: int, timeout_s: float, now: str,
+            max_chars: int = 500) -> QueryRows:
+        """Run one read-only query as `identity`, current rows as of `now`; see the module docstring.
+
+        Text values arrive cut to max_chars + 1 characters, so the caller's clip at
+        max_chars still marks them as clipped.
+        """
         try:
             refuse_base_table_names(sql)
         except AccessDenied:
             raise _rejected("table") from None
         with self._connection() as q:
+            conn: _QueryConnection = q.conn
             ctx = q.context
             ctx.bind(identity, now)
-            deadline = time.monotonic() + timeout_s
-            q.conn.set_progress_handler(lambda: int(time.monotonic() > deadline), _PROGRESS_STEPS)
+            conn.cost_gates.reset()
+            conn.text_factory = _clipped_text(max_chars + 1)
             cursor = None
             try:
-                cursor = q.conn.execute(sql)
-                columns = [d[0] for d in cursor.description or ()]
-                fetched = cursor.fetchmany(max_rows + 1) if columns else []
-            except sqlite3.Error as exc:
-                raise translate_query_error(exc, timeout_s, time.monotonic() > deadline) from exc
-            except (UnicodeEncodeError, ValueError):  # an unpaired surrogate, a NUL: the driver refuses
-                raise _rejected("characters") from None
+                with Deadline(conn, timeout_s) as deadline:
+                    try:
+                        cursor = conn.execute(sql)
+                        columns = [d[0] for d in cursor.description or ()]
+                        result = _read(cursor, columns, max_rows) if columns else None
+                    except sqlite3.Error as exc:
+                        raise translate_query_error(exc, timeout_s, deadline.passed,
+                                                    refused=conn.cost_gates.refused) from exc
+                    except (UnicodeEncodeError, ValueError):  # an unpaired surrogate, a NUL: the driver refuses
+                        raise _rejected("characters") from None
+                    finally:
+                        if cursor is not None:
+                            cursor.close()
             finally:
-                if cursor is not None:
-                    cursor.close()
-                q.conn.set_progress_handler(None, 0)
+                conn.text_factory = str
                 ctx.clear()
-        if not columns:
+        if result is None:
             raise _rejected("select-only")
-        return _unwrap(columns, fetched[:max_rows], truncated=len(fetched) > max_rows)
+        return result
 
     @contextmanager
     def walled_connection(self, identity: Identity, now: str | None = None) -> Iterator[sqlite3.Connection]:
@@ -181,7 +223,6 @@ class ReadonlyQueries:
             self._refresh_wall(q)
             yield q
         finally:
-            q.conn.set_progress_handler(None, 0)
             self._pool.give(q)
 
     def _connect(self) -> sqlite3.Connection:
@@ -189,11 +230,12 @@ class ReadonlyQueries:
             conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
                                    isolation_level=None, check_same_thread=False,
                                    timeout=self._busy_timeout_ms / 1000,
-                                   detect_types=sqlite3.PARSE_DECLTYPES)
+                                   detect_types=sqlite3.PARSE_DECLTYPES, factory=_QueryConnection)
             conn.execute("PRAGMA query_only = 1")
-            conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, _VALUE_BYTES)
-            conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, _SQL_BYTES)
-            conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+            for category, value in _LIMITS.items():
+                conn.setlimit(category, value)
+            conn.cost_gates = CostGates(_LIMITS)
+            conn.cost_gates.install(conn)
         except sqlite3.Error as exc:
             raise BackendUnavailable(f"cannot open SQLite database {self.path} read-only for queries",
                                      hint="Check database.path and its folder's permissions.") from exc
@@ -216,20 +258,40 @@ def _build_query_wall(q: WalledConnection) -> None:
                                     frozenset(fold(n) for n in names), frozenset(fold(t) for t in behind))
 
 
-def _unwrap(columns: list[str], fetched: list[tuple], *, truncated: bool) -> QueryRows:
-    """Replace converter markers by what cells.py shapes, and report each column's declared type."""
+def _clipped_text(keep: int):
+    """A text_factory that decodes only the first `keep` characters of a value.
+
+    A character is at most 4 UTF-8 bytes, so 4 * keep bytes always hold `keep` whole
+    characters; a character cut at that edge decodes past them and is dropped.
+    """
+    head = 4 * keep
+
+    def decode(raw: bytes) -> str:
+        return raw[:head].decode("utf-8", "replace")[:keep]
+
+    return decode
+
+
+def _read(cursor: sqlite3.Cursor, columns: list[str], max_rows: int) -> QueryRows:
+    """Up to max_rows rows, each reduced as it is read, and whether more exist."""
     declared: list[str | None] = [None] * len(columns)
-    rows = []
-    for raw in fetched:
-        row = []
-        for i, value in enumerate(raw):
-            if isinstance(value, _Declared):
-                declared[i] = value.declared
-                # A LOB's value was dropped by its converter; any non-NULL value makes <LOB>.
-                value = value.value if value.declared == _VECTOR_TYPE else value.declared
-            row.append(value)
-        rows.append(tuple(row))
-    return QueryRows(columns=columns, declared_types=declared, rows=rows, truncated=truncated)
+    rows: list[tuple] = []
+    while (raw := cursor.fetchone()) is not None:
+        if len(rows) == max_rows:
+            return QueryRows(columns=columns, declared_types=declared, rows=rows, truncated=True)
+        rows.append(tuple(_reduce(value, i, declared) for i, value in enumerate(raw)))
+    return QueryRows(columns=columns, declared_types=declared, rows=rows, truncated=False)
+
+
+def _reduce(value: object, i: int, declared: list[str | None]) -> object:
+    """What a cell needs of one value: converter markers unwrapped, bytes by their length."""
+    if isinstance(value, _Declared):
+        declared[i] = value.declared
+        # A LOB's value was dropped by its converter; any non-NULL value makes <LOB>.
+        return BinaryLength(value.size) if value.declared == _VECTOR_TYPE else value.declared
+    if isinstance(value, bytes):
+        return BinaryLength(len(value))
+    return value
 
 
 # -- errors ------------------------------------------------------------------
@@ -245,8 +307,17 @@ _REASONS = {
                "Use the columns the tool description lists; qualify shared names with the view."),
     "function": ("it calls a function that does not exist here, or with the wrong number of arguments.",
                  "Use the functions the tool description lists."),
-    "too-big": ("a value it reads or builds is larger than the limit.",
-                "Build smaller values, and avoid reading large text columns whole."),
+    "too-big": (f"a value it reads or builds is larger than the limit ({VALUE_BYTES // 1024 // 1024} MiB).",
+                "A document's full text (knowledge_base_document.content) can be that large: name the "
+                "columns you need instead of *, use token_count for its size and knowledge_base_chunk "
+                "for its text."),
+    "too-costly": ("a text function would compare values too long to finish in time.",
+                   "Compare shorter text: search knowledge_base_chunk rather than whole documents, "
+                   "or use a shorter needle."),
+    "pattern": (f"a LIKE or GLOB pattern is longer than {LIKE_PATTERN_BYTES} bytes.",
+                "Use a shorter pattern, or several shorter ones joined with AND."),
+    "columns": (f"it returns more than {_COLUMNS} columns.",
+                "Name the columns you need instead of SELECT *."),
     "characters": ("it contains a NUL character or an unpaired surrogate.",
                    "Remove control characters from the query."),
     "one-statement": ("it holds more than one statement.", "Send exactly one SELECT."),
@@ -262,12 +333,22 @@ def _rejected(rule: str) -> QueryRejected:
     return QueryRejected(f"query refused (rule {rule}): {reason}", rule=rule, hint=hint)
 
 
-def translate_query_error(exc: sqlite3.Error, timeout_s: float, past_deadline: bool) -> MemgateError:
-    """Map a driver error from a query onto a rule the model can act on, without its text."""
+def translate_query_error(exc: sqlite3.Error, timeout_s: float, past_deadline: bool,
+                          refused: str | None = None) -> MemgateError:
+    """Map a driver error from a query onto a rule the model can act on, without its text.
+
+    `refused` is the rule a cost gate refused a call by (function_costs.py), if one did.
+    """
     text = str(exc).lower()
     if "interrupted" in text and past_deadline:
         return QueryTimeout(f"the query was stopped after {timeout_s:g} s, its time limit.",
                             hint="Narrow the query: filter earlier, aggregate, or read fewer rows.")
+    if refused is not None and "user-defined function" in text:
+        return _rejected(refused)
+    if "pattern too complex" in text:
+        return _rejected("pattern")
+    if "too many columns" in text:
+        return _rejected("columns")
     if isinstance(exc, sqlite3.ProgrammingError):
         if "one statement" in text:
             return _rejected("one-statement")

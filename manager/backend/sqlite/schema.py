@@ -12,6 +12,7 @@ it, the caller's scope: user, agent and thread (tenant_guard.sql says how).
 from __future__ import annotations
 
 import re
+import shlex
 import sqlite3
 
 from ...errors import SchemaMismatch
@@ -71,12 +72,12 @@ def check_schema(conn: sqlite3.Connection, path: str) -> None:
     if have == 0:
         raise SchemaMismatch(
             f"{path} is not a memgate database (no schema version).",
-            hint="Run `memgate init` to create the schema.",
+            hint=f"Run `memgate --db {shlex.quote(str(path))} init` to create the schema.",
         )
     if have < want:
         raise SchemaMismatch(
             f"{path} has schema version {have}; this memgate needs version {want}.",
-            hint="Run `memgate init` to upgrade it (back up the file first).",
+            hint=f"Back up the file, then run `memgate --db {shlex.quote(str(path))} init` to upgrade it.",
         )
     raise SchemaMismatch(
         f"{path} has schema version {have}, newer than this memgate knows ({want}).",

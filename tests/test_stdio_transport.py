@@ -1,0 +1,233 @@
+"""A real `memgate serve` over stdio, fed raw JSON-RPC lines: every request line with an id gets exactly
+one answer, in both protocol eras, and the server stays up.
+
+After each line the test sends a sentinel tools/list and reads until the sentinel's answer (every
+read bounded), so it sees exactly what the line itself got: one error, or nothing for lines that
+must not be answered (notifications, noise with no id).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from backend_helpers import open_sqlite
+from mcp_types import DiscoverRequest
+from mcp_helpers import log_rows
+
+from memgate.manager import ACME, GLOBEX, MemoryManager, load_tool_definitions, seed_demo
+from memgate.toolbox.agent_errors import UNAVAILABLE_TOOL
+
+DISCOVER = DiscoverRequest().method  # the 2026-07-28 era's first request
+READ_TIMEOUT_S = 30.0  # per answer; a healthy server answers in milliseconds
+MAX_LINE = 65536  # the server's line cap in these tests (server.max_request_bytes)
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
+               "io.modelcontextprotocol/clientCapabilities": {}}
+
+
+class RawStdio:
+    """A `memgate serve` subprocess and its stdout lines, read by a thread into a queue."""
+
+    def __init__(self, args: list[str], home, era: str, max_line: int = MAX_LINE):
+        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "FASTMCP_CHECK_FOR_UPDATES": "off",
+               "MEMGATE_SERVER__MAX_REQUEST_BYTES": str(max_line)}
+        self.stderr_path = home / f"stderr-{era}.txt"
+        self.era = era
+        self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in close()
+        self.proc = subprocess.Popen([sys.executable, "-m", "memgate", *args], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self._stderr, env=env, cwd=str(home))
+        self.lines: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+        self._next_id = 1000
+
+    def _pump(self) -> None:
+        for line in self.proc.stdout:
+            self.lines.put(line)
+
+    def send(self, line: bytes | dict) -> None:
+        data = line if isinstance(line, bytes) else json.dumps(line).encode()
+        self.proc.stdin.write(data + b"\n")
+        self.proc.stdin.flush()
+
+    def read(self) -> dict:
+        try:
+            return json.loads(self.lines.get(timeout=READ_TIMEOUT_S))
+        except queue.Empty:
+            raise AssertionError(f"no answer within {READ_TIMEOUT_S} s") from None
+
+    def request(self, method: str, params: dict | None = None) -> dict:
+        self._next_id += 1
+        self.send(self.message(self._next_id, method, params))
+        answer = self.read()
+        assert answer.get("id") == self._next_id, answer
+        return answer
+
+    def message(self, request_id, method: str, params: dict | None = None) -> dict:
+        params = dict(params or {})
+        if self.era == "modern":
+            params["_meta"] = {**MODERN_META, **params.get("_meta", {})}
+        return {"jsonrpc": "2.0", "id": request_id, "method": method, **({"params": params} if params else {})}
+
+    def answer(self, line: bytes, request_id) -> dict:
+        """The answer to a request the server itself handles (it may overtake a later one)."""
+        self.send(line)
+        answer = self.read()
+        assert answer.get("id") == request_id, f"an answer to something else: {answer}"
+        return answer
+
+    def answers_to(self, line: bytes | dict) -> list[dict]:
+        """Everything the server sends for `line`, up to the answer to a sentinel sent after it.
+
+        For lines the transport answers (or ignores) itself: those answers come before the
+        sentinel is even read.
+        """
+        self.send(line)
+        self._next_id += 1
+        sentinel = self._next_id
+        self.send(self.message(sentinel, "tools/list"))
+        got = []
+        while (answer := self.read()).get("id") != sentinel or "result" not in answer:
+            got.append(answer)
+        assert [t["name"] for t in answer["result"]["tools"]], "the server stopped serving tools"
+        return got
+
+    def open_session(self) -> None:
+        """The era's opening: the initialize handshake (legacy), or discovery (2026-07-28, stateless)."""
+        if self.era == "legacy":
+            init = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                               "clientInfo": {"name": "raw-test", "version": "1"}})
+            assert init["result"]["serverInfo"]["name"] == "memgate"
+            self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        else:
+            assert "result" in self.request(DISCOVER)
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=READ_TIMEOUT_S)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self._stderr.close()
+
+
+@pytest.fixture(scope="module")
+def served_db(tmp_path_factory):
+    """The demo tenants and tools in one database for the module's servers (each test stands alone)."""
+    path = tmp_path_factory.mktemp("stdio") / "memgate.db"
+    backend = open_sqlite(path)
+    manager = MemoryManager(backend)
+    seed_demo(manager)
+    for identity in (ACME, GLOBEX):
+        manager.seed_tools(identity, load_tool_definitions())
+    backend.close()
+    return path
+
+
+@pytest.fixture(scope="module", params=["legacy", "modern"])
+def server(request, served_db, tmp_path_factory) -> Iterator[RawStdio]:
+    raw = RawStdio(["--db", str(served_db), "serve", "--tenant", "acme", "--user", "jane"],
+                   tmp_path_factory.mktemp(request.param), request.param)
+    try:
+        raw.open_session()
+        yield raw
+    finally:
+        raw.close()
+
+
+def _call(raw: RawStdio, request_id, arguments_json: str, name: str = "execute_query") -> bytes:
+    """A tools/call line with `arguments_json` spliced in as written (so JSON escapes stay escapes)."""
+    line = json.dumps(raw.message(request_id, "tools/call", {"name": name, "arguments": {"x": 0}}))
+    return line.replace('{"x": 0}', arguments_json).encode()
+
+
+def _error(answers: list[dict], request_id, code: int) -> str:
+    assert len(answers) == 1, answers
+    [answer] = answers
+    assert (answer.get("id"), answer.get("error", {}).get("code")) == (request_id, code), answer
+    return answer["error"]["message"]
+
+
+def test_a_lone_surrogate_in_an_argument_gets_invalid_arguments(server):
+    message = _error(server.answers_to(_call(server, 11, '{"query": "SELECT \'\\ud800\'"}')), 11, -32602)
+    assert message == "Invalid arguments: a string holds a lone UTF-16 surrogate (like \\ud800); send valid Unicode text"
+
+
+def test_an_argument_nested_400_levels_deep_gets_invalid_arguments(server):
+    nested = '{"a": ' * 400 + "1" + "}" * 400
+    message = _error(server.answers_to(_call(server, "deep", f'{{"query": {nested}}}')), "deep", -32602)
+    assert message == "Invalid arguments: values are nested deeper than 32 levels"
+
+
+@pytest.mark.parametrize("line, request_id, code, message", [
+    (b'{"jsonrpc": "2.0", "id": 12}', 12, -32600, "Invalid Request: the request has no method"),
+    (b'{"jsonrpc": "2.0", "id": 13, "method": 42}', 13, -32600, "Invalid Request: the method must be a string"),
+    (b'{"jsonrpc": "2.0", "id": 14, "method": "tools/list", "params": "nope"}', 14, -32602,
+     "Invalid params: params must be an object"),
+    (b'{"id": 15, "method": "tools/list"}', 15, -32600, 'Invalid Request: "jsonrpc" must be "2.0"'),
+    (b'{"jsonrpc": "2.0", "id": true, "method": "tools/list"}', None, -32600,
+     "Invalid Request: the id must be a string or an integer"),
+    (b'{"jsonrpc": "2.0", "id": 16, "method": "tools/list", ', 16, -32700, None),
+    (b'[{"jsonrpc": "2.0", "id": 17, "method": "tools/list"}]', None, -32600,
+     "Invalid Request: JSON-RPC batches are not supported"),
+    (b'{"jsonrpc": "2.0", "id": 18, "method": "tools/call", "params": {"name": "\\udc00", "arguments": {}}}', 18,
+     -32602, "Invalid arguments: a string holds a lone UTF-16 surrogate (like \\ud800); send valid Unicode text"),
+    (b'{"jsonrpc": "2.0", "id": 19, "method": "tools/list", "params": {"x": "' + b"y" * MAX_LINE + b'"}}', 19,
+     -32600, f"Invalid Request: the message exceeds {MAX_LINE} bytes"),
+])
+def test_a_malformed_request_gets_exactly_one_error(server, line, request_id, code, message):
+    got = _error(server.answers_to(line), request_id, code)
+    assert message is None or got == message
+
+
+@pytest.mark.parametrize("line", [
+    b"this is not json",
+    b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "nope"}',
+    b'{"jsonrpc": "2.0", "id": 20, "result": "nope", "extra": {"a": "\\ud800"}}',
+    b"",
+])
+def test_notifications_responses_and_noise_get_no_answer(server, line):
+    assert server.answers_to(line) == []
+
+
+def test_valid_calls_still_work_around_bad_lines(server, served_db):
+    backend = open_sqlite(served_db)
+    logged_before = len(log_rows(backend, tool_name="execute_query", status="ok"))
+    server.answers_to(b'{"jsonrpc": "2.0", "id": 21}')
+    answer = server.answer(_call(server, 22, '{"query": "SELECT \'caf\\u00e9\' AS w"}'), 22)
+    assert answer["id"] == 22 and answer["result"]["content"][0]["text"].endswith("| w |\n|---|\n| café |")
+    meta = b', "_meta": ' + json.dumps(MODERN_META).encode() if server.era == "modern" else b""
+    not_utf8 = (b'{"jsonrpc": "2.0", "id": 23, "method": "tools/call", "params": {"name": "execute_query", '
+                b'"arguments": {"query": "SELECT \'\xff\' AS b"}' + meta + b"}}")
+    answer = server.answer(not_utf8, 23)  # read as U+FFFD, as upstream reads it
+    assert answer["id"] == 23 and answer["result"]["content"][0]["text"].endswith("| \ufffd |")
+    assert len(log_rows(backend, tool_name="execute_query", status="ok")) == logged_before + 2
+    backend.close()
+
+
+def test_a_megabyte_tool_name_is_answered_and_logged_clipped(sqlite_path, two_tenants, tmp_path):
+    raw = RawStdio(["--db", str(sqlite_path), "serve", "--tenant", "acme"], tmp_path, "legacy",
+                   max_line=4 * 1024 * 1024)  # the default cap: the megabyte reaches the server
+    try:
+        raw.open_session()
+        answer = raw.answer(_call(raw, 30, "{}", name="n" * 1_000_000), 30)
+    finally:
+        raw.close()
+    assert answer["id"] == 30 and answer["result"]["isError"]
+    assert answer["result"]["content"][0]["text"] == UNAVAILABLE_TOOL
+    assert raw.stderr_path.stat().st_size < 20_000
+
+
+def test_a_server_with_no_input_left_exits(sqlite_path, two_tenants, tmp_path):
+    raw = RawStdio(["--db", str(sqlite_path), "serve", "--tenant", "acme"], tmp_path, "legacy")
+    started = time.monotonic()
+    raw.close()
+    assert raw.proc.returncode == 0 and time.monotonic() - started < READ_TIMEOUT_S
