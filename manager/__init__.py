@@ -4,7 +4,8 @@
 from a submodule; `__all__` is that contract. Inside, each folder is a capability with
 its own docstring saying what it owns and what it may import:
 
-    claims/    versioned facts, guidelines, persona, scoping
+    claims/    versioned facts, guidelines, persona, scoping, stale facts
+    context/   context windows: budget, selection, tiers, manifest, replay, tool rounds
     files/     the memory tool: commands, texts, paths, stores
     kb/        parse, chunk, embed, ingest, search, fusion
     query/     execute_query, without dialect
@@ -20,16 +21,18 @@ the MemoryManager class every method call goes through.
 
 from .backend import Backend, DatabaseSettings, default_database_path, open_backend
 from .clock import days_ago_iso, now_iso
-from .demo import ACME, DEMO_TENANTS, GLOBEX, seed_demo
+from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo
 from .errors import (
     AccessDenied,
     BackendUnavailable,
     ConfigError,
     Conflict,
+    ContextTooSmall,
     InvalidArgument,
     MemgateError,
     NoCaller,
     NotFound,
+    NotIssued,
     QueryRejected,
     QueryTimeout,
     RowGone,
@@ -38,6 +41,9 @@ from .errors import (
     TenantMismatch,
     TenantUnmapped,
 )
+from .context.assemble import ContextWindow
+from .context.replay import Replay
+from .context.rerank import Reranker
 from .facade import MemoryManager
 from .files.commands import COMMANDS as MEMORY_COMMANDS
 from .files.stores import validate_store_policy
@@ -58,14 +64,14 @@ from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
 from .tokens import count_tokens
 
 __all__ = [
-    "ACME", "CALL_STATUSES", "DEMO_TENANTS", "FAILED", "GLOBEX", "ID_RULE", "MEMORY_COMMANDS", "MEMORY_PROTOCOL", "NEW",
-    "REPLACED", "ROWS_CEILING", "SUPPORTED_EXTENSIONS", "TENANT_MAPPING_KINDS", "UNCHANGED", "UNMAPPED_TENANT",
-    "AccessDenied", "Backend", "BackendUnavailable", "CallRecord", "CapsSettings", "ChunkSettings",
-    "ConfigError", "Conflict", "ContextBudget", "DatabaseSettings", "Embedder", "HashingEmbedder", "Identity",
-    "IngestResult", "InvalidArgument", "MemgateError", "MemoryFileSettings", "MemoryManager", "NoCaller",
-    "NotFound", "QueryRejected", "QueryTimeout", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice",
-    "TenantMapping", "TenantMismatch", "TenantUnmapped", "TokenAttributes", "ToolOutput", "ToolRow",
-    "check_id", "clip_echo", "count_tokens", "days_ago_iso", "default_database_path", "default_embedder",
-    "load_tool_definitions", "now_iso", "open_backend",
-    "seed_demo", "validate_store_policy",
+    "ACME", "CALL_STATUSES", "DEMO_QUESTION", "DEMO_TENANTS", "FAILED", "GLOBEX", "ID_RULE", "MEMORY_COMMANDS",
+    "MEMORY_PROTOCOL", "NEW", "REPLACED", "ROWS_CEILING", "SUPPORTED_EXTENSIONS", "TENANT_MAPPING_KINDS",
+    "UNCHANGED", "UNMAPPED_TENANT", "AccessDenied", "Backend", "BackendUnavailable", "CallRecord", "CapsSettings",
+    "ChunkSettings", "ConfigError", "Conflict", "ContextBudget", "ContextTooSmall", "ContextWindow",
+    "DatabaseSettings", "Embedder", "HashingEmbedder", "Identity", "IngestResult", "InvalidArgument", "MemgateError",
+    "MemoryFileSettings", "MemoryManager", "NoCaller", "NotFound", "NotIssued", "QueryRejected", "QueryTimeout",
+    "Replay", "Reranker", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice", "TenantMapping",
+    "TenantMismatch", "TenantUnmapped", "TokenAttributes", "ToolOutput", "ToolRow", "check_id", "clip_echo",
+    "count_tokens", "days_ago_iso", "default_database_path", "default_embedder", "load_tool_definitions", "now_iso",
+    "open_backend", "record_demo_window", "seed_demo", "validate_store_policy",
 ]

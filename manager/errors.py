@@ -50,6 +50,10 @@ class TenantMismatch(AccessDenied):
     """A token's tenant claim and a tenant mapping, or two mappings, name different tenants."""
 
 
+class NotIssued(AccessDenied):
+    """A memory id that the caller's current context window did not issue as a pointer or summary."""
+
+
 class NotFound(MemgateError):
     """The thing asked for does not exist for this caller."""
 
@@ -66,6 +70,10 @@ class QueryRejected(InvalidArgument):
     def __init__(self, message: str, *, rule: str, hint: str | None = None):
         super().__init__(message, field="query", hint=hint)
         self.rule = rule
+
+
+class ContextTooSmall(ConfigError):
+    """The context budget cannot hold what a window must show whole; `field` names the slice."""
 
 
 class Conflict(MemgateError):

@@ -8,17 +8,30 @@ and saying when more exists. The manager knows nothing of MCP.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from .backend.base import Backend, Row
-from .claims import entities, guidelines
+from .claims import entities, guidelines, stale
 from .claims.entities import ClaimLookup
 from .claims.render import render_claims
 from .clock import now_iso
-from .errors import InvalidArgument
+from .context import assemble as context_assembly
+from .context import clarify as context_clarify
+from .context import events as context_events
+from .context import expand as context_expand
+from .context import manifest as context_manifests
+from .context import replay as context_replay
+from .context import rounds as context_rounds
+from .context.assemble import ContextWindow
+from .context.replay import Replay
+from .context.rerank import Reranker
+from .context.window import WindowKey
+from .errors import InvalidArgument, NotFound
 from .files.commands import MemoryFiles, open_store
 from .files.stores import resolve_store, store_from_key
 from .identity import Identity
@@ -29,7 +42,7 @@ from .kb.render import render_hits
 from .limits import CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .output.results import ToolOutput
 from .query import execute as query_run
-from .registry import calllog
+from .registry import calllog, server_keys
 from .registry import toolbox as toolbox_rows
 from .registry.calllog import CallRecord
 from .tenancy import mapping as tenant_mapping
@@ -67,10 +80,15 @@ class MemoryManager:
                       include_history: bool = True) -> ToolOutput:
         """Handler `lookup_entity`: the current version of a claim and its labeled history."""
         _require_text(subject, "subject")
-        claims, more = self.lookup_claims(identity, subject, predicate)
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            claims, more = entities.lookup(s, subject, predicate, now, self.caps.max_rows)
+            versions = [v for c in claims for v in ([c.current] if c.current else []) + c.history]
+            notes = stale.stale_facts(s, {v.id: stale.refs_of(v.row) for v in versions}, now,
+                                      own_claims={v.id: (v.row["subject"], v.row["predicate"]) for v in versions})
         return render_claims(claims, subject=subject, predicate=predicate, include_history=include_history,
                              more=more, history_rows=self.caps.history_rows, cell_chars=self.caps.cell_chars,
-                             max_tokens=self.context_budget(identity).max_tool_result_tokens)
+                             max_tokens=self._result_tokens(identity), annotations=notes)
 
     def correct_entity(self, identity: Identity, subject: str, predicate: str, content: str, *,
                        content_json: Any = None, confidence: float | None = None,
@@ -94,12 +112,116 @@ class MemoryManager:
 
     def context_budget(self, identity: Identity) -> ContextBudget:
         """The tenant's `context_budget` guideline, typed (defaults when it has none)."""
-        row = self.guidelines(identity, "context_budget").get("context_budget")
+        row = self.guidelines(identity, guidelines.BUDGET_KEY).get(guidelines.BUDGET_KEY)
         return ContextBudget.from_guideline(guidelines.guideline_json(row))
+
+    def _result_tokens(self, identity: Identity) -> int:
+        """The token bound of one tool result for this caller now (lower inside a window's tool round)."""
+        bound = self.context_budget(identity).max_tool_result_tokens
+        cap = context_rounds.result_cap()
+        return bound if cap is None else min(bound, cap)
+
+    def set_context_budget(self, identity: Identity, budget: dict[str, Any], *, content: str | None = None,
+                           expected_version: int | None = None) -> Row:
+        """A policy update of the tenant-wide budget: validated, the old version retired, the next inserted."""
+        checked = ContextBudget.from_guideline(budget)
+        with self.backend.session(identity) as s:
+            latest = s.fetch_one("guideline_latest_by_row", row_id=guidelines.BUDGET_ROW_ID)
+            text = content or (latest["content"] if latest else "The context budget of this tenant.")
+            return guidelines.update_guideline(
+                s, identity, row_id=guidelines.BUDGET_ROW_ID, key=guidelines.BUDGET_KEY, content=text,
+                now=now_iso(), content_json=checked.to_json(), expected_version=expected_version)
 
     def personas(self, identity: Identity, key: str | None = None) -> dict[str, Row]:
         with self.backend.session(identity) as s:
             return guidelines.current_personas(s, now_iso(), key)
+
+    # -- context windows ---------------------------------------------------
+    def assemble_context(self, identity: Identity, question: str, intent: str, *, now: str | None = None,
+                         reranker: Reranker | None = None) -> ContextWindow:
+        """The budgeted context window for `question`, recorded with its manifest in the caller's thread."""
+        _require_text(question, "question")
+        _require_text(intent, "intent")
+        now = now or now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return context_assembly.assemble(s, identity, question, intent, now, embedder=self.embedder,
+                                             reranker=reranker)
+
+    def context_manifest(self, identity: Identity, manifest_id: str) -> dict[str, Any]:
+        """A manifest the caller may see (its own windows), by id."""
+        with self.backend.session(identity, now=now_iso()) as s:
+            return context_manifests.read(s, manifest_id, identity.tenant)
+
+    def replay_context(self, identity: Identity, manifest_id: str) -> Replay:
+        """Rebuild a window from its manifest's row versions, as `identity` may see them now."""
+        with self.backend.session(identity, now=now_iso()) as s:
+            return context_replay.replay(s, manifest_id, identity.tenant,
+                                         exists=lambda ids: self._operator_rows_exist(identity.tenant, ids))
+
+    def expand(self, identity: Identity, memory_id: str) -> ToolOutput:
+        """Handler `expand`: the full form of a pointer or summary issued in the caller's current window."""
+        _require_text(memory_id, "memory_id")
+        with self.backend.session(identity, now=now_iso()) as s:
+            return context_expand.expand(s, WindowKey.of(identity), memory_id)
+
+    def clarify(self, identity: Identity, question: str, options: list[str] | None = None, *,
+                action: str = "fallback", answer: str | None = None) -> ToolOutput:
+        """Handler `clarify`: record the user's answer (or decline, or that the client could not ask)."""
+        _require_text(question, "question")
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return context_clarify.record_clarification(s, identity, question=question, options=options,
+                                                        action=action, answer=answer, now=now)
+
+    def record_turn(self, identity: Identity, role: str, content: str) -> Row:
+        """Append a turn to the caller's conversation (its thread, else its server session): the volatile tail."""
+        _require_text(content, "content")
+        if role not in ("user", "assistant"):
+            raise InvalidArgument(f"role must be user or assistant, got {role!r}", field="role")
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s, s.transaction():
+            return context_events.write_event(s, identity, prefix="cnv", event_type="turn", role=role,
+                                              content=content, now=now,
+                                              turn_index=context_events.next_turn(s, WindowKey.of(identity)))
+
+    def run_tool_round(self, identity: Identity, *, call_id: str, tool_name: str,
+                       call: Callable[[], ToolOutput]) -> ToolOutput:
+        """Run one tool call as a round of the caller's current window, if it has one.
+
+        With no window the call runs as it is. Otherwise it runs bounded by what the
+        window's tool reserve has left, and its result is charged and recorded as a thread
+        event referencing mcp_call_log row `call_id`; with no round left it does not run
+        and the answer is one sentence.
+        """
+        with self.backend.session(identity, now=now_iso()) as s:
+            opened = context_rounds.open_round(s, WindowKey.of(identity))
+        if not isinstance(opened, context_rounds.Round):
+            return call() if opened is None else opened
+        output = context_rounds.run_capped(opened, call)
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return context_rounds.close_round(s, identity, opened, call_id=call_id, tool_name=tool_name,
+                                              output=output, now=now)
+
+    def _operator_rows_exist(self, tenant: str, ids: list[str]) -> dict[str, Row]:
+        with self.backend.operator_session() as s:
+            return {r["id"]: r for r in s.fetch_all("operator_context_rows", tenant=tenant, ids=json.dumps(ids))}
+
+    def operator_context_manifests(self, tenant: str, limit: int = 20) -> list[Row]:
+        """The tenant's latest manifests, whoever assembled them (operator CLI only)."""
+        with self.backend.operator_session() as s:
+            rows, _ = s.fetch_page("operator_context_manifests", limit, tenant=tenant)
+            return rows
+
+    def operator_context_owner(self, tenant: str, manifest_id: str) -> Identity:
+        """The identity a manifest was assembled for, to show or replay it in that scope (operator CLI only)."""
+        with self.backend.operator_session() as s:
+            row = s.fetch_one("operator_context_manifest", tenant=tenant, id=manifest_id)
+        if row is None:
+            raise NotFound(f"tenant {tenant} has no context manifest {manifest_id}",
+                           hint=f"List them with `memgate manifest ls -t {tenant}`.")
+        return Identity(tenant=tenant, user=row["user_id"], agent=row["agent_id"], thread=row["thread_id"],
+                        session=row["session_id"], principal="cli:operator")
 
     # -- toolbox rows ------------------------------------------------------
     def active_tools(self, identity: Identity, name: str | None = None) -> list[Row]:
@@ -175,8 +297,13 @@ class MemoryManager:
         _require_text(query, "query")
         asked = self.caps.rows(max_results if max_results is not None else kb_search.DEFAULT_RESULTS)
         hits = self.search_chunks(identity, query, collection=collection, limit=asked + 1)
+        notes = {}
+        if any(h.source for h in hits):
+            now = now_iso()
+            with self.backend.session(identity, now=now) as s:
+                notes = stale.stale_facts(s, {h.id: [h.source] for h in hits if h.source}, now)
         return render_hits(hits, query=query, collection=collection, asked=asked,
-                           max_tokens=self.context_budget(identity).max_tool_result_tokens)
+                           max_tokens=self._result_tokens(identity), annotations=notes)
 
     def search_chunks(self, identity: Identity, query: str, *, collection: str | None = None,
                       document_id: str | None = None, limit: int = 10,
@@ -230,6 +357,10 @@ class MemoryManager:
         with self.backend.operator_session() as s:
             rows, _ = s.fetch_page("operator_calllog_recent", limit, tenant=tenant, tool=tool, status=status)
             return rows
+
+    def operator_request_state_key(self) -> bytes:
+        """The key every server process on this database seals MCP request state with (created once)."""
+        return server_keys.shared_key(self.backend, server_keys.REQUEST_STATE_KEY)
 
     def operator_tenants(self) -> list[str]:
         with self.backend.operator_session() as s:

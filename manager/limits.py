@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .errors import InvalidArgument
 
-__all__ = ["ROWS_CEILING", "CapsSettings", "ChunkSettings", "ContextBudget", "MemoryFileSettings"]
+__all__ = ["ROWS_CEILING", "SHARE_NAMES", "CapsSettings", "ChunkSettings", "ContextBudget", "MemoryFileSettings",
+           "RankWeights", "SliceShares"]
 
 ROWS_CEILING = 5000
 
@@ -79,19 +80,123 @@ class ChunkSettings(BaseModel):
 
 #: the token bound of one tool result when the tenant's context_budget guideline sets none
 DEFAULT_RESULT_TOKENS = 2000
+#: the four variable slices of a context window, each with a share of what the fixed slices leave
+SHARE_NAMES = ("durable_facts", "evidence", "recalled_history", "volatile_tail")
+#: keys older budgets used, and what they are now
+RENAMED_BUDGET_KEYS = {"max_window_tokens": "usable_context", "max_tool_rounds": "max_rounds"}
+
+# strict: a guideline is JSON, and "3" is not a number of rounds
+_FROZEN = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class RankWeights(BaseModel):
+    """How selection scores a memory: weights of its rerank score, confidence and recency (each 0..1)."""
+
+    model_config = _FROZEN
+
+    rerank: float = Field(0.60, ge=0, le=1)
+    confidence: float = Field(0.25, ge=0, le=1)
+    recency: float = Field(0.15, ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _some_weight(self) -> "RankWeights":
+        if self.rerank + self.confidence + self.recency <= 0:
+            raise ValueError("at least one weight must be above 0")
+        return self
+
+
+class SliceShares(BaseModel):
+    """One intent's split of the variable part of the window; the shares sum to at most 1."""
+
+    model_config = _FROZEN
+
+    durable_facts: float = Field(ge=0, le=1)
+    evidence: float = Field(ge=0, le=1)
+    recalled_history: float = Field(ge=0, le=1)
+    volatile_tail: float = Field(ge=0, le=1)
+
+    @model_validator(mode="after")
+    def _sum_at_most_one(self) -> "SliceShares":
+        total = sum(getattr(self, n) for n in SHARE_NAMES)
+        if total > 1 + 1e-9:
+            raise ValueError(f"shares must sum to at most 1, got {total:g}")
+        return self
+
+    def of(self, name: str) -> float:
+        return getattr(self, name)
+
+
+def _default_shares() -> dict[str, SliceShares]:
+    return {"comparison": SliceShares(durable_facts=0.15, evidence=0.60, recalled_history=0.05, volatile_tail=0.20),
+            "fact_check": SliceShares(durable_facts=0.40, evidence=0.25, recalled_history=0.10, volatile_tail=0.25)}
 
 
 class ContextBudget(BaseModel):
-    """The tenant's `context_budget` guideline (its content_json), typed.
+    """The tenant's `context_budget` guideline (its content_json), typed and validated.
 
-    Unknown keys are kept (a newer memgate may write them) but never read here.
+    `usable_context` is the model's window as far as memgate may plan it; the three
+    reserves are held back for the model's answer, the tool rounds after the window and
+    the host's own request overhead. What is left is charged first with the fixed slices,
+    then split by the intent's `shares`; unused share passes on in `overflow_order`.
+    Unknown keys are kept (a newer memgate may write them) but never read here; the two
+    keys older budgets used are refused with their new names.
     """
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, strict=True)
 
+    usable_context: int = Field(8000, ge=1, le=10_000_000)
+    output_reserve: int = Field(1000, ge=0)
+    tool_reserve: int = Field(2000, ge=0)
+    request_overhead_reserve: int = Field(500, ge=0)
+    max_rounds: int = Field(4, ge=0, le=1000)
     max_tool_result_tokens: int = Field(DEFAULT_RESULT_TOKENS, ge=1, le=1_000_000)
-    max_window_tokens: int | None = Field(None, ge=1)
-    max_tool_rounds: int | None = Field(None, ge=0)
+    weights: RankWeights = Field(default_factory=RankWeights)
+    recency_days: float = Field(60, gt=0, le=100_000)
+    shares: dict[str, SliceShares] = Field(default_factory=_default_shares, min_length=1)
+    overflow_order: list[str] = Field(default_factory=lambda: ["evidence", "durable_facts", "volatile_tail",
+                                                                "recalled_history"])
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_renamed_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for old, new in RENAMED_BUDGET_KEYS.items():
+                if old in data:
+                    raise _KeyError(old, f"is now {new}: rename the key")
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "ContextBudget":
+        if sorted(self.overflow_order) != sorted(SHARE_NAMES):
+            raise _KeyError("overflow_order", f"must name each of {', '.join(SHARE_NAMES)} once, "
+                                              f"got {list(self.overflow_order)}")
+        if self.available <= 0:
+            raise _KeyError("usable_context", f"must exceed the reserves ({self.reserved} tokens), "
+                                              f"got {self.usable_context}")
+        return self
+
+    @property
+    def reserved(self) -> int:
+        return self.output_reserve + self.tool_reserve + self.request_overhead_reserve
+
+    @property
+    def available(self) -> int:
+        """Tokens for the window itself: usable_context less the three reserves."""
+        return self.usable_context - self.reserved
+
+    @property
+    def intents(self) -> tuple[str, ...]:
+        return tuple(self.shares)
+
+    def shares_for(self, intent: str) -> SliceShares:
+        try:
+            return self.shares[intent]
+        except KeyError:
+            raise InvalidArgument(f"intent must be one of {', '.join(self.shares)}, got {intent!r}",
+                                  field="intent") from None
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
 
     @classmethod
     def from_guideline(cls, data: dict[str, Any] | None) -> "ContextBudget":
@@ -100,5 +205,19 @@ class ContextBudget(BaseModel):
             return cls.model_validate(data or {})
         except ValidationError as exc:
             err = exc.errors()[0]
-            field = ".".join(str(p) for p in err["loc"])
-            raise InvalidArgument(f"context_budget.{field}: {err['msg']}", field=f"context_budget.{field}") from None
+            ctx_error = (err.get("ctx") or {}).get("error")
+            if isinstance(ctx_error, _KeyError):
+                field, msg = ctx_error.field, ctx_error.reason
+            else:
+                field = ".".join(str(p) for p in err["loc"])
+                msg = err["msg"].removeprefix("Value error, ")
+            name = f"context_budget.{field}" if field else "context_budget"
+            raise InvalidArgument(f"{name}: {msg}", field=name) from None
+
+
+class _KeyError(ValueError):
+    """A budget error that belongs to one key, though the check looks at several."""
+
+    def __init__(self, field: str, reason: str):
+        super().__init__(f"{field} {reason}")
+        self.field, self.reason = field, reason

@@ -6,12 +6,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastmcp import FastMCP
+from mcp.server.request_state import RequestStateSecurity
 
 from memgate import __version__
 from memgate.manager import MemoryManager
 from memgate.toolbox import CallContextResolver, ToolboxProvider
 
 from .auth import MCP_PATH, add_health_route, build_auth
+from .context_prompt import add_context_window
 from .identity import http_resolver, stdio_resolver
 from .prompts import add_memory_protocol
 from .resources import MemoryResourceProvider
@@ -26,6 +28,8 @@ documents or query results. Each result starts with one metadata line (counts, w
 more exists, token cost); cite records by their id. A claim marked status=superseded or \
 expired is history, not the current value."""
 
+#: who sealed request state is for: a state sealed by another service is refused
+REQUEST_STATE_AUDIENCE = "memgate"
 #: what a browser may send and read cross-origin (only for server.allowed_origins)
 _CORS_HEADERS = ["authorization", "content-type", "mcp-protocol-version", "mcp-session-id", "mcp-method",
                  "mcp-name", "last-event-id"]
@@ -39,12 +43,17 @@ def build_server(manager: MemoryManager, resolve: CallContextResolver, *, auth=N
         providers=[ToolboxProvider(manager, resolve), MemoryResourceProvider(manager, resolve)],
         auth=auth,
         mask_error_details=True,
+        # The state between the two legs of an elicitation round is sealed with a key every
+        # server process on this database shares, so another process can take the second leg.
+        request_state_security=RequestStateSecurity(keys=[manager.operator_request_state_key()],
+                                                    audience=REQUEST_STATE_AUDIENCE),
     )
     # A database outage must not look like "no tools": raise it to the client.
     mcp.provider_error_strategy = "raise"
     mcp.add_middleware(ClipToolNames())
     add_health_route(mcp)
     add_memory_protocol(mcp)
+    add_context_window(mcp, manager, resolve)
     return mcp
 
 

@@ -7,6 +7,7 @@ recorded, never trusted for access.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import replace
 
 from fastmcp.server.dependencies import get_access_token, get_context
@@ -21,10 +22,16 @@ _CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
 
 
 def stdio_resolver(identity: Identity) -> CallContextResolver:
-    """Every request speaks for the one identity the process was launched with."""
+    """Every request speaks for the one identity the process was launched with.
+
+    Its session is the server session: one stdio server serves one client connection for
+    its whole life, so the session id is made once here, not taken from the request (in
+    the 2026-07-28 era the MCP session id is new on every request).
+    """
+    server_session = f"stdio-{uuid.uuid4().hex}"
 
     def resolve() -> CallContext:
-        return CallContext(identity=_with_client(identity), transport=_transport() or "stdio")
+        return CallContext(identity=_with_client(identity, session=server_session), transport=_transport() or "stdio")
 
     return resolve
 
@@ -50,11 +57,12 @@ def _transport() -> str | None:
         return None
 
 
-def _with_client(identity: Identity) -> Identity:
+def _with_client(identity: Identity, *, session: str | None = None) -> Identity:
+    """The identity with what the client says of itself, and the session (`session`, else the request's)."""
     try:
         ctx = get_context()
     except RuntimeError:
-        return identity
+        return replace(identity, session=session) if session else identity
     name = version = None
     params = getattr(ctx.session, "client_params", None) if ctx.session is not None else None
     info = getattr(params, "client_info", None)
@@ -65,10 +73,11 @@ def _with_client(identity: Identity) -> Identity:
             name, version = raw.get("name"), raw.get("version")
     else:
         name, version = info.name, info.version
-    try:
-        session = ctx.session_id
-    except Exception:  # noqa: BLE001 - no session outside a request
-        session = None
+    if session is None:
+        try:
+            session = ctx.session_id
+        except Exception:  # noqa: BLE001 - no session outside a request
+            session = None
     return replace(identity, client_name=_short(name), client_version=_short(version), session=_short(session))
 
 

@@ -9,13 +9,14 @@ from memgate.server.cli.common import open_manager
 from memgate.server.settings import load_settings
 
 
-def stdio_app(sqlite_path, tenant="acme", user="jane", agent="research-assistant", **overrides):
+def stdio_app(sqlite_path, tenant="acme", user="jane", agent="research-assistant", thread=None, **overrides):
     """The server `memgate serve --tenant ...` would run, for an in-process fastmcp.Client.
 
     `overrides` are more dotted settings, e.g. `**{"caps.query_timeout_s": 1}`.
     """
     settings = load_settings(None, **{"database.path": str(sqlite_path), "stdio.tenant": tenant,
-                                      "stdio.user": user, "stdio.agent": agent, **overrides})
+                                      "stdio.user": user, "stdio.agent": agent, "stdio.thread": thread,
+                                      **overrides})
     manager = open_manager(settings)
     return stdio_server(manager, settings), manager
 

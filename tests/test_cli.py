@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from cli_helpers import cli_runner
 from click.testing import CliRunner
 
 from memgate.manager import Identity
@@ -14,26 +15,20 @@ from memgate.server.cli import cli
 
 @pytest.fixture
 def run(sqlite_path, monkeypatch):
-    for key in list(__import__("os").environ):
-        if key.startswith("MEMGATE_"):
-            monkeypatch.delenv(key)
-
-    def invoke(*args: str, ok: bool = True):
-        result = CliRunner().invoke(cli, ["--db", str(sqlite_path), *args], catch_exceptions=False)
-        assert (result.exit_code == 0) == ok, result.output
-        return result.output
-
-    return invoke
+    invoke = cli_runner(sqlite_path, monkeypatch)
+    return lambda *args, ok=True: invoke(*args, ok=ok).output
 
 
 def test_init_demo_creates_schema_tools_and_demo_and_is_idempotent(run, sqlite_path):
     from memgate.manager.registry.defaults import load_tool_definitions
     tools = ", ".join(t["tool_name"] for t in load_tool_definitions())
     first = run("init", "--demo")
-    assert first == (f"schema: version {known_version()} at {sqlite_path} (created)\n"
-                     f"tools for acme: {tools} added\n"
-                     f"tools for globex: {tools} added\n"
-                     "demo data: acme, globex seeded\n")
+    head, window = first.rsplit("demo context window: ", 1)
+    assert head == (f"schema: version {known_version()} at {sqlite_path} (created)\n"
+                    f"tools for acme: {tools} added\n"
+                    f"tools for globex: {tools} added\n"
+                    "demo data: acme, globex seeded\n")
+    assert window.startswith("ctx_") and window.endswith(" (memgate manifest show latest -t acme)\n")
     assert run("init", "--demo") == (f"schema: version {known_version()} at {sqlite_path} (up to date)\n"
                                      "tools for acme: already present\n"
                                      "tools for globex: already present\n"
@@ -43,9 +38,9 @@ def test_init_demo_creates_schema_tools_and_demo_and_is_idempotent(run, sqlite_p
 def test_fact_get_shows_current_and_history_for_the_tenant_only(run):
     run("init", "--demo")
     acme = run("fact", "get", "model:helios-rag", "beir_ndcg10", "-t", "acme")
-    assert "status=current version=2" in acme and "\n0.78\n" in acme and "\n0.92\n" in acme
+    assert 'status="current" version="2"' in acme and "<content>0.78" in acme and "<content>0.92" in acme
     globex = run("fact", "get", "model:helios-rag", "beir_ndcg10", "-t", "globex")
-    assert "\n0.55\n" in globex and "0.78" not in globex and "0.92" not in globex
+    assert "<content>0.55" in globex and "0.78" not in globex and "0.92" not in globex
 
 
 def test_fact_set_corrects_and_a_stale_expected_version_fails_with_the_fix(run):
@@ -136,14 +131,14 @@ def test_fact_set_with_a_user_writes_that_users_row_and_only_that_user_sees_it(r
     out = run("fact", "set", "model:helios-rag", "beir_ndcg10", "0.80", "-t", "acme", "--user", "jane")
     assert out.startswith("model:helios-rag beir_ndcg10 = 0.80 recorded as version 1 (ent_")
     jane = run("fact", "get", "model:helios-rag", "beir_ndcg10", "-t", "acme", "--user", "jane")
-    assert jane.index("status=current version=1") < jane.index("\n0.80\n")  # jane's own claim is in force for her
+    assert jane.index('status="current" version="1"') < jane.index("<content>0.80")  # jane's own claim is in force for her
     for other in (("--user", "bob"), ()):
         seen = run("fact", "get", "model:helios-rag", "beir_ndcg10", "-t", "acme", *other)
-        assert "0.80" not in seen and "status=current version=2" in seen, other
+        assert "0.80" not in seen and 'status="current" version="2"' in seen, other
     agent = run("fact", "set", "model:helios-rag", "owner", "li", "-t", "acme", "--agent", "planner")
     assert "recorded as version 1" in agent
-    assert "\nli\n" in run("fact", "get", "model:helios-rag", "owner", "-t", "acme", "--agent", "planner")
-    assert "\nli\n" not in run("fact", "get", "model:helios-rag", "owner", "-t", "acme", "--agent", "other")
+    assert "<content>li</content>" in run("fact", "get", "model:helios-rag", "owner", "-t", "acme", "--agent", "planner")
+    assert "<content>li</content>" not in run("fact", "get", "model:helios-rag", "owner", "-t", "acme", "--agent", "other")
 
 
 def test_tools_list_shows_rows_of_every_scope(run, backend):

@@ -56,7 +56,7 @@ def _shadow_with_a_user_row_of_the_same_version(other):
 async def test_the_listed_tool_runs_when_nothing_changed(provider, backend):
     tool = await provider._get_tool("lookup_entity")
     result = await tool.run(ARGS)
-    assert "status=current version=2" in result.content[0].text
+    assert 'status="current" version="2"' in result.content[0].text
     assert [r["status"] for r in log_rows(backend)] == ["ok"]
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from memgate.manager import load_tool_definitions
 from memgate.server.cli import cli
 
 
@@ -45,7 +46,7 @@ def test_serve_for_a_tenant_the_database_does_not_know_names_the_database_in_the
 def test_serve_with_every_tool_disabled_says_which_to_enable(tmp_path, sqlite_path):
     runner = CliRunner()
     assert runner.invoke(cli, ["--db", str(sqlite_path), "init", "-t", "acme"]).exit_code == 0
-    for tool in ("lookup_entity", "search_memory", "execute_query", "memory"):
+    for tool in (t["tool_name"] for t in load_tool_definitions()):
         assert runner.invoke(cli, ["--db", str(sqlite_path), "tools", "disable", tool, "-t", "acme"]).exit_code == 0
     done = _serve(tmp_path, "--db", str(sqlite_path), "serve", "--tenant", "acme")
     assert (done.returncode, done.stdout) == (1, "")

@@ -27,7 +27,7 @@ JWT_ISS = "https://claude-idp.example.test"
 JWT_AUD = "memgate"
 GEMINI_CLIENT = "1234-gemini.apps.googleusercontent.com"
 KEYS = make_keypair()
-ACME_VALUE, GLOBEX_VALUE = "\n0.78\n", "\n0.55\n"
+ACME_VALUE, GLOBEX_VALUE = "<content>0.78", "<content>0.55"
 
 
 @pytest.fixture(scope="module")

@@ -89,7 +89,7 @@ def test_a_second_acme_user_sees_none_of_janes_rows_through_any_tool(kb, mode):
     assert set(texts) == {"lookup", "search", "memory", "user_memory", "user_memory file"} | views
     assert texts.pop("user_memory file") == f"The path /memories/{MARK}.md does not exist. Please provide a valid path."
     texts["search"] = texts["search"].split("\n", 1)[1]  # its first line echoes the query
-    assert "<memory id=chk_" in texts["search"]  # bob finds the tenant's chunks, not jane's
+    assert '<memory id="chk_' in texts["search"]  # bob finds the tenant's chunks, not jane's
     for label, text in texts.items():
         assert MARK not in text, (label, text)
         assert not any(word in text for word in JULY_SUMMARY), (label, text)

@@ -21,10 +21,10 @@ def test_exact_duplicates_fold_into_the_best_ranked_copy_which_says_how_many(bac
     results = out.structured["results"]
     assert len(results) == 4
     contents = [" ".join(r.split()).casefold()
-                for r in re.findall(r"^title: [^\n]*\n(.*?)\n</memory>", out.text, re.S | re.M)]
+                for r in re.findall(r"^<content>title: [^\n]*\n(.*?)</content>", out.text, re.S | re.M)]
     assert len(set(contents)) == 4  # four different passages, no copy among them
     assert sum(r["folded"] for r in results) == 3
-    assert len(re.findall(r" folded=1[ >]", out.text)) == 3
+    assert len(re.findall(r' folded="1"[ >]', out.text)) == 3
 
 
 def test_a_search_without_duplicates_says_nothing_of_folding(backend):

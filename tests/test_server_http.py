@@ -55,7 +55,7 @@ async def test_a_valid_token_calls_tools_as_the_tenant_in_its_claims(base_url, b
     async with Client(f"{base_url}/mcp", auth=token(), mode=mode) as c:
         assert "lookup_entity" in [t.name for t in await c.list_tools()]
         r = await c.call_tool("lookup_entity", {"subject": "model:helios-rag", "predicate": "beir_ndcg10"})
-    assert "\n0.78\n" in r.content[0].text
+    assert "<content>0.78" in r.content[0].text
     [row] = log_rows(backend)
     assert (row["tenant_id"], row["principal"], row["agent_id"], row["transport"], row["status"]) == (
         "acme", "jane@acme", "research-assistant", "streamable-http", "ok")
@@ -66,7 +66,7 @@ async def test_a_globex_token_never_sees_acme_data(base_url, backend):
         r = await c.call_tool("lookup_entity", {"subject": "model:helios-rag", "predicate": "beir_ndcg10"})
         resources = [str(x.uri) for x in await c.list_resources()]
     text = r.content[0].text
-    assert "\n0.55\n" in text and "0.78" not in text and "0.92" not in text and "ent_acme" not in text
+    assert "<content>0.55" in text and "0.78" not in text and "0.92" not in text and "ent_acme" not in text
     assert "memgate://persona/default" in resources
     assert {r["tenant_id"] for r in log_rows(backend)} == {"globex"}
 

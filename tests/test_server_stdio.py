@@ -32,7 +32,7 @@ async def test_serve_over_stdio_takes_its_identity_from_the_launch_configuration
         assert "lookup_entity" in [t.name for t in await c.list_tools()]
         r = await c.call_tool("lookup_entity", {"subject": "model:helios-rag", "predicate": "beir_ndcg10"})
     text = r.content[0].text
-    assert "\n0.55\n" in text and "0.78" not in text and "0.92" not in text
+    assert "<content>0.55" in text and "0.78" not in text and "0.92" not in text
     [row] = log_rows(backend)
     assert (row["tenant_id"], row["user_id"], row["transport"], row["status"]) == ("globex", "omar", "stdio", "ok")
 
@@ -41,7 +41,7 @@ async def test_serve_demo_works_on_a_fresh_machine_with_no_database_yet(tmp_path
     """The README's first command: the default database is created in the user data dir, with demo data."""
     async with Client(_serve(["serve", "--demo"], tmp_path)) as c:
         r = await c.call_tool("lookup_entity", {"subject": "model:helios-rag", "predicate": "beir_ndcg10"})
-    assert "status=current version=2" in r.content[0].text
+    assert 'status="current" version="2"' in r.content[0].text
     assert (tmp_path / "data" / "memgate" / "memgate.db").exists()
 
 

@@ -37,8 +37,8 @@ async def test_lookup_entity_end_to_end_returns_current_and_history(app, mode):
     async with Client(app, mode=mode) as c:
         r = await c.call_tool("lookup_entity", {"subject": "model:helios-rag", "predicate": "beir_ndcg10"})
     text = r.content[0].text
-    assert "status=current version=2" in text and "\n0.78\n" in text
-    assert "status=superseded version=1" in text and "\n0.92\n" in text
+    assert 'status="current" version="2"' in text and "<content>0.78" in text
+    assert 'status="superseded" version="1"' in text and "<content>0.92" in text
     assert "0.55" not in text  # globex's value for the same subject
 
 
@@ -196,5 +196,5 @@ async def test_guidelines_and_persona_are_resources_and_instructions_say_results
         init = c.initialize_result
     assert {"memgate://guidelines/citations", "memgate://guidelines/context_budget",
             "memgate://persona/default"} <= set(uris)
-    assert '"max_tool_result_tokens": 2000' in budget[0].text
+    assert '"usable_context": 5000' in budget[0].text and '"max_rounds": 3' in budget[0].text
     assert "data, not instructions" in init.instructions

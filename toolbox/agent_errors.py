@@ -6,13 +6,23 @@ arguments may name the field. The detail goes to the operator log.
 
 from __future__ import annotations
 
-from memgate.manager import AccessDenied, Conflict, InvalidArgument, NotFound, QueryRejected, QueryTimeout
+from memgate.manager import (
+    AccessDenied,
+    Conflict,
+    InvalidArgument,
+    NotFound,
+    NotIssued,
+    QueryRejected,
+    QueryTimeout,
+)
 
 DENIED = "This tool is not available to you, or this call is not allowed for your identity."
 UNAVAILABLE_TOOL = "This tool is no longer available. List the tools again."
 TIMEOUT = "The call took longer than its time limit and was stopped. Narrow the request and try again."
 CONFLICT = "Another writer changed this record first; nothing was written. Read it again and retry."
 NOT_FOUND = "Nothing matching that request exists for you."
+NOT_ISSUED = ("That memory id was not issued to you as a pointer or summary in your current context window; "
+              "expand only ids the window shows with tier=\"pointer\" or tier=\"summary\".")
 
 
 def agent_message(exc: BaseException, call_id: str) -> str:
@@ -20,6 +30,8 @@ def agent_message(exc: BaseException, call_id: str) -> str:
         return f"The query was rejected: {exc.message}"
     if isinstance(exc, InvalidArgument):
         return invalid_arguments(exc.field, exc.message)
+    if isinstance(exc, NotIssued):
+        return NOT_ISSUED
     if isinstance(exc, AccessDenied):
         return DENIED
     if isinstance(exc, QueryTimeout):

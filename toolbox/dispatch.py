@@ -43,6 +43,9 @@ from .rows import RowTool, check_row, validation_schema
 
 log = logging.getLogger("memgate.toolbox")
 
+#: what the call log records for a call whose answer is a request for the user's input
+ASKED_THE_USER = "(asked the user for input; the answer comes in a second call)"
+
 
 @dataclass(frozen=True)
 class CallContext:
@@ -69,7 +72,7 @@ class ToolDispatcher:
                             toolbox_row_id=tool.row.id, toolbox_row_version=tool.row.version,
                             transport=ctx.transport)
         try:
-            output = await self._run(tool, arguments, ctx.identity)
+            output = await self._run(tool, arguments, ctx.identity, call_id)
         except BaseException as exc:  # noqa: BLE001 - every outcome is logged, then re-raised as text
             status, message = self._failure(exc, tool, call_id)
             record = replace(record, status=status, error_class=type(exc).__name__, result_text=message,
@@ -79,6 +82,10 @@ class ToolDispatcher:
                 raise
             # _failure logged the call's one line; DEBUG keeps FastMCP from logging a second.
             raise ToolError(message, log_level=logging.DEBUG) from None
+        if isinstance(output, ToolResult):  # the handler's own answer: a request for the user's input
+            record = replace(record, result_text=ASKED_THE_USER, duration_ms=_ms(started))
+            await self._log(ctx.identity, record)
+            return output
         record = replace(record, status=output.status, rows_returned=output.rows, truncated=output.truncated,
                          result_tokens=output.tokens, result_text=output.text,
                          cited_ids=output.cited_ids, duration_ms=_ms(started))
@@ -97,7 +104,8 @@ class ToolDispatcher:
             result_text=agent_errors.UNAVAILABLE_TOOL, duration_ms=0.0))
         raise ToolError(agent_errors.UNAVAILABLE_TOOL, log_level=logging.DEBUG)
 
-    async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity) -> ToolOutput:
+    async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity,
+                   call_id: str) -> ToolOutput | ToolResult:
         row = await self._current_row(tool, identity)
         check_access(row.access_policy, identity)
         spec = check_row(row)
@@ -114,9 +122,21 @@ class ToolDispatcher:
         kwargs = args.model_dump(exclude_unset=True)
         if spec.takes_policy:
             kwargs["policy"] = row.access_policy
+        if spec.interact is not None:
+            step = await spec.interact(dict(kwargs))
+            if isinstance(step, ToolResult):
+                return step
+            kwargs.update(step)
+
+        def call() -> ToolOutput:
+            return method(identity, **kwargs)
+
+        def call_as_round() -> ToolOutput:
+            return self.manager.run_tool_round(identity, call_id=call_id, tool_name=tool.name, call=call)
+
         timeout = self.manager.caps.query_timeout_s + 5
         with anyio.fail_after(timeout):
-            return await anyio.to_thread.run_sync(lambda: method(identity, **kwargs), abandon_on_cancel=True)
+            return await anyio.to_thread.run_sync(call_as_round if spec.charged else call, abandon_on_cancel=True)
 
     async def _current_row(self, tool: RowTool, identity: Identity) -> ToolRow:
         """Re-read the row: it must still be active for this caller and at the listed version."""

@@ -128,8 +128,10 @@ class Backend(Protocol):
     #: the grammar execute_query admission parses
     query_dialect: QueryDialect
 
-    def session(self, identity: Identity) -> AbstractContextManager[Session]:
+    def session(self, identity: Identity, *, now: str | None = None) -> AbstractContextManager[Session]:
         """Check out a connection, bind the identity's tenant and scope (user, agent, thread), clear them on exit.
+
+        `now`, when given, is the session's one evaluation time: statements read it as app_now().
 
         Every read and write of the session goes through the wall: rows of another tenant,
         or scoped to another user, agent or thread, are neither seen nor written.

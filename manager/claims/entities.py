@@ -42,6 +42,17 @@ class ClaimLookup:
     history: list[ClaimVersion]
 
 
+def next_version(table: str, latest: Row | None, identity: Identity, now: str) -> Row:
+    """The lifecycle and provenance columns of the version that follows `latest` (or of a first version)."""
+    return {
+        "version": (latest["version"] if latest else 0) + 1, "valid_from": now,
+        "source_table": table if latest else None,
+        "source_id": latest["id"] if latest else None,
+        "source_version": latest["version"] if latest else None,
+        "created_by": identity.principal or identity.user, "created_at": now,
+    }
+
+
 def label_versions(rows: list[Row], now: str) -> list[ClaimVersion]:
     """Label one claim's versions (newest first, most specific scope first) as of `now`."""
     labeled: list[ClaimVersion] = []
@@ -99,11 +110,7 @@ def correct(session: Session, identity: Identity, *, subject: str, predicate: st
             "id": new_id("ent"), "tenant_id": identity.tenant, **scope,
             "subject": subject, "predicate": predicate, "content": content,
             "content_json": json.dumps(content_json, sort_keys=True) if content_json is not None else None,
-            "confidence": confidence, "version": have + 1, "valid_from": now,
-            "source_table": "entity_memory" if latest else None,
-            "source_id": latest["id"] if latest else None,
-            "source_version": latest["version"] if latest else None,
-            "created_by": identity.principal or identity.user, "created_at": now,
+            "confidence": confidence, **next_version("entity_memory", latest, identity, now),
         }
         session.insert("entity_memory", row)
     return row

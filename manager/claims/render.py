@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from ..output.budget import fit_records
-from ..output.records import memory_record, metadata_line, with_token_count
+from ..output.records import StaleFact, memory_record, metadata_line, with_token_count
 from ..output.results import ToolOutput
 from ..tokens import count_tokens
 from .entities import ClaimLookup, ClaimVersion
@@ -12,11 +14,14 @@ __all__ = ["render_claims"]
 
 
 def render_claims(claims: list[ClaimLookup], *, subject: str, predicate: str | None, include_history: bool,
-                  more: bool, history_rows: int, cell_chars: int, max_tokens: int) -> ToolOutput:
+                  more: bool, history_rows: int, cell_chars: int, max_tokens: int,
+                  annotations: Mapping[str, tuple[StaleFact, ...]] | None = None) -> ToolOutput:
     """Records current first per claim; history cut at `history_rows` and at `max_tokens`.
 
-    `more` says the statement already cut rows at the row cap.
+    `more` says the statement already cut rows at the row cap. `annotations` are the stale
+    facts a version used (a claim derived from another claim's earlier version).
     """
+    notes = annotations or {}
     what = f"{subject} {predicate}" if predicate else subject
     if not claims:
         text = metadata_line(entity=what, claims=0) + "\nNo claim is recorded for this subject."
@@ -35,7 +40,8 @@ def render_claims(claims: list[ClaimLookup], *, subject: str, predicate: str | N
                              more_exist="yes" if more_exist else "no", tokens=tokens)
 
     reserve = count_tokens(head_of(len(versions), True, 99_999)) + 1
-    records = fit_records(versions, lambda v: _record(v, cell_chars), max_tokens, reserve=reserve)
+    records = fit_records(versions, lambda v: _record(v, cell_chars, notes.get(v.id, ())), max_tokens,
+                          reserve=reserve)
     shown = versions[: len(records)]
     cut = cut or len(shown) < len(versions)
     text = with_token_count(lambda tokens: head_of(len(shown), cut, tokens), "\n".join(records))
@@ -43,7 +49,7 @@ def render_claims(claims: list[ClaimLookup], *, subject: str, predicate: str | N
                       cited_ids=tuple(v.id for v in shown))
 
 
-def _record(v: ClaimVersion, cell_chars: int) -> str:
+def _record(v: ClaimVersion, cell_chars: int, annotations: tuple[StaleFact, ...]) -> str:
     r = v.row
     body = r["content"]
     if r["content_json"]:
@@ -53,4 +59,4 @@ def _record(v: ClaimVersion, cell_chars: int) -> str:
         subject=r["subject"], predicate=r["predicate"], confidence=r["confidence"],
         valid_from=r["valid_from"], valid_until=r["valid_until"], deleted_at=r["deleted_at"],
         replaces=r["source_id"] if r["source_table"] == "entity_memory" else None,
-        cell_chars=cell_chars)
+        cell_chars=cell_chars, annotations=annotations)

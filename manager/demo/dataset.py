@@ -2,17 +2,21 @@
 
 acme (user jane, agent research-assistant) holds model:helios-rag beir_ndcg10
 version 1 = 0.92 (superseded) and version 2 = 0.78 (current, corrected), plus
-a July summary that used 0.92, and the research assistant's memory-tool file
-/memories/progress.md (store agent:research-assistant). globex holds its own claim on
-the same subject.
+a July summary that used 0.92, two turns of jane's thread `helios-review`, and the
+research assistant's memory-tool file /memories/progress.md (store
+agent:research-assistant). globex holds its own claim on the same subject. Each tenant
+has a context budget (row id context_context_budget).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 
 from ..backend.base import Session
+from ..claims.guidelines import BUDGET_ROW_ID
+from ..context.assemble import ContextWindow
 from ..facade import MemoryManager
 from ..identity import Identity
 from ..kb import ingest as kb_ingest
@@ -24,6 +28,28 @@ DEMO_TENANTS = (ACME, GLOBEX)
 
 JULY = "2026-07-14T09:00:00.000Z"
 CORRECTED = "2026-08-15T16:30:00.000Z"
+REVIEW = "2026-08-20T10:00:00.000Z"
+#: jane's thread in which the demo conversation about the Helios numbers happens
+ACME_THREAD = "helios-review"
+#: the question of the demo's fact-check window
+DEMO_QUESTION = "Is Helios RAG's nDCG@10 on BEIR really 0.92?"
+
+ACME_BUDGET = {
+    "usable_context": 5000, "output_reserve": 400, "tool_reserve": 1000, "request_overhead_reserve": 500,
+    "max_rounds": 3, "max_tool_result_tokens": 1000,
+    "weights": {"rerank": 0.60, "confidence": 0.25, "recency": 0.15}, "recency_days": 60,
+    "shares": {"comparison": {"durable_facts": 0.15, "evidence": 0.60, "recalled_history": 0.05, "volatile_tail": 0.20},
+               "fact_check": {"durable_facts": 0.40, "evidence": 0.25, "recalled_history": 0.10, "volatile_tail": 0.25}},
+    "overflow_order": ["evidence", "durable_facts", "volatile_tail", "recalled_history"],
+}
+GLOBEX_BUDGET = {
+    "usable_context": 4000, "output_reserve": 500, "tool_reserve": 800, "request_overhead_reserve": 400,
+    "max_rounds": 4, "max_tool_result_tokens": 800,
+    "weights": {"rerank": 0.70, "confidence": 0.20, "recency": 0.10}, "recency_days": 90,
+    "shares": {"support": {"durable_facts": 0.30, "evidence": 0.40, "recalled_history": 0.05, "volatile_tail": 0.25},
+               "fact_check": {"durable_facts": 0.45, "evidence": 0.30, "recalled_history": 0.05, "volatile_tail": 0.20}},
+    "overflow_order": ["durable_facts", "evidence", "volatile_tail", "recalled_history"],
+}
 
 _DOCS = {
     "acme": [
@@ -62,7 +88,9 @@ def seed_demo(manager: MemoryManager) -> list[str]:
     """Insert the demo rows for tenants that do not have them yet; returns the tenants seeded."""
     seeded = []
     for identity in DEMO_TENANTS:
-        with manager.backend.session(identity) as s:
+        # acme's seed writes a turn of jane's thread too: bind it (rows with no thread stay shared)
+        bound = replace(identity, thread=ACME_THREAD) if identity is ACME else identity
+        with manager.backend.session(bound) as s:
             if s.fetch_one("guideline_current", key="context_budget", now=CORRECTED):
                 continue
             with s.transaction():
@@ -74,6 +102,11 @@ def seed_demo(manager: MemoryManager) -> list[str]:
                 files.put(path, text)
         seeded.append(identity.tenant)
     return seeded
+
+
+def record_demo_window(manager: MemoryManager) -> ContextWindow:
+    """Assemble the demo's fact-check window for jane in her review thread (its manifest is recorded)."""
+    return manager.assemble_context(replace(ACME, thread=ACME_THREAD), DEMO_QUESTION, "fact_check")
 
 
 def _claim(s: Session, identity: Identity, id: str, subject: str, predicate: str, content: str,
@@ -88,9 +121,10 @@ def _claim(s: Session, identity: Identity, id: str, subject: str, predicate: str
         "created_by": identity.principal, "created_at": valid_from})
 
 
-def _guideline(s: Session, identity: Identity, id: str, key: str, content: str, data: dict | None = None) -> None:
+def _guideline(s: Session, identity: Identity, id: str, key: str, content: str, data: dict | None = None,
+               row_id: str | None = None) -> None:
     s.insert("guideline_memory", {
-        "id": id, "tenant_id": identity.tenant, "guideline_key": key, "content": content,
+        "id": id, "row_id": row_id or id, "tenant_id": identity.tenant, "guideline_key": key, "content": content,
         "content_json": json.dumps(data, sort_keys=True) if data else None,
         "version": 1, "valid_from": JULY, "created_by": identity.principal, "created_at": JULY})
 
@@ -104,8 +138,8 @@ def _seed_acme(s: Session, identity: Identity) -> None:
            replaces="ent_acme_helios_v1")
     _claim(s, identity, "ent_acme_helios_owner", "model:helios-rag", "owner", "jane", 1, JULY)
     _guideline(s, identity, "gdl_acme_budget", "context_budget",
-               "Keep tool results compact: at most 2,000 tokens per tool result and 12,000 in the window.",
-               {"max_tool_result_tokens": 2000, "max_window_tokens": 12000, "max_tool_rounds": 8})
+               "Plan a 5,000-token window: keep 400 tokens for the answer, 1,000 for at most 3 tool rounds "
+               "of up to 1,000 tokens each, and 500 for request overhead.", ACME_BUDGET, row_id=BUDGET_ROW_ID)
     _guideline(s, identity, "gdl_acme_citations", "citations",
                "Cite memory record ids for every figure you repeat. Prefer current claims over summaries.")
     s.insert("persona_memory", {
@@ -128,6 +162,15 @@ def _seed_acme(s: Session, identity: Identity) -> None:
         "content": "Freeze the qrels, run lexical, vector and hybrid, record each metric as a claim.",
         "steps_json": json.dumps(["freeze qrels", "run three retrievers", "record claims", "summarise"]),
         "version": 1, "valid_from": JULY, "created_by": identity.principal, "created_at": JULY})
+    for turn, (role, text) in enumerate((
+            ("user", "Before the review: what nDCG@10 did Helios RAG reach on BEIR?"),
+            ("assistant", "I will check the current claim and the evaluation reports before quoting a number.")),
+            start=1):
+        s.insert("conversation_memory", {
+            "id": f"cnv_acme_review_{turn}", "tenant_id": identity.tenant, "user_id": identity.user,
+            "agent_id": identity.agent, "thread_id": ACME_THREAD, "event_type": "turn", "role": role,
+            "content": text, "turn_index": turn, "token_count": count_tokens(text), "version": 1,
+            "valid_from": REVIEW, "created_by": identity.principal, "created_at": REVIEW})
 
 
 def _seed_globex(s: Session, identity: Identity) -> None:
@@ -135,8 +178,8 @@ def _seed_globex(s: Session, identity: Identity) -> None:
            conditions={"dataset": "globex-tickets", "metric": "nDCG@10"})
     _claim(s, identity, "ent_globex_acct", "customer:initech", "account_manager", "omar", 1, JULY)
     _guideline(s, identity, "gdl_globex_budget", "context_budget",
-               "Short answers; at most 1,000 tokens per tool result.",
-               {"max_tool_result_tokens": 1000, "max_window_tokens": 6000, "max_tool_rounds": 4})
+               "Short answers: a 4,000-token window, at most 4 tool rounds of up to 800 tokens each.",
+               GLOBEX_BUDGET, row_id=BUDGET_ROW_ID)
     s.insert("persona_memory", {
         "id": "per_globex_support", "tenant_id": identity.tenant, "persona_key": "default",
         "name": "Globex support bot", "content": "Friendly, brief, escalates billing questions.",

@@ -54,6 +54,8 @@ class SearchHit:
     cosine: float | None
     #: exact duplicates of this chunk's text (normalized) ranked below it and left out
     folded: int = 0
+    #: the row version the chunk says it was made from (provenance), or None
+    source: tuple[str, str, int] | None = None
 
 
 def search(s: Session, embedder: Embedder, query: str, now: str, *, limit: int,
@@ -102,7 +104,8 @@ def search(s: Session, embedder: Embedder, query: str, now: str, *, limit: int,
                 position=r["position"], chunk_count=r["chunk_count"], content=r["content"],
                 token_count=r["token_count"] if r["token_count"] is not None else count_tokens(r["content"]),
                 score=f.score, lexical_rank=f.ranks.get(LEXICAL), vector_rank=f.ranks.get(VECTOR),
-                lexical_score=lexical.get(f.id), cosine=cosine.get(f.id)))
+                lexical_score=lexical.get(f.id), cosine=cosine.get(f.id),
+                source=(r["source_table"], r["source_id"], int(r["source_version"] or 0)) if r["source_id"] else None))
     return hits
 
 

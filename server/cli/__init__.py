@@ -6,7 +6,17 @@ import click
 
 from memgate import __version__
 
-from . import db_cmds, fact_cmds, ingest_cmd, log_cmds, memory_cmds, serve_cmd, tenants_cmds, tools_cmds
+from . import (
+    context_cmds,
+    db_cmds,
+    fact_cmds,
+    ingest_cmd,
+    log_cmds,
+    memory_cmds,
+    serve_cmd,
+    tenants_cmds,
+    tools_cmds,
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -25,13 +35,15 @@ def cli(config: str | None, db: str | None) -> None:
       memgate doctor                       what is wrong, in one screen
       memgate fact get model:helios-rag -t acme
       memgate log -t acme                  what the agent did and saw
+      memgate context "Is Helios RAG's nDCG@10 really 0.92?" -t acme --intent fact_check
 
     Settings come from memgate.toml and MEMGATE_* environment variables
     (e.g. MEMGATE_CAPS__MAX_ROWS=100); see config/memgate.example.toml.
     """
 
 
-for module in (serve_cmd, db_cmds, fact_cmds, tools_cmds, tenants_cmds, log_cmds, memory_cmds, ingest_cmd):
+for module in (serve_cmd, db_cmds, fact_cmds, tools_cmds, tenants_cmds, log_cmds, memory_cmds, ingest_cmd,
+               context_cmds):
     module.register(cli)
 
 

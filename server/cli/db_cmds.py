@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import click
 
-from memgate.manager import DEMO_TENANTS, MemgateError, ToolRow, load_tool_definitions, seed_demo
+from memgate.manager import (
+    ACME,
+    DEMO_TENANTS,
+    MemgateError,
+    ToolRow,
+    load_tool_definitions,
+    record_demo_window,
+    seed_demo,
+)
 from memgate.toolbox import check_row
 
 from .common import TENANT_ID, friendly_errors, open_manager, operator_identity, settings_from
@@ -33,6 +41,10 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
         if demo:
             seeded = seed_demo(manager)
             lines.append("demo data: " + (", ".join(seeded) + " seeded" if seeded else "already present"))
+            if ACME.tenant in seeded:
+                window = record_demo_window(manager)
+                lines.append(f"demo context window: {window.manifest_id} "
+                             f"(memgate manifest show latest -t {ACME.tenant})")
     finally:
         manager.close()
     return lines

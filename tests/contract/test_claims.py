@@ -24,9 +24,9 @@ def test_lookup_entity_text_labels_current_and_history_with_citation_ids(manager
     out = manager.lookup_entity(acme, "model:helios-rag", "beir_ndcg10")
     first_line = out.text.splitlines()[0]
     assert first_line.startswith("entity: model:helios-rag beir_ndcg10 | claims: 1 | versions shown: 2 | more exist: no | tokens: ")
-    assert "<memory id=ent_acme_helios_v2 type=entity status=current version=2" in out.text
-    assert "<memory id=ent_acme_helios_v1 type=entity status=superseded version=1" in out.text
-    assert out.text.index("status=current") < out.text.index("status=superseded")
+    assert '<memory id="ent_acme_helios_v2" type="entity" status="current" version="2"' in out.text
+    assert '<memory id="ent_acme_helios_v1" type="entity" status="superseded" version="1"' in out.text
+    assert out.text.index('status="current"') < out.text.index('status="superseded"')
     assert out.cited_ids == ("ent_acme_helios_v2", "ent_acme_helios_v1")
     assert out.tokens > 0
 

@@ -62,7 +62,7 @@ def _visible(backend, identity: Identity, table: str) -> set[str]:
 
 def test_a_second_user_sees_none_of_janes_rows_in_any_table_even_unfiltered(scoped):
     jane_only = {r["id"] for t in scoped.tables() if t not in ("memory_file", "mcp_call_log")
-                 for r in operator_rows(scoped, t, "WHERE user_id = 'jane'")}
+                 for r in operator_rows(scoped, t, "WHERE user_id = 'jane' AND thread_id IS NULL")}
     assert "sum_acme_july" in jane_only and len(jane_only) >= 8  # the demo's summary and the fixture's rows
     with scoped.session(BOB) as s:
         for table in scoped.tables():

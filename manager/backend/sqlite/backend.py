@@ -160,9 +160,9 @@ class SqliteBackend:
         pooled.authorizer = walled_authorizer(frozenset(r[0] for r in rows), schema.fts5_shadow_tables(conn))
 
     @contextmanager
-    def session(self, identity: Identity) -> Iterator[SqliteSession]:
+    def session(self, identity: Identity, *, now: str | None = None) -> Iterator[SqliteSession]:
         pooled = self._checkout()
-        pooled.context.bind(identity)
+        pooled.context.bind(identity, now)
         try:
             yield SqliteSession(pooled.conn)
         finally:

@@ -1,7 +1,9 @@
 """Creates and upgrades the SQLite schema, and builds the tenant wall.
 
 Migrations are sql/sqlite/migrations/NNN_name.sql, applied in order inside one
-transaction each; `memgate_schema` records the version. After every upgrade the
+transaction; `memgate_schema` records each version applied. A migration is pending
+while its version is not recorded, even below the highest recorded one: migrations are
+numbered by the branch that wrote them, so one may land after a higher number did. After every upgrade the
 tenant views and guard triggers are rebuilt from the base tables' real columns,
 so a new column can never be missed by the wall. The wall is the tenant and, inside
 it, the caller's scope: user, agent and thread (tenant_guard.sql says how).
@@ -43,11 +45,30 @@ def schema_version(conn: sqlite3.Connection) -> int:
     return int(got or 0)
 
 
+def applied_versions(conn: sqlite3.Connection) -> set[int]:
+    """The migration versions the file records as applied (none for a file memgate never initialised)."""
+    if schema_version(conn) == 0:
+        return set()
+    return {int(v) for (v,) in conn.execute("SELECT version FROM memgate_schema").fetchall()}
+
+
+def pending_versions(conn: sqlite3.Connection) -> list[int]:
+    """Known migrations the file has not applied yet, in order."""
+    applied = applied_versions(conn)
+    return [v for v, _ in migrations() if v not in applied]
+
+
 def check_schema(conn: sqlite3.Connection, path: str) -> None:
     """Raise SchemaMismatch unless the file holds exactly the schema this memgate knows."""
     have, want = schema_version(conn), known_version()
-    if have == want:
+    if have == want and not pending_versions(conn):
         return
+    if have == want:
+        missing = ", ".join(f"{v:03d}" for v in pending_versions(conn))
+        raise SchemaMismatch(
+            f"{path} lacks migration(s) {missing}.",
+            hint="Run `memgate init` to apply them (back up the file first).",
+        )
     if have == 0:
         raise SchemaMismatch(
             f"{path} is not a memgate database (no schema version).",
@@ -70,7 +91,8 @@ def migrate(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
     want = known_version()
     if before > want:
         check_schema(conn, path)  # raises with the "newer" message
-    if before == want:
+    pending = pending_versions(conn)
+    if not pending:
         return before, want
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -80,7 +102,7 @@ def migrate(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
             " applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))"
         )
         for version, name in migrations():
-            if version > before:
+            if version in pending:
                 run_script(conn, load_sql("sqlite", f"migrations/{name}"))
                 conn.execute("INSERT INTO memgate_schema (version) VALUES (?)", (version,))
         rebuild_tenant_wall(conn)
@@ -94,7 +116,7 @@ def migrate(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
 #: the shadow tables FTS5 creates beside a virtual table <name>: <name>_data, ...
 FTS5_SHADOW_SUFFIXES = ("data", "idx", "content", "docsize", "config")
 #: base tables only operator sessions read: no tenant view, so no walled connection reaches them
-OPERATOR_TABLES = frozenset({"base_tenant_mapping"})
+OPERATOR_TABLES = frozenset({"base_tenant_mapping", "base_server_secret"})
 
 
 def base_tables(conn: sqlite3.Connection) -> list[str]:

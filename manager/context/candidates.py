@@ -1,0 +1,141 @@
+"""Gathering what a window may hold, from every memory type, and each candidate's retrieval score.
+
+Candidates are read through the caller's wall, every lifecycle state included, so
+selection can say why a version is left out. Durable facts, summaries and turns kept
+outside a thread are found by the question's terms; evidence by the knowledge base's
+hybrid search; the volatile tail is the window's own recent turns by turn index.
+
+The retrieval score is the hybrid score mapped to 0..1: reciprocal rank fusion of a
+lexical ranking and a vector ranking, divided by the score of a memory ranked first in
+both (the knowledge base's own fused score, for chunks).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..backend.base import Row, Session
+from ..claims import stale
+from ..kb import search as kb_search
+from ..kb.embed import Embedder
+from ..kb.fusion import reciprocal_rank_fusion
+from ..output.records import StaleFact
+from .forms import full_body
+from .layout import RECALLED_HISTORY, TYPES, VOLATILE_TAIL
+from .window import WindowKey
+
+__all__ = ["Candidate", "gather", "question_terms"]
+
+#: candidates read per type, at most
+PER_TYPE = 50
+EVIDENCE_HITS = 20
+TAIL_TURNS = 20
+_MAX_TERMS = 24
+_WORD = re.compile(r"[a-z0-9]+(?:[.@_:-][a-z0-9]+)*")
+_STOP = frozenset("""a an and are as at be been but by can could did do does for from had has have how i if in
+into is it its may me my no not of on or our so than that the their them then there these they this to
+too was we were what when where which who whom why will with would you your before after about please
+tell show give check""".split())
+
+
+@dataclass
+class Candidate:
+    kind: str
+    slice: str
+    row: Row
+    #: the hybrid retrieval score, 0..1
+    retrieval: float = 0.0
+    #: claim versions this memory used that are no longer current
+    stale: tuple[StaleFact, ...] = ()
+    #: a current fact some admitted memory needs shown whole beside it
+    required: bool = False
+    status: str = ""
+    score: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.status = self.status or TYPES[self.kind].status
+
+    @property
+    def table(self) -> str:
+        return TYPES[self.kind].table
+
+    @property
+    def id(self) -> str:
+        return self.row["id"]
+
+    @property
+    def ref(self) -> tuple[str, str, int]:
+        return (self.table, self.row["id"], int(self.row.get("version") or 1))
+
+    @property
+    def priority(self) -> int:
+        return TYPES[self.kind].priority
+
+
+def question_terms(question: str) -> list[str]:
+    """Lower-case words of the question worth matching: no stop words, no single letters."""
+    terms: list[str] = []
+    for word in _WORD.findall(question.lower()):
+        if word in _STOP or (len(word) < 3 and not any(ch.isdigit() for ch in word)):
+            continue
+        if word not in terms:
+            terms.append(word)
+    return terms[:_MAX_TERMS]
+
+
+def gather(session: Session, embedder: Embedder, question: str, now: str, window: WindowKey) -> list[Candidate]:
+    """Every variable-slice candidate, with retrieval scores and the stale facts each one used."""
+    terms = question_terms(question)
+    found: list[Candidate] = []
+    if terms:
+        params = {"terms": json.dumps(terms), "limit": PER_TYPE}
+        found += [Candidate("entity", TYPES["entity"].slice, r)
+                  for r in session.fetch_all("context_entity_matching", **params)]
+        found += [Candidate("workflow", TYPES["workflow"].slice, r)
+                  for r in session.fetch_all("context_workflow_matching", **params)]
+        found += [Candidate("summary", RECALLED_HISTORY, r)
+                  for r in session.fetch_all("context_summary_matching", **params)]
+        found += [Candidate("conversation", RECALLED_HISTORY, r)
+                  for r in session.fetch_all("context_history_matching", **params)]
+    _score_by_retrieval(found, embedder, question, terms)
+    found += _evidence(session, embedder, question, now)
+    tail = session.fetch_all("context_tail", thread=window.thread, session=window.session, limit=TAIL_TURNS)
+    tail_ids = {r["id"] for r in tail}
+    found = [c for c in found if c.id not in tail_ids]
+    found += [Candidate("conversation", VOLATILE_TAIL, r) for r in tail]
+    notes = stale.stale_facts(session, {c.id: stale.refs_of(c.row) for c in found if c.kind != "entity"}, now)
+    for c in found:
+        c.stale = notes.get(c.id, ())
+    return found
+
+
+def _evidence(session: Session, embedder: Embedder, question: str, now: str) -> list[Candidate]:
+    hits = kb_search.search(session, embedder, question, now, limit=EVIDENCE_HITS)
+    best = len(kb_search.METHODS) / (kb_search.RRF_K + 1)
+    rows = {r["id"]: r for r in session.fetch_all("context_rows_knowledge_base_chunk",
+                                                   ids=json.dumps([h.id for h in hits]))}
+    return [Candidate("kb_chunk", TYPES["kb_chunk"].slice, rows[h.id], retrieval=min(1.0, h.score / best))
+            for h in hits if h.id in rows]
+
+
+def _score_by_retrieval(found: Sequence[Candidate], embedder: Embedder, question: str, terms: list[str]) -> None:
+    if not found:
+        return
+    bodies = [full_body(c.kind, c.row).lower() for c in found]
+    matched = [sum(1 for t in terms if t in body) for body in bodies]
+    lexical = sorted((i for i in range(len(found)) if matched[i]), key=lambda i: (-matched[i], found[i].id))
+    vectors = np.asarray(embedder.embed([question] + bodies), dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1)
+    norms[norms == 0] = 1.0
+    cosine = (vectors[1:] @ vectors[0]) / (norms[1:] * norms[0])
+    vector = sorted((i for i in range(len(found)) if cosine[i] > 0), key=lambda i: (-float(cosine[i]), found[i].id))
+    fused = reciprocal_rank_fusion({"lexical": lexical, "vector": vector}, k=kb_search.RRF_K)
+    best = 2 / (kb_search.RRF_K + 1)
+    for f in fused:
+        found[f.id].retrieval = min(1.0, f.score / best)

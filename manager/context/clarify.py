@@ -1,0 +1,75 @@
+"""clarify answers as thread events: what the user answered, declined or was never asked.
+
+An answer (or a decline, or a cancel) is a `clarify_answer` event with the window's next
+turn index, so the next window's volatile tail holds it. When the client cannot ask the
+user, the question is kept as a `clarify_request` event and the model is told to ask
+the user in its reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..backend.base import Session
+from ..errors import InvalidArgument
+from ..identity import Identity
+from ..output.records import memory_record, metadata_line
+from ..output.results import ToolOutput
+from ..tokens import count_tokens
+from .events import next_turn, write_event
+from .window import WindowKey, current_window
+
+__all__ = ["ACTIONS", "record_clarification"]
+
+ACCEPT, DECLINE, CANCEL, FALLBACK = "accept", "decline", "cancel", "fallback"
+ACTIONS = (ACCEPT, DECLINE, CANCEL, FALLBACK)
+_PAST = {DECLINE: "declined", CANCEL: "chose not"}
+_MAX_ANSWER = 2000
+
+
+def record_clarification(session: Session, identity: Identity, *, question: str, options: Sequence[str] | None,
+                         action: str, answer: str | None, now: str) -> ToolOutput:
+    if action not in ACTIONS:
+        raise InvalidArgument(f"action must be one of {', '.join(ACTIONS)}, got {action!r}", field="action")
+    if action == ACCEPT:
+        answer = _checked(answer, options)
+    key = WindowKey.of(identity)
+    data = {"question": question, "options": list(options) if options else None, "action": action,
+            "answer": answer}
+    with session.transaction():
+        window = current_window(session, key)
+        common = dict(now=now, data=data, window_id=window.manifest_id if window else None)
+        if action == FALLBACK:
+            event = write_event(session, identity, prefix="clr", event_type="clarify_request", role="assistant",
+                                content=question, **common)
+        else:
+            content = answer if action == ACCEPT else f"(the user {_PAST[action]} to answer) {question}"
+            event = write_event(session, identity, prefix="clr", event_type="clarify_answer", role="user",
+                                content=content, turn_index=next_turn(session, key), **common)
+    return _output(event, question, options, action, answer)
+
+
+def _checked(answer: str | None, options: Sequence[str] | None) -> str:
+    if not isinstance(answer, str) or not answer.strip():
+        raise InvalidArgument("the user's answer is empty", field="answer")
+    if len(answer) > _MAX_ANSWER:
+        raise InvalidArgument(f"the user's answer is longer than {_MAX_ANSWER} characters", field="answer")
+    if options and answer not in options:
+        raise InvalidArgument(f"the user's answer {answer!r} is not one of the options", field="answer")
+    return answer
+
+
+def _output(event: dict, question: str, options: Sequence[str] | None, action: str, answer: str | None) -> ToolOutput:
+    if action == ACCEPT:
+        body = memory_record(answer or "", id=event["id"], type="clarify_answer", status="unverified",
+                             cell_chars=_MAX_ANSWER, turn=event["turn_index"])
+        text = f"{metadata_line(clarify='answered', question=' '.join(question.split())[:200])}\n{body}"
+    elif action == FALLBACK:
+        choices = f" Offer these options: {'; '.join(options)}." if options else ""
+        text = (f"This client cannot ask the user directly: ask the user in your reply: "
+                f"{' '.join(question.split())}{choices}")
+    else:
+        text = (f"The user {'declined' if action == DECLINE else 'dismissed'} the question; do not ask it again "
+                "now: answer with what you have and say what is missing.")
+    return ToolOutput(text=text, rows=1 if action == ACCEPT else 0, tokens=count_tokens(text),
+                      cited_ids=(event["id"],))

@@ -1,0 +1,79 @@
+"""The window's text: a metadata line, one block per slice in layout order, the question last.
+
+    context window: fact_check | evaluated at: ... | budget: 3100 tokens | expand: ...
+    <slice name="guidelines">
+    <memory id="..." type="guideline" status="current" key="..." version="1">
+    <content>...</content>
+    </memory>
+    </slice>
+    ...
+    <question>...</question>
+
+Rendering reads only what a manifest keeps (row versions, tier, status, annotations), so
+replay renders the same bytes again. Every memory is a record of output/records.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..backend.base import Row
+from ..output.records import StaleFact, attr, escape_body, memory_record, metadata_line
+from ..tokens import count_tokens
+from .forms import attributes, full_body, one_line, summary_body
+from .layout import FULL, QUESTION, SLICES, SUMMARY
+
+__all__ = ["RENDERER_VERSION", "cost", "header", "question_block", "record", "slice_block", "window_text"]
+
+RENDERER_VERSION = "window-1"
+#: a window record is never clipped: tiers decide how much of it is shown
+_WHOLE = 10_000_000
+
+
+def cost(text: str) -> int:
+    """What one line block costs in the window: its tokens and the newline joining it."""
+    return count_tokens(text) + 1
+
+
+def record(kind: str, row: Row, *, tier: str, status: str, annotations: Sequence[StaleFact] = (),
+           shown_id: str | None = None) -> str:
+    """One memory at `tier`. A pointer is only its id, type, status, one line and its full form's cost;
+    `expand` shows the rest (the annotations of a historical memory included)."""
+    shown = shown_id or row["id"]
+    if tier == FULL:
+        return memory_record(full_body(kind, row), id=shown, type=kind, cell_chars=_WHOLE, status=status,
+                             **attributes(kind, row), annotations=tuple(annotations))
+    full = cost(record(kind, row, tier=FULL, status=status, annotations=annotations, shown_id=shown_id))
+    if tier == SUMMARY:
+        return memory_record(summary_body(kind, row), id=shown, type=kind, cell_chars=_WHOLE, status=status,
+                             tier=tier, **attributes(kind, row), full_tokens=full, annotations=tuple(annotations))
+    return memory_record(one_line(kind, row), id=shown, type=kind, cell_chars=_WHOLE, status=status, tier=tier,
+                         full_tokens=full)
+
+
+def slice_block(name: str, records: Sequence[str]) -> str:
+    return "\n".join([f"<slice name={attr(name)}>", *records, "</slice>"])
+
+
+def slice_overhead(name: str) -> int:
+    return cost(f"<slice name={attr(name)}>") + cost("</slice>")
+
+
+def header(intent: str, evaluated_at: str, available: int) -> str:
+    return metadata_line(context_window=intent, evaluated_at=evaluated_at, budget=f"{available} tokens",
+                         expand="call expand(memory_id) for a pointer or summary in full")
+
+
+def question_block(question: str) -> str:
+    return f"<question>{escape_body(question)}</question>"
+
+
+def window_text(head: str, blocks: dict[str, Sequence[str]], question: str) -> str:
+    """The window: `blocks` maps a slice to its records; empty slices are left out."""
+    parts = [head]
+    for name in SLICES:
+        if name == QUESTION:
+            parts.append(question_block(question))
+        elif blocks.get(name):
+            parts.append(slice_block(name, blocks[name]))
+    return "\n".join(parts)

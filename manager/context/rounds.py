@@ -1,0 +1,124 @@
+"""Tool rounds after a window: each tool result is charged to the window's shared tool reserve.
+
+A round is one tool call that brings memory into the window (every tool but clarify)
+after a window was assembled for the caller's thread (or server session). The counter
+starts at 0 with each new window and counts that window's `tool_result` events, so it
+lives in the database and every server process sees the same count. A round runs with
+its result bounded by what the reserve has left (and by max_tool_result_tokens); its
+result gets a memory id, its provenance (the mcp_call_log row) and its token count, and
+is recorded as a thread event. Once max_rounds results are recorded, or the reserve is
+spent, tools answer with one sentence instead of more rows. The check and the record
+are one transaction: of two processes racing for the last round, one gets it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+
+from ..backend.base import Session
+from ..identity import Identity
+from ..ids import new_id
+from ..output.records import metadata_line
+from ..output.results import ToolOutput
+from ..tokens import count_tokens
+from .events import write_event
+from .window import CurrentWindow, WindowKey, current_window
+
+__all__ = ["RESULT_CAP", "Round", "close_round", "open_round", "result_cap", "run_capped"]
+
+#: the token bound of the result of the round running in this context (None: no round)
+RESULT_CAP: ContextVar[int | None] = ContextVar("memgate_result_cap", default=None)
+#: what the provenance line may cost, at most
+_HEAD_TOKENS = 48
+_SPENT_ROUNDS = ("This context window's tool rounds are spent ({used} of {max}); answer from what the window "
+                 "and earlier results hold, or ask the user.")
+_SPENT_RESERVE = ("This context window's tool budget is spent ({used} of {reserve} tokens); answer from what the "
+                  "window and earlier results hold, or ask the user.")
+_TOO_BIG = ("This result needs {tokens} tokens, more than the {left} left of this context window's tool budget; "
+            "narrow the request.")
+
+
+@dataclass(frozen=True)
+class Round:
+    window: CurrentWindow
+    number: int
+    max_rounds: int
+    reserve: int
+    used: int
+    #: the token bound of this round's result
+    cap: int
+
+
+def open_round(session: Session, key: WindowKey) -> Round | ToolOutput | None:
+    """The round a call would be; a one-sentence ToolOutput when none is left; None with no window."""
+    window = current_window(session, key)
+    if window is None:
+        return None
+    limits = window.manifest["limits"]
+    spent = session.fetch_one("context_window_rounds", window=window.manifest_id)
+    refusal = _refusal(spent["rounds"], spent["tokens"], limits)
+    if refusal:
+        return refusal
+    cap = min(limits["max_tool_result_tokens"], limits["tool_reserve"] - spent["tokens"]) - _HEAD_TOKENS
+    if cap <= 0:
+        return _denied(_SPENT_RESERVE.format(used=spent["tokens"], reserve=limits["tool_reserve"]))
+    return Round(window, spent["rounds"] + 1, limits["max_rounds"], limits["tool_reserve"], spent["tokens"], cap)
+
+
+def run_capped(rnd: Round, call: Callable[[], ToolOutput]) -> ToolOutput:
+    """Run the tool with its results bounded by the round's cap."""
+    token = RESULT_CAP.set(rnd.cap)
+    try:
+        return call()
+    finally:
+        RESULT_CAP.reset(token)
+
+
+def result_cap() -> int | None:
+    return RESULT_CAP.get()
+
+
+def close_round(session: Session, identity: Identity, rnd: Round, *, call_id: str, tool_name: str,
+                output: ToolOutput, now: str) -> ToolOutput:
+    """Charge and record the result (one transaction, re-checked), and show it with its memory id."""
+    if output.is_error:
+        return output  # an error brings no memory: not a round
+    with session.transaction():
+        spent = session.fetch_one("context_window_rounds", window=rnd.window.manifest_id)
+        limits = rnd.window.manifest["limits"]
+        refusal = _refusal(spent["rounds"], spent["tokens"], limits)
+        if refusal:
+            return refusal
+        number = spent["rounds"] + 1
+        event_id = new_id("tr")
+        text = f"{_head(event_id, number, rnd.max_rounds, count_tokens(output.text), spent['tokens'], rnd.reserve)}" \
+               f"\n{output.text}"
+        charge = count_tokens(text)
+        left = rnd.reserve - spent["tokens"]
+        if charge > left:
+            return _denied(_TOO_BIG.format(tokens=charge, left=left))
+        write_event(session, identity, prefix="tr", id=event_id, event_type="tool_result", role="tool",
+                    content=text, now=now, window_id=rnd.window.manifest_id, tokens=charge,
+                    data={"tool": tool_name, "round": number, "status": output.status,
+                          "cited_ids": list(output.cited_ids)},
+                    source=("mcp_call_log", call_id, None))
+    return replace(output, text=text, tokens=charge, cited_ids=(event_id, *output.cited_ids))
+
+
+def _head(event_id: str, number: int, max_rounds: int, tokens: int, used: int, reserve: int) -> str:
+    return metadata_line(tool_result=event_id, round=f"{number} of {max_rounds}", tokens=tokens,
+                         tool_reserve_used_before=f"{used} of {reserve}")
+
+
+def _refusal(rounds: int, tokens: int, limits: dict) -> ToolOutput | None:
+    if rounds >= limits["max_rounds"]:
+        return _denied(_SPENT_ROUNDS.format(used=rounds, max=limits["max_rounds"]))
+    if tokens >= limits["tool_reserve"]:
+        return _denied(_SPENT_RESERVE.format(used=tokens, reserve=limits["tool_reserve"]))
+    return None
+
+
+def _denied(sentence: str) -> ToolOutput:
+    return ToolOutput(text=sentence, tokens=count_tokens(sentence), is_error=True, status="denied")

@@ -1,0 +1,50 @@
+"""Which window a caller is in: its thread's, or with no thread its server session's.
+
+A window is the latest context_manifest event for that key. Over stdio a server session
+is the server process (one client connection for its whole life; its id is made at
+start-up), because in the 2026-07-28 protocol era the MCP session id is new on every
+request. Over HTTP with no thread, the legacy era's mcp-session-id is the key; a
+modern-era HTTP caller needs a thread for its window to last beyond one request.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..backend.base import Session
+from ..identity import Identity
+
+__all__ = ["CurrentWindow", "WindowKey", "current_window"]
+
+
+@dataclass(frozen=True)
+class WindowKey:
+    thread: str | None
+    session: str | None
+
+    @classmethod
+    def of(cls, identity: Identity) -> "WindowKey":
+        return cls(identity.thread, None if identity.thread else identity.session)
+
+    @property
+    def usable(self) -> bool:
+        """False when nothing keys the window: it is assembled and recorded, but no later call finds it."""
+        return bool(self.thread or self.session)
+
+
+@dataclass(frozen=True)
+class CurrentWindow:
+    manifest_id: str
+    manifest: dict[str, Any]
+
+
+def current_window(session: Session, key: WindowKey) -> CurrentWindow | None:
+    """The caller's latest window (the wall keeps other users' and other threads' manifests out)."""
+    if not key.usable:
+        return None
+    row = session.fetch_one("context_current_window", thread=key.thread, session=key.session)
+    if row is None:
+        return None
+    return CurrentWindow(row["id"], json.loads(row["content_json"]))

@@ -1,0 +1,63 @@
+"""The assembled context window as the MCP prompt `context_window(question, intent)`.
+
+The host asks for the window of a question; memgate assembles it for the caller (its
+tenant, user, agent and thread, from the transport), records its manifest in the
+thread, and returns the window as one user message. Tool calls that follow in the same
+thread (or, over stdio with no thread, the same server session) are its tool rounds.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import anyio
+from fastmcp.exceptions import PromptError, ValidationError
+from fastmcp.prompts import Message, Prompt
+from fastmcp.prompts.base import PromptArgument, PromptResult
+
+from memgate.manager import ContextTooSmall, InvalidArgument, MemgateError, MemoryManager
+from memgate.toolbox import CallContextResolver
+
+log = logging.getLogger("memgate.server")
+
+CONTEXT_PROMPT = "context_window"
+_UNAVAILABLE = "memgate could not assemble the context window; the operator log has the details."
+
+
+class ContextWindowPrompt(Prompt):
+    manager: Any = None
+    resolve: Any = None
+
+    async def render(self, arguments: dict[str, Any] | None = None) -> PromptResult:
+        args = arguments or {}
+        missing = [a.name for a in self.arguments or [] if a.required and not args.get(a.name)]
+        if missing:  # FastMCP does not check a raw Prompt's required arguments
+            raise ValidationError(f"missing required argument(s): {', '.join(missing)}")
+        question, intent = str(args["question"]), str(args["intent"])
+        identity = self.resolve().identity
+        try:
+            window = await anyio.to_thread.run_sync(
+                lambda: self.manager.assemble_context(identity, question, intent))
+        except InvalidArgument as exc:
+            raise ValidationError(exc.message) from None
+        except ContextTooSmall as exc:
+            log.warning("context window for tenant %s: %s", identity.tenant, exc.message)
+            raise PromptError(f"The context budget is too small for the {exc.field} slice; "
+                              "the operator must raise usable_context.") from None
+        except MemgateError as exc:
+            log.error("context window for tenant %s failed: %s", identity.tenant, exc.message, exc_info=True)
+            raise PromptError(_UNAVAILABLE) from None
+        return PromptResult([Message(window.text)],
+                            description=f"context window {window.manifest_id}: {window.tokens} tokens")
+
+
+def add_context_window(mcp: Any, manager: MemoryManager, resolve: CallContextResolver) -> None:
+    mcp.add_prompt(ContextWindowPrompt(
+        name=CONTEXT_PROMPT, title="Context window",
+        description="The memory context for a question, assembled within the tenant's context budget: "
+                    "guidelines, persona, tools, facts, evidence, history and this thread's recent turns.",
+        arguments=[PromptArgument(name="question", description="The user's question.", required=True),
+                   PromptArgument(name="intent", description="An intent of the tenant's context budget, "
+                                                             "e.g. fact_check or comparison.", required=True)],
+        manager=manager, resolve=resolve))

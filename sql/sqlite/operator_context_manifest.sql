@@ -1,0 +1,5 @@
+-- A context manifest of tenant :tenant by id, with the scope it was assembled in
+-- (`memgate manifest show|replay`). Operator session only.
+SELECT id, tenant_id, user_id, agent_id, thread_id, session_id, content_json, token_count, created_at
+FROM base_conversation_memory
+WHERE tenant_id = :tenant AND id = :id AND event_type = 'context_manifest'

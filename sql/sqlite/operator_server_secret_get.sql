@@ -1,0 +1,1 @@
+SELECT secret FROM base_server_secret WHERE name = :name
