@@ -14,7 +14,7 @@ from memgate.toolbox import CallContextResolver, ToolboxProvider
 from .auth import MCP_PATH, add_health_route, build_auth
 from .identity import http_resolver, stdio_resolver
 from .prompts import add_memory_protocol
-from .resources import MemoryResourceProvider
+from .resources import MemoryResourceProvider, add_query_functions
 from .settings import ServerSettings, Settings
 from .tool_names import ClipToolNames
 
@@ -45,6 +45,7 @@ def build_server(manager: MemoryManager, resolve: CallContextResolver, *, auth=N
     mcp.add_middleware(ClipToolNames())
     add_health_route(mcp)
     add_memory_protocol(mcp)
+    add_query_functions(mcp, manager)
     return mcp
 
 

@@ -6,13 +6,18 @@ arguments may name the field. The detail goes to the operator log.
 
 from __future__ import annotations
 
-from memgate.manager import AccessDenied, Conflict, InvalidArgument, NotFound, QueryRejected, QueryTimeout
+from memgate.manager import AccessDenied, Conflict, InvalidArgument, NotFound, QueryRejected, QueryTimeout, clip_echo
 
 DENIED = "This tool is not available to you, or this call is not allowed for your identity."
 UNAVAILABLE_TOOL = "This tool is no longer available. List the tools again."
 TIMEOUT = "The call took longer than its time limit and was stopped. Narrow the request and try again."
 CONFLICT = "Another writer changed this record first; nothing was written. Read it again and retry."
 NOT_FOUND = "Nothing matching that request exists for you."
+
+
+def unknown_tool(name: str) -> str:
+    """For a name that never was a tool for this caller (UNAVAILABLE_TOOL is for one that was)."""
+    return f"There is no tool named {clip_echo(name)}."
 
 
 def agent_message(exc: BaseException, call_id: str) -> str:

@@ -7,11 +7,11 @@ in `_ALLOWLIST`.
 
 from __future__ import annotations
 
-from . import execute_query, lookup_entity, memory, search_memory
+from . import execute_query, lookup_entity, memory, report, search_memory
 from .spec import HandlerSpec, StrictArgs
 
 __all__ = ["HANDLERS", "HandlerSpec", "StrictArgs"]
 
-_ALLOWLIST = (lookup_entity, search_memory, execute_query, memory)
+_ALLOWLIST = (lookup_entity, search_memory, execute_query, memory, report)
 
 HANDLERS: dict[str, HandlerSpec] = {m.SPEC.name: m.SPEC for m in _ALLOWLIST}
