@@ -37,7 +37,8 @@ def test_latency_reports_p50_and_p95_per_method_and_size(tmp_path):
     assert "| 120 |" in run.markdown({"embedder": "hashing-64", "latency": rows})
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gensim") is None, reason="gensim (ships the Lee corpus) not installed")
+@pytest.mark.skipif(importlib.util.find_spec("gensim") is None,
+                    reason="gensim (ships the Lee corpus) not installed: pip install -e '.[test]' installs it")
 def test_the_lee_collection_loads_from_the_installed_gensim_wheel():
     from bench.datasets import lee
     coll = lee()

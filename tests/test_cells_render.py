@@ -1,5 +1,6 @@
 import array
 import datetime
+import re
 import struct
 
 import pytest
@@ -74,7 +75,7 @@ def test_shape_cell_clips_at_500_characters_by_default():
 
 
 def test_shape_cell_refuses_a_limit_below_one():
-    with pytest.raises(InvalidArgument) as caught:
+    with pytest.raises(InvalidArgument, match="^max_chars must be >= 1, got 0\\.$") as caught:
         shape_cell("x", max_chars=0)
     assert (caught.value.message, caught.value.field) == ("max_chars must be >= 1, got 0.", "max_chars")
 
@@ -137,6 +138,6 @@ def test_render_table_adds_extra_parts_before_the_token_count():
     ],
 )
 def test_render_table_refuses_inconsistent_input(columns, rows, declared_types, extra, message, field):
-    with pytest.raises(InvalidArgument) as caught:
+    with pytest.raises(InvalidArgument, match=f"^{re.escape(message)}$") as caught:
         render_table(columns, rows, truncated=False, declared_types=declared_types, extra=extra)
     assert (caught.value.message, caught.value.field) == (message, field)

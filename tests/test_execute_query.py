@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import struct
 
 import pytest
@@ -70,7 +71,7 @@ def test_cells_are_clipped_and_cannot_forge_table_structure(manager, backend):
 
 def test_a_runaway_query_is_stopped_at_the_deadline(backend):
     manager = MemoryManager(backend, CapsSettings(query_timeout_s=0.2))
-    with pytest.raises(QueryTimeout) as err:
+    with pytest.raises(QueryTimeout, match=r"^the query was stopped after [\d.]+ s, its time limit\.$") as err:
         manager.execute_query(ACME, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
                                     "SELECT count(*) FROM r")
     assert err.value.with_hint() == ("the query was stopped after 0.2 s, its time limit. "
@@ -94,14 +95,14 @@ def test_a_runaway_query_is_stopped_at_the_deadline(backend):
      "query refused (rule table): it reads a table or view that is not on the allowed list."),
 ])
 def test_database_errors_become_rules_without_driver_text(manager, two_tenants, sql, message):
-    with pytest.raises(QueryRejected) as err:
+    with pytest.raises(QueryRejected, match=f"^{re.escape(message)}$") as err:
         manager.execute_query(ACME, sql)
     assert err.value.message == message
     assert "sqlite" not in err.value.with_hint().lower()
 
 
 def test_admission_refuses_views_off_the_reviewed_list(manager, two_tenants):
-    with pytest.raises(QueryRejected) as err:
+    with pytest.raises(QueryRejected, match=r"^query refused \(rule table\): ") as err:
         manager.execute_query(ACME, "SELECT * FROM mcp_call_log")
     assert err.value.rule == "table"
     assert err.value.hint == ("Allowed views: conversation_memory, entity_memory, entity_memory_history, "

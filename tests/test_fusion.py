@@ -47,6 +47,6 @@ def test_no_rankings_fuse_to_nothing():
 
 
 def test_negative_k_is_rejected():
-    with pytest.raises(InvalidArgument) as excinfo:
+    with pytest.raises(InvalidArgument, match="^k must be >= 0, got -1\\.$") as excinfo:
         reciprocal_rank_fusion({"lexical": ["a"]}, k=-1)
     assert (excinfo.value.message, excinfo.value.field) == ("k must be >= 0, got -1.", "k")

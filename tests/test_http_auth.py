@@ -10,11 +10,13 @@ import httpx2 as httpx  # fastmcp 4 ships httpx2 (the httpx API); plain httpx is
 import jwt
 import pytest
 from fastmcp import Client, FastMCP
+from fastmcp.client.transports import StreamableHttpTransport
 from fastmcp.server.auth import AccessToken
 from fastmcp.server.dependencies import get_access_token
 from http_helpers import serve_asgi
 from jwt_helpers import make_keypair, make_token, public_jwk
 from mcp.shared.exceptions import MCPError
+from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -209,16 +211,27 @@ def test_fastmcp_client_with_valid_token_sees_its_tenant(base_url, keys, mode):
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-@pytest.mark.parametrize("refused", [{"scope": None}, {"tenant": None}], ids=["403", "401"])
-def test_fastmcp_client_is_refused_a_token_without_scope_or_tenant(base_url, keys, mode, refused):
+@pytest.mark.parametrize("refused, status, error", [({"scope": None}, 403, "insufficient_scope"),
+                                                    ({"tenant": None}, 401, "invalid_token")], ids=["403", "401"])
+def test_fastmcp_client_is_refused_a_token_without_scope_or_tenant(base_url, keys, mode, refused, status, error):
     token = make_token(keys.private_pem, **claims(**refused))
+    seen = []  # (status, WWW-Authenticate) of every HTTP response the client received
+
+    async def record(response):
+        seen.append((response.status_code, response.headers.get("www-authenticate", "")))
+
+    def client_factory(**kwargs):
+        return httpx.AsyncClient(event_hooks={"response": [record]}, **kwargs)
 
     async def call():
-        async with Client(f"{base_url}/mcp", auth=token, mode=mode) as client:
+        transport = StreamableHttpTransport(f"{base_url}/mcp", auth=token, httpx_client_factory=client_factory)
+        async with Client(transport, mode=mode) as client:
             await client.call_tool("whoami", {})
 
     with pytest.raises(MCPError, match="Server returned an error response"):
         asyncio.run(call())
+    assert seen and seen[-1][0] == status, seen
+    assert seen[-1][1].startswith(f'Bearer error="{error}", '), seen
 
 
 def test_protected_resource_metadata_names_resource_issuer_and_scopes(base_url):
@@ -269,7 +282,7 @@ def test_unreadable_public_key_file_is_a_config_error(tmp_path):
     settings = HttpAuthSettings(
         issuer=ISSUER, audience=AUDIENCE, public_key_file=tmp_path / "missing.pem"
     )
-    with pytest.raises(ConfigError) as raised:
+    with pytest.raises(ConfigError, match="^http.auth.public_key_file .* cannot be read") as raised:
         build_auth(settings, "http://127.0.0.1:1")
     assert raised.value.field == "http.auth.public_key_file"
     assert raised.value.message == (
@@ -300,13 +313,13 @@ def test_unreadable_public_key_file_is_a_config_error(tmp_path):
     ],
 )
 def test_incomplete_settings_name_the_missing_key_and_the_fix(given, message):
-    with pytest.raises(ConfigError) as raised:
+    with pytest.raises(ConfigError, match=r"^http\.auth") as raised:
         build_auth(HttpAuthSettings(**given), "http://127.0.0.1:1")
     assert raised.value.with_hint() == message
 
 
 def test_two_key_sources_are_rejected_when_settings_load():
-    with pytest.raises(ValueError) as raised:
+    with pytest.raises(ValidationError, match="http.auth sets jwks_uri and public_key") as raised:
         HttpAuthSettings(jwks_uri="https://idp.example.test/jwks", public_key="pem")
     assert (
         "http.auth sets jwks_uri and public_key; set exactly one of jwks_uri, public_key, "

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from memgate.manager.errors import InvalidArgument
@@ -83,6 +85,6 @@ def test_chunking_is_deterministic():
     ],
 )
 def test_bad_budgets_are_rejected(kwargs, message, field):
-    with pytest.raises(InvalidArgument) as excinfo:
+    with pytest.raises(InvalidArgument, match=f"^{re.escape(message)}$") as excinfo:
         chunk_text("text", **kwargs)
     assert (excinfo.value.message, excinfo.value.field) == (message, field)

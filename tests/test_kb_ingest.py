@@ -81,7 +81,7 @@ def test_the_same_file_in_two_tenants_or_two_scopes_is_two_documents(kb, backend
 def test_a_file_that_cannot_be_parsed_raises_a_clear_error_and_writes_nothing(kb, backend, tmp_path):
     path = tmp_path / "bad.txt"
     path.write_bytes(b"\xff\xfe not utf-8")
-    with pytest.raises(InvalidArgument) as err:
+    with pytest.raises(InvalidArgument, match="^bad.txt is not valid UTF-8") as err:
         kb.ingest_file(ACME, path)
     assert err.value.with_hint() == ("bad.txt is not valid UTF-8 (bad byte at offset 0). "
                                      "Re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8.")

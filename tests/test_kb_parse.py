@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from memgate.manager.errors import InvalidArgument, NotFound
@@ -99,7 +101,7 @@ def test_pdf_without_metadata_title_takes_its_name(tmp_path):
 
 
 def error_of(path):
-    with pytest.raises((InvalidArgument, NotFound)) as excinfo:
+    with pytest.raises((InvalidArgument, NotFound), match=rf"^{re.escape(path.name)} ") as excinfo:
         parse_file(path)
     return type(excinfo.value).__name__, excinfo.value.message, excinfo.value.field
 
@@ -144,7 +146,7 @@ def test_unreadable_files_get_a_clear_error(tmp_path, name, data, message):
 def test_pdf_without_text_suggests_ocr(tmp_path):
     path = tmp_path / "image-only.pdf"
     write_pdf(path, [])
-    with pytest.raises(InvalidArgument) as excinfo:
+    with pytest.raises(InvalidArgument, match="^image-only.pdf has no text to index\\.$") as excinfo:
         parse_file(path)
     assert excinfo.value.with_hint() == "image-only.pdf has no text to index. A PDF of scanned pages needs OCR first."
 

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from memgate.manager.files.paths import MemoryToolError, is_hidden, normalize_memory_path
@@ -98,7 +100,7 @@ def test_the_hostile_list_is_long_enough():
 
 @pytest.mark.parametrize(("raw", "text"), HOSTILE, ids=[repr(raw)[:40] for raw, _ in HOSTILE])
 def test_hostile_path_is_refused_with_the_contract_text(raw, text):
-    with pytest.raises(MemoryToolError) as caught:
+    with pytest.raises(MemoryToolError, match=f"^{re.escape(text)}$") as caught:
         normalize_memory_path(raw)
     assert caught.value.text == text
     assert str(caught.value) == text
@@ -143,20 +145,20 @@ def test_path_of_exactly_max_len_bytes_is_accepted():
 
 def test_path_one_byte_over_max_len_is_refused():
     raw = "/memories/" + "/".join(["b" * 100] * 4) + "/c" + "\u00e9" * 49  # 464 characters, 513 bytes
-    with pytest.raises(MemoryToolError) as caught:
+    with pytest.raises(MemoryToolError, match="would escape /memories directory$") as caught:
         normalize_memory_path(raw)
     assert caught.value.text == escapes(raw)
 
 
 def test_segment_limit_counts_utf8_bytes_not_characters():
     raw = "/memories/" + "\u00e9" * 128  # 256 bytes
-    with pytest.raises(MemoryToolError) as caught:
+    with pytest.raises(MemoryToolError, match="would escape /memories directory$") as caught:
         normalize_memory_path(raw)
     assert caught.value.text == escapes(raw)
 
 
 def test_max_len_is_configurable():
-    with pytest.raises(MemoryToolError) as caught:
+    with pytest.raises(MemoryToolError, match=r"^Path /memories/ab\.\.\. would escape") as caught:
         normalize_memory_path("/memories/abcdef", max_len=12)
     assert caught.value.text == "Path /memories/ab... would escape /memories directory"
 

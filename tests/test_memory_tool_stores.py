@@ -148,7 +148,7 @@ def test_a_read_only_row_advertises_only_view_and_refuses_writes(manager, backen
 
 
 def test_the_manager_itself_refuses_a_command_the_policy_does_not_allow(manager):
-    with pytest.raises(AccessDenied):
+    with pytest.raises(AccessDenied, match="^memory command 'create' is not allowed by this toolbox row$"):
         manager.memory(ACME_AGENT, "create", path="/memories/a.md", file_text="x",
                        policy={"allowed_commands": ["view"]})
 
@@ -170,7 +170,7 @@ def test_rows_with_a_malformed_memory_policy_are_not_served(manager):
     {"scope": "global", "extra": 1},
 ])
 def test_memory_store_policies_are_validated(spec):
-    with pytest.raises(InvalidArgument):
+    with pytest.raises(InvalidArgument, match=r"^access_policy\.memory_store"):
         validate_store_policy(spec)
 
 
@@ -190,7 +190,7 @@ def test_store_keys_parse_for_the_cli(key, ref):
 @pytest.mark.parametrize("key", ["", "agent", "agent:", "planet:x", "global:x", "shared:a b", "context:p:k",
                                  "context:p:k:v w"])
 def test_malformed_store_keys_are_refused(key):
-    with pytest.raises(InvalidArgument):
+    with pytest.raises(InvalidArgument, match=f"^{re.escape(repr(key))} is not a memory store key\\.$"):
         store_from_key(key)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -10,17 +11,31 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _clean_copy(dest: Path) -> list[str]:
+    """Copy the files git knows or would add (no egg-info, build/ or other ignored leftovers) to `dest`."""
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.split("\0")
+    files = sorted(rel for rel in listed if rel and (ROOT / rel).is_file())
+    for rel in files:
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, dest / rel)
+    return files
+
+
 def test_the_wheel_holds_every_sql_and_config_file(tmp_path):
+    # Built from a clean copy: a leftover egg-info's SOURCES.txt would otherwise supply files
+    # that pyproject's package-data leaves out.
+    source, out = tmp_path / "source", tmp_path / "wheel"
+    files = _clean_copy(source)
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                           "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True, timeout=300)
+                           "-w", str(out), str(source)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    [wheel] = tmp_path.glob("memgate_mcp-*.whl")
+    [wheel] = out.glob("memgate_mcp-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    for folder, package in (("sql", "memgate/sql"), ("config", "memgate/config")):
-        for path in (ROOT / folder).rglob("*"):
-            if path.is_file() and path.suffix in {".sql", ".json", ".toml"}:
-                wanted = f"{package}/{path.relative_to(ROOT / folder).as_posix()}"
-                assert wanted in names, f"{wanted} is missing from the wheel"
+    wanted = [f"memgate/{rel}" for rel in files
+              if rel.startswith(("sql/", "config/")) and rel.endswith((".sql", ".json", ".toml"))]
+    assert any(w.startswith("memgate/sql/sqlite/migrations/") for w in wanted) and wanted
+    assert [w for w in wanted if w not in names] == [], "missing from the wheel"
     assert {"memgate/manager/__init__.py", "memgate/server/cli/__init__.py", "memgate/toolbox/__init__.py"} <= names
     assert not any(n.startswith(("server/", "manager/", "toolbox/")) for n in names)
 

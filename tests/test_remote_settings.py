@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from pydantic import ValidationError
 
@@ -36,7 +38,7 @@ def test_a_bad_verifier_list_is_refused(verifier, message):
     ({"verifier": ["google", "jwt"], "google": {"audience": "x.apps.googleusercontent.com"}}, "http.auth.issuer"),
 ])
 def test_each_verifier_names_the_setting_it_lacks(auth, field):
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ConfigError, match=f"^{re.escape(field)} is required ") as err:
         build_auth(HttpAuthSettings.model_validate(auth), "http://127.0.0.1:1")
     assert err.value.field == field
     key = field.split(".")[-1]

@@ -103,7 +103,7 @@ async def test_bad_tokens_get_401_and_no_tool_runs(base_url, backend, case):
               "params": {"name": "lookup_entity", "arguments": {"subject": "model:helios-rag"}}}, timeout=10)
     assert response.status_code == 401
     assert 'error="invalid_token"' in response.headers["www-authenticate"]
-    with pytest.raises(MCPError):
+    with pytest.raises(MCPError, match="^Server returned an error response$"):
         async with Client(f"{base_url}/mcp", auth=bad) as c:
             await c.call_tool("lookup_entity", {"subject": "model:helios-rag"})
     assert log_rows(backend) == []

@@ -183,7 +183,7 @@ async def test_a_database_outage_is_a_clear_server_error_not_an_empty_tool_list(
             if p.exists():
                 p.unlink()
         sqlite_path.write_bytes(b"not a database" * 512)
-        with pytest.raises(MCPError) as err:
+        with pytest.raises(MCPError, match="^memgate cannot read its tool registry right now") as err:
             await c.list_tools()
     assert "memgate cannot read its tool registry right now" in str(err.value)
     assert str(sqlite_path) not in str(err.value)

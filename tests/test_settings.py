@@ -30,7 +30,7 @@ def test_the_file_sets_values_and_the_environment_overrides_them(tmp_path, monke
 
 def test_a_value_over_its_limit_names_the_key_the_limit_and_both_places_to_fix_it(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMGATE_CAPS__MAX_ROWS", "9000")
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ConfigError, match=r"caps\.max_rows: Input should be less than or equal to 5000") as err:
         load_settings(None)
     assert str(err.value) == (
         "Invalid settings:\n  caps.max_rows: Input should be less than or equal to 5000, got '9000'. "
@@ -39,7 +39,7 @@ def test_a_value_over_its_limit_names_the_key_the_limit_and_both_places_to_fix_i
 
 def test_a_misspelt_key_is_an_error_not_silently_ignored(tmp_path):
     path = _toml(tmp_path, "[caps]\nmax_row = 10\n")
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ConfigError, match=r"caps\.max_row is not a memgate setting") as err:
         load_settings(path)
     assert str(err.value) == (
         f"Invalid settings:\n  caps.max_row is not a memgate setting. Check its spelling in memgate.toml ({path}) "
@@ -63,7 +63,7 @@ def test_broken_toml_says_where(tmp_path):
 
 
 def test_stdio_without_a_tenant_explains_how_to_give_one():
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ConfigError, match="^stdio.tenant is not set") as err:
         load_settings(None).stdio.identity()
     assert err.value.field == "stdio.tenant"
     assert "`memgate serve --tenant acme`" in err.value.with_hint()
@@ -85,7 +85,7 @@ def test_a_list_setting_takes_a_comma_separated_list_or_json_from_the_environmen
 
 def test_a_section_that_is_not_json_names_the_key_the_value_and_both_places(monkeypatch):
     monkeypatch.setenv("MEMGATE_CAPS", "max_rows=3")
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ConfigError, match="caps: Input should be a valid dictionary") as err:
         load_settings(None)
     assert str(err.value) == (
         "Invalid settings:\n  caps: Input should be a valid dictionary or instance of CapsSettings, "
@@ -102,7 +102,7 @@ def test_the_command_line_beats_the_environment_which_beats_the_file(tmp_path, m
 
 def test_an_unknown_section_in_the_file_is_named(tmp_path):
     path = _toml(tmp_path, "[capz]\nmax_rows = 10\n")
-    with pytest.raises(ConfigError) as err:
+    with pytest.raises(ConfigError, match="capz is not a memgate setting") as err:
         load_settings(path)
     assert str(err.value) == (
         f"Invalid settings:\n  capz is not a memgate setting. Check its spelling in memgate.toml ({path}) "

@@ -64,7 +64,7 @@ def test_two_processes_correcting_the_same_version_cannot_both_win(open_database
     acme, _ = two_tenants
     other = MemoryManager(open_database())  # a second process on the same database
     manager.correct_entity(acme, "model:helios-rag", "beir_ndcg10", "0.80", expected_version=2)
-    with pytest.raises(Conflict):
+    with pytest.raises(Conflict, match="is at version 3, not 2; nothing was written"):
         other.correct_entity(acme, "model:helios-rag", "beir_ndcg10", "0.79", expected_version=2)
     other.close()
     assert _current(manager, acme).current.row["content"] == "0.80"

@@ -40,7 +40,7 @@ def test_acme_top_k_is_full_when_globex_holds_many_better_matches(kb):
 
 
 def test_acme_cannot_write_chunks_into_globex(kb, backend):
-    with backend.session(ACME) as s, pytest.raises(AccessDenied):
+    with backend.session(ACME) as s, pytest.raises(AccessDenied, match="^write refused: the row belongs to another tenant$"):
         s.insert("knowledge_base_chunk", {"id": "chk_x", "tenant_id": "globex", "document_id": "d",
                                           "position": 0, "content": "zebra"})
     assert operator_rows(backend, "knowledge_base_chunk") == []

@@ -39,7 +39,7 @@ def test_a_write_with_a_foreign_tenant_id_is_rejected_and_changes_nothing(backen
         with pytest.raises(AccessDenied, match="belongs to another tenant"):
             s.insert("entity_memory", {"id": "ent_forged", "tenant_id": "globex", "subject": "model:helios-rag",
                                        "predicate": "beir_ndcg10", "content": "0.99"})
-        with pytest.raises(AccessDenied):
+        with pytest.raises(AccessDenied, match="^write refused: the row belongs to another tenant$"):
             s.raw("UPDATE entity_memory SET tenant_id = 'globex' WHERE id = 'ent_acme_helios_v2'")
     assert tenant_counts(backend) == before
 

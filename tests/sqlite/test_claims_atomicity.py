@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memgate.manager import MemgateError
+from memgate.manager import InvalidArgument
 
 
 def _current(manager, identity, subject="model:helios-rag", predicate="beir_ndcg10"):
@@ -19,7 +19,7 @@ def test_a_failure_mid_correction_leaves_the_old_version_current(manager, backen
     with backend.unwalled_connection() as conn:
         conn.execute("CREATE TRIGGER fail_v3 BEFORE INSERT ON base_entity_memory WHEN NEW.version = 3"
                      " BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
-    with pytest.raises(MemgateError):
+    with pytest.raises(InvalidArgument, match="^the record is incomplete or malformed$"):
         manager.correct_entity(acme, "model:helios-rag", "beir_ndcg10", "0.81")
     claim = _current(manager, acme)
     assert (claim.current.row["content"], claim.current.version, claim.current.row["valid_until"]) == ("0.78", 2, None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from kb_helpers import ACME, hashing_manager
 
-from memgate.manager import ChunkSettings, MemgateError
+from memgate.manager import ChunkSettings, InvalidArgument
 
 
 @pytest.fixture
@@ -53,6 +53,6 @@ def test_a_replacement_that_fails_midway_leaves_the_old_chunks_whole(kb, backend
         conn.execute("CREATE TRIGGER fail_second BEFORE INSERT ON base_knowledge_base_chunk"
                      " WHEN NEW.position = 1 AND NEW.content LIKE 'Rewritten%'"
                      " BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
-    with pytest.raises(MemgateError):
+    with pytest.raises(InvalidArgument, match="^the record is incomplete or malformed$"):
         kb.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=16, overlap_tokens=0))
     assert _chunks(backend) == before and _fts_rows(backend) == index_before

@@ -43,7 +43,7 @@ def _base_counts(backend) -> dict[str, list[tuple]]:
 def test_statements_naming_base_tables_or_changing_schema_are_refused(backend, two_tenants, sql):
     acme, _ = two_tenants
     before = _base_counts(backend)
-    with backend.session(acme) as s, pytest.raises(AccessDenied):
+    with backend.session(acme) as s, pytest.raises(AccessDenied, match="^statement refused by the tenant wall"):
         s.raw(sql)
     assert _base_counts(backend) == before
 
@@ -66,7 +66,7 @@ def test_a_connection_with_no_context_sees_nothing_and_writes_nothing(backend, t
     with backend.unwalled_connection() as conn:
         for table in _logical_tables(backend):
             assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0, table
-        with pytest.raises(Exception, match="tenant_id differs"):
+        with pytest.raises(sqlite3.IntegrityError, match="tenant_id differs"):
             conn.execute("INSERT INTO entity_memory (id, tenant_id, subject, predicate, content)"
                          " VALUES ('x', 'acme', 's', 'p', 'c')")
 
