@@ -42,6 +42,8 @@ from .kb.render import render_hits
 from .limits import CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .output.results import ToolOutput
 from .query import execute as query_run
+from .query import functions as query_functions
+from .query import reports
 from .registry import calllog, server_keys
 from .registry import toolbox as toolbox_rows
 from .registry.calllog import CallRecord
@@ -228,6 +230,11 @@ class MemoryManager:
         with self.backend.session(identity) as s:
             return toolbox_rows.active_rows(s, now_iso(), name)
 
+    def tool_existed(self, identity: Identity, name: str) -> bool:
+        """Whether the caller ever had a toolbox row named `name`, active or not (within the wall)."""
+        with self.backend.session(identity) as s:
+            return bool(toolbox_rows.all_versions(s, name))
+
     def operator_tool_versions(self, tenant: str, name: str | None = None) -> list[Row]:
         """Every version of every toolbox row of `tenant`, whatever its scope (operator CLI only)."""
         with self.backend.operator_session() as s:
@@ -238,8 +245,23 @@ class MemoryManager:
             return toolbox_rows.set_enabled(s, identity, name, enabled, now_iso())
 
     def seed_tools(self, identity: Identity, definitions: list[dict[str, Any]]) -> list[str]:
+        """Insert the tenant-wide rows the tenant does not have yet; a report row's statement is
+        admitted first, so a bad one is refused (naming the rule) and nothing is written."""
+        self._admit_reports(definitions)
         with self.backend.session(identity) as s:
             return toolbox_rows.seed(s, identity, definitions, now_iso())
+
+    def put_tool(self, identity: Identity, definition: dict[str, Any]) -> Row:
+        """Write a tenant-wide toolbox row: version 1, or the next version of the row by that name
+        (the one in force is closed). A report's statement is admitted first."""
+        self._admit_reports([definition])
+        with self.backend.session(identity) as s:
+            return toolbox_rows.put(s, identity, definition, now_iso())
+
+    def _admit_reports(self, definitions: list[dict[str, Any]]) -> None:
+        for d in definitions:
+            if d.get("tool_handler") == reports.REPORT_HANDLER:
+                reports.admit_report(self.backend, self.caps, d)
 
     def upgrade_default_tools(self, identity: Identity, definitions: list[dict[str, Any]]) -> list[str]:
         """Move rows still on a schema an earlier release seeded to the current default; returns their names."""
@@ -251,9 +273,19 @@ class MemoryManager:
         """Handler `execute_query`: one read-only SELECT over the reviewed views of the caller's current rows."""
         return query_run.execute_query(self.backend, self.caps, identity, query, max_rows, now_iso())
 
-    def query_views_help(self) -> str:
-        """The reviewed views and their columns, read from the catalog: execute_query's description."""
-        return query_run.describe_views(self.backend.query_catalog(), self.backend.query_dialect, self.caps)
+    def query_views_help(self, functions_at: str | None = None) -> str:
+        """The reviewed views and their columns, read from the catalog: execute_query's description.
+        `functions_at` names where the full function list is (then only families are listed)."""
+        return query_run.describe_views(self.backend.query_catalog(), self.backend.query_dialect, self.caps,
+                                        functions_at)
+
+    def query_functions_help(self) -> str:
+        """Every function a query may call, by family (the memgate://query/functions resource)."""
+        return query_functions.functions_text(self.backend.query_dialect)
+
+    def run_report(self, identity: Identity, binds: dict[str, Any], *, policy: dict[str, Any]) -> ToolOutput:
+        """Handler `report`: the row's reviewed SELECT (admitted when the row was written) with these binds."""
+        return reports.run_report(self.backend, self.caps, identity, policy["report"], binds, now_iso())
 
     # -- memory files ------------------------------------------------------
     def memory(self, identity: Identity, command: str, *, policy: dict[str, Any] | None = None,

@@ -16,7 +16,7 @@ from .auth import MCP_PATH, add_health_route, build_auth
 from .context_prompt import add_context_window
 from .identity import http_resolver, stdio_resolver
 from .prompts import add_memory_protocol
-from .resources import MemoryResourceProvider
+from .resources import MemoryResourceProvider, add_query_functions
 from .settings import ServerSettings, Settings
 from .tool_names import ClipToolNames
 
@@ -54,6 +54,7 @@ def build_server(manager: MemoryManager, resolve: CallContextResolver, *, auth=N
     add_health_route(mcp)
     add_memory_protocol(mcp)
     add_context_window(mcp, manager, resolve)
+    add_query_functions(mcp, manager)
     return mcp
 
 

@@ -1,4 +1,5 @@
-"""Guidelines and the persona as MCP resources, read into the static prefix without a tool call."""
+"""Guidelines and the persona as MCP resources, read into the static prefix without a tool call;
+and the functions execute_query may call, which its description only summarises."""
 
 from __future__ import annotations
 
@@ -6,13 +7,14 @@ import logging
 from collections.abc import Sequence
 
 import anyio
+from fastmcp import FastMCP
 from fastmcp.resources import Resource, TextResource
 from fastmcp.server.providers import Provider
 from mcp.shared.exceptions import MCPError
 from mcp.types import INTERNAL_ERROR
 
 from memgate.manager import MemoryManager, NoCaller
-from memgate.toolbox import CallContextResolver
+from memgate.toolbox import FUNCTIONS_URI, CallContextResolver
 
 log = logging.getLogger("memgate.server")
 
@@ -55,3 +57,11 @@ class MemoryResourceProvider(Provider):
                 description=f"The agent persona {row['name']!r} (version {row['version']}).",
                 text=f"{row['name']}\n\n{row['content']}", mime_type="text/plain"))
         return found
+
+
+def add_query_functions(mcp: FastMCP, manager: MemoryManager) -> None:
+    """Register memgate://query/functions: the same for every caller (the backend's dialect), so static."""
+    mcp.add_resource(TextResource(
+        uri=FUNCTIONS_URI, name="query-functions", title="execute_query functions",
+        description="Every function execute_query may call, by family.", text=manager.query_functions_help(),
+        mime_type="text/plain"))

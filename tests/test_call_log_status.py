@@ -28,7 +28,7 @@ ADMIN_ONLY = {"tool_name": "admin_lookup", "tool_handler": "lookup_entity", "usa
               "tool_schema": {"type": "object", "properties": {"subject": {"type": "string"}}, "required": ["subject"]}}
 CALLS = {  # case: (tool, arguments or the query for execute_query, status, error_class)
     "ok": ("lookup_entity", {"subject": "model:helios-rag"}, "ok", None),
-    "denied-no-row": ("no_such_tool", {}, "denied", "RowGone"),
+    "denied-no-row": ("no_such_tool", {}, "denied", "UnknownTool"),
     "denied-by-policy": ("admin_lookup", {"subject": "model:helios-rag"}, "denied", "AccessDenied"),
     "invalid": ("lookup_entity", {"subject": 1}, "invalid", "InvalidArgument"),
     "error": ("lookup_entity", {"subject": "model:helios-rag"}, "error", "BackendUnavailable"),

@@ -10,7 +10,6 @@ from backend_helpers import table_digest
 from fastmcp import Client
 from mcp_helpers import log_rows, stdio_app
 
-from memgate.toolbox.agent_errors import UNAVAILABLE_TOOL
 
 pytestmark = pytest.mark.anyio
 
@@ -62,7 +61,8 @@ async def test_a_megabyte_tool_name_is_denied_and_logged_clipped(sqlite_path, tw
     async with Client(app) as client:
         result = await client.call_tool("n" * 1_000_000, {"x": 1}, raise_on_error=False)
     manager.close()
-    assert result.is_error and result.content[0].text == UNAVAILABLE_TOOL
+    # never a tool here, so "no tool named", with the name as the middleware clipped it
+    assert result.is_error and result.content[0].text == f"There is no tool named {'n' * 98}…(1,000,000 characters)."
     [row] = log_rows(backend)
     assert (row["status"], row["tool_name"]) == ("denied", "n" * 98 + "…(1,000,000 characters)")
     assert max(len(r.getMessage()) for r in caplog.records) < 2_000

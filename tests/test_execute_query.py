@@ -112,23 +112,42 @@ def test_admission_refuses_views_off_the_reviewed_list(manager, two_tenants):
 
 
 def test_the_help_lists_the_reviewed_views_and_columns_from_the_catalog(manager):
-    help_text = manager.query_views_help()
-    listed = [line.split(":")[0][2:] for line in help_text.splitlines() if line.startswith("- ")]
-    assert listed == ["conversation_memory", "entity_memory (+ entity_memory_history)",
-                      "guideline_memory (+ guideline_memory_history)", "knowledge_base_chunk",
-                      "knowledge_base_document", "persona_memory (+ persona_memory_history)",
-                      "summarization_memory", "workflow_memory (+ workflow_memory_history)"]
-    assert "\n- entity_memory (+ entity_memory_history): subject text, predicate text, content text, " \
-           "content_json text, confidence real, embedding vector\n" in help_text
+    help_text = manager.query_views_help(functions_at="memgate://query/functions")
+    listed = [line.split(":")[0] for line in help_text.splitlines() if line.split(":")[0].endswith("_memory")
+              or line.startswith("knowledge_base_")]
+    assert listed == ["conversation_memory", "entity_memory", "guideline_memory", "knowledge_base_chunk",
+                      "knowledge_base_document", "persona_memory", "summarization_memory", "workflow_memory"]
+    # each view names only its own columns; text is the default type, vectors are left out
+    assert "\nentity_memory: subject, predicate, content, content_json, confidence real\n" in help_text
+    assert "token_count integer, content LOB, metadata_json\n" in help_text
+    assert "embedding vector" not in help_text and "embedding_model" in help_text
     # the columns every view shares are listed once, not per view
-    assert help_text.count("valid_until text") == 1
-    assert "Every view has: id text, tenant_id text, user_id text, agent_id text, thread_id text, version integer, " \
-           "valid_from text, valid_until text, deleted_at text," in help_text
-    assert "only rows current now" in help_text
-    assert ("Each <view>_history view shows every version, with a status column: current, superseded (a newer or "
-            "more specific version is in force), expired, deleted, pending (not valid yet).") in help_text
-    assert "token_count integer, content LOB, metadata_json text" in help_text
-    assert "Rows: 25 by default, max_rows up to 500" in help_text
+    assert help_text.count("valid_until") == 1
+    assert ("Every view also has: id, tenant_id, user_id, agent_id, thread_id, version integer, valid_from, "
+            "valid_until, deleted_at, source_table, source_id, source_version integer, created_by, created_at.\n"
+            ) in help_text
+    assert help_text.startswith("SQLite views of your rows current now; columns text unless typed.\n")
+    assert ("\n_history views of entity, guideline, persona, workflow: all versions + status "
+            "current|superseded|expired|deleted|pending.\n") in help_text
+    # functions by family, the full list one resource away
+    assert "\nFunctions (aggregate, window, date/time, text, JSON, number, null): memgate://query/functions.\n" \
+        in help_text and "julianday" not in help_text
+    assert help_text.endswith("\nRows: 25, max_rows up to 500; cells cut at 500 chars; one SELECT.")
+
+
+def test_without_a_resource_the_help_lists_every_function(manager):
+    help_text = manager.query_views_help()
+    assert "\nFunctions: ->, ->>, abs, avg, coalesce, count," in help_text and "julianday" in help_text
+
+
+def test_the_functions_text_lists_every_allowed_function_once_by_family(manager):
+    text = manager.query_functions_help()
+    lines = text.splitlines()
+    assert lines[0].startswith("Functions execute_query may call (SQLite syntax), by family.")
+    listed = [name for line in lines[1:] for name in line.split(": ", 1)[1].split(", ")]
+    assert sorted(listed) == sorted(manager.backend.query_dialect.allowed_functions)
+    assert "- date/time: date, datetime, strftime, julianday, time, current_date, current_time, current_timestamp" \
+        in lines
 
 
 

@@ -24,13 +24,12 @@ def test_the_tool_description_lists_the_views_and_columns(sqlite_path, two_tenan
             return {t.name: t for t in await client.list_tools()}
 
     tool = _run(main)["execute_query"]
-    assert tool.description.startswith("Run one read-only SQL SELECT over your memory views")
-    assert "\n\nViews you can query (SQLite syntax). Every view holds only rows you may see (your tenant's, " \
-           "shared with you or scoped to your user, agent or thread), and only rows current now.\n" \
-           in tool.description
-    assert "\n- entity_memory (+ entity_memory_history): subject text," in tool.description
+    assert tool.description.startswith("Read-only SQL to count, filter, group or compare many records.")
+    assert "\n\nSQLite views of your rows current now; columns text unless typed.\n" in tool.description
+    assert "\nentity_memory: subject, predicate," in tool.description
     assert "mcp_call_log" not in tool.description and "memory_file" not in tool.description
-    assert "\n- conversation_memory: event_type text," in tool.description
+    assert "\nconversation_memory: event_type, role," in tool.description
+    assert "memgate://query/functions" in tool.description
     assert tool.input_schema["required"] == ["query"]
 
 

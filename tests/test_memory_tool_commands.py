@@ -75,7 +75,7 @@ def test_view_range_shows_the_asked_lines_and_refuses_bad_ranges(acme):
     async def calls(s):
         await s.call(command="create", path="/memories/n.md", file_text="one\ntwo\nthree\nfour")
         return [await s.call(command="view", path="/memories/n.md", view_range=r)
-                for r in ([2, 3], [3, -1], [2, 99], [0, 2], [5, 6], [3, 2])]
+                for r in ([2, 3], [3, -1], [2, 99], [0, 2], [5, 6], [3, 2], [1], [1, 2, 3])]
 
     got = run_calls(acme, ACME_AGENT, calls)
     head = FILE_HEADER.format(path="/memories/n.md") + "\n"
@@ -86,6 +86,9 @@ def test_view_range_shows_the_asked_lines_and_refuses_bad_ranges(acme):
         (True, "Invalid `view_range` parameter: [0, 2]. Its start should be within the range [1, 4]."),
         (True, "Invalid `view_range` parameter: [5, 6]. Its start should be within the range [1, 4]."),
         (True, "Invalid `view_range` parameter: [3, 2]. Its end should be -1 or at least its start, 3."),
+        # the schema no longer bounds its length: the manager says what a range is
+        (True, "Invalid `view_range` parameter: [1]. It should be a list of two integers [start, end]."),
+        (True, "Invalid `view_range` parameter: [1, 2, 3]. It should be a list of two integers [start, end]."),
     ]
 
 
@@ -241,8 +244,8 @@ def test_missing_and_misplaced_parameters_are_told_as_text(acme, arguments, text
      "Invalid arguments for 'command': 'format' is not one of "
      "['view', 'create', 'str_replace', 'insert', 'delete', 'rename']"),
     ({"command": "view", "path": 7}, "Invalid arguments for 'path': 7 is not of type 'string'"),
-    ({"command": "view", "path": "/memories/a", "view_range": [1]},
-     "Invalid arguments for 'view_range': [1] is too short"),
+    ({"command": "view", "path": "/memories/a", "view_range": ["1", 2]},
+     "Invalid arguments for 'view_range.0': '1' is not of type 'integer'"),
     ({"command": "view", "path": "/memories", "store": "agent:other"},
      "Invalid arguments: Additional properties are not allowed ('store' was unexpected)"),
 ])

@@ -121,7 +121,7 @@ def test_stale_versions_are_not_current_rows_and_history_says_which_is_which(kb,
     assert current.splitlines()[1:] == ["| content |", "|---|", "| 0.78 |"]
     assert history.splitlines()[1:] == ["| content | version | status |", "|---|---|---|",
                                         "| 0.92 | 1 | superseded |", "| 0.78 | 2 | current |"]
-    assert "only rows current now" in description and "entity_memory (+ entity_memory_history)" in description
+    assert "your rows current now" in description and "_history views of entity," in description
 
 
 def test_a_user_scoped_tool_row_is_listed_for_that_user_first_and_never_for_another(kb, backend):

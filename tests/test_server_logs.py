@@ -44,7 +44,7 @@ async def test_over_stdio_every_line_has_one_format_and_a_failed_call_writes_one
     assert any(" INFO fastmcp." in line for line in lines)  # FastMCP's own logger, in memgate's format
     calls = [line for line in lines if "to execute_query" in line or "Error calling tool" in line]
     assert len(calls) == 2, lines
-    assert calls[0].endswith("to execute_query ended invalid: 0 is less than the minimum of 1")
+    assert calls[0].endswith("to execute_query ended invalid: Input should be greater than or equal to 1")
     assert " WARNING memgate.toolbox: call " in calls[1] and "ended invalid: query refused (rule table)" in calls[1]
 
 

@@ -29,7 +29,7 @@ async def test_tools_are_listed_from_active_rows_with_their_schema_and_notes(app
     assert t.input_schema["required"] == ["subject"]
     # Advertised in the subset Gemini takes (no additionalProperties); calls are still validated strictly.
     assert "additionalProperties" not in t.input_schema
-    assert t.description.startswith("Look up a canonical fact (claim)")
+    assert t.description.startswith("The current version of a canonical fact (claim)")
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -90,7 +90,7 @@ async def test_globex_rows_do_not_become_acme_tools(app, manager, two_tenants):
     ({"subject": "25", "include_history": "true"}, "Invalid arguments for 'include_history': 'true' is not of type 'boolean'"),
     ({}, "Invalid arguments for 'subject': 'subject' is a required property"),
     ({"subject": "x", "tenant": "globex"}, "Invalid arguments: Additional properties are not allowed ('tenant' was unexpected)"),
-    ({"subject": ""}, "Invalid arguments for 'subject': '' should be non-empty"),
+    ({"subject": ""}, "Invalid arguments for 'subject': String should have at least 1 character"),
     ({"subject": "x" * 401}, None),
 ])
 async def test_arguments_are_validated_strictly_and_the_field_is_named(app, backend, arguments, message):
@@ -198,3 +198,31 @@ async def test_guidelines_and_persona_are_resources_and_instructions_say_results
             "memgate://persona/default"} <= set(uris)
     assert '"usable_context": 5000' in budget[0].text and '"max_rounds": 3' in budget[0].text
     assert "data, not instructions" in init.instructions
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_name_that_never_was_a_tool_is_told_so_and_a_disabled_one_no_longer_available(
+        app, manager, backend, two_tenants, mode):
+    acme, _ = two_tenants
+    manager.set_tool_enabled(acme, "search_memory", False)
+    async with Client(app, mode=mode) as c:
+        never = await c.call_tool("lookup_entities", {"subject": "x"}, raise_on_error=False)
+        gone = await c.call_tool("search_memory", {"query": "x"}, raise_on_error=False)
+    assert (never.is_error, never.content[0].text) == (True, "There is no tool named lookup_entities.")
+    assert (gone.is_error, gone.content[0].text) == (True, "This tool is no longer available. List the tools again.")
+    rows = log_rows(backend)
+    assert [(r["tool_name"], r["status"], r["error_class"], r["result_text"]) for r in rows] == [
+        ("lookup_entities", "denied", "UnknownTool", "There is no tool named lookup_entities."),
+        ("search_memory", "denied", "RowGone", "This tool is no longer available. List the tools again.")]
+
+
+async def test_another_tenants_tool_is_no_tool_at_all_for_this_caller(app, manager, backend, two_tenants):
+    _, globex = two_tenants
+    manager.seed_tools(globex, [{
+        "tool_name": "globex_only", "tool_handler": "lookup_entity", "usage_notes": "globex's own",
+        "tool_schema": {"type": "object", "properties": {"subject": {"type": "string"}}, "required": ["subject"]}}])
+    async with Client(app) as c:
+        r = await c.call_tool("globex_only", {"subject": "model:helios-rag"}, raise_on_error=False)
+    assert r.content[0].text == "There is no tool named globex_only."  # the wall hides that it exists
+    [row] = log_rows(backend, tenant_id="acme")
+    assert (row["status"], row["error_class"]) == ("denied", "UnknownTool")

@@ -333,3 +333,27 @@ def test_token_soup_is_admitted_only_when_sqlite_reads_just_allowed_names(author
         assert authorizer.outside_allowlist(sql) == [], sql
         admitted.append(sql)
     assert len(admitted) > 300  # the soup must get past the first rules to prove anything
+
+
+@pytest.mark.parametrize("sql, binds", [
+    ("SELECT * FROM entity_v WHERE id = :id", {"id"}),
+    ("SELECT * FROM entity_v WHERE a >= :since OR b >= :since", {"since"}),
+    ("SELECT :date, :limit_2 FROM entity_v LIMIT :n", {"date", "limit_2", "n"}),  # keywords make names too
+    ("SELECT ':not_a_bind', \":nor_this\" FROM entity_v", set()),
+])
+def test_a_reviewed_statement_may_bind_named_values_and_admission_names_them(sql, binds):
+    assert admit(sql, binds=True).binds == binds
+
+
+@pytest.mark.parametrize("sql, rule", [
+    ("SELECT * FROM entity_v WHERE id = ?", "named-binds"),
+    ("SELECT * FROM entity_v WHERE id = ?1", "named-binds"),
+    ("SELECT @id FROM entity_v", "named-binds"),
+    ("SELECT $id FROM entity_v", "named-binds"),
+    ("SELECT : id FROM entity_v", "named-binds"),
+    ("SELECT :1 FROM entity_v", "named-binds"),
+    ("SELECT * FROM :view", "table"),
+    ("DELETE FROM entity_v WHERE id = :id", "select-only"),
+])
+def test_a_reviewed_statement_binds_only_as_colon_name_and_keeps_every_other_rule(sql, rule):
+    assert refusal(sql, binds=True).rule == rule

@@ -23,7 +23,6 @@ from mcp_types import DiscoverRequest
 from mcp_helpers import log_rows
 
 from memgate.manager import ACME, GLOBEX, MemoryManager, load_tool_definitions, seed_demo
-from memgate.toolbox.agent_errors import UNAVAILABLE_TOOL
 
 DISCOVER = DiscoverRequest().method  # the 2026-07-28 era's first request
 READ_TIMEOUT_S = 30.0  # per answer; a healthy server answers in milliseconds
@@ -222,7 +221,7 @@ def test_a_megabyte_tool_name_is_answered_and_logged_clipped(sqlite_path, two_te
     finally:
         raw.close()
     assert answer["id"] == 30 and answer["result"]["isError"]
-    assert answer["result"]["content"][0]["text"] == UNAVAILABLE_TOOL
+    assert answer["result"]["content"][0]["text"] == f"There is no tool named {'n' * 98}…(1,000,000 characters)."
     assert raw.stderr_path.stat().st_size < 20_000
 
 

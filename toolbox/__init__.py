@@ -7,8 +7,9 @@ from .agent_errors import invalid_arguments
 from .argument_values import argument_problem
 from .dispatch import CallContext, CallContextResolver, ToolDispatcher
 from .handlers import HANDLERS, HandlerSpec
+from .handlers.execute_query import FUNCTIONS_URI
 from .provider import ToolboxProvider
 from .rows import check_row, tool_from_row
 
-__all__ = ["HANDLERS", "CallContext", "CallContextResolver", "HandlerSpec", "ToolDispatcher", "ToolboxProvider",
+__all__ = ["FUNCTIONS_URI", "HANDLERS", "CallContext", "CallContextResolver", "HandlerSpec", "ToolDispatcher", "ToolboxProvider",
            "argument_problem", "check_row", "invalid_arguments", "tool_from_row"]

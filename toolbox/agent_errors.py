@@ -14,6 +14,7 @@ from memgate.manager import (
     NotIssued,
     QueryRejected,
     QueryTimeout,
+    clip_echo,
 )
 
 DENIED = "This tool is not available to you, or this call is not allowed for your identity."
@@ -23,6 +24,11 @@ CONFLICT = "Another writer changed this record first; nothing was written. Read 
 NOT_FOUND = "Nothing matching that request exists for you."
 NOT_ISSUED = ("That memory id was not issued to you as a pointer or summary in your current context window; "
               "expand only ids the window shows with tier=\"pointer\" or tier=\"summary\".")
+
+
+def unknown_tool(name: str) -> str:
+    """For a name that never was a tool for this caller (UNAVAILABLE_TOOL is for one that was)."""
+    return f"There is no tool named {clip_echo(name)}."
 
 
 def agent_message(exc: BaseException, call_id: str) -> str:

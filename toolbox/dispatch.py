@@ -47,6 +47,10 @@ log = logging.getLogger("memgate.toolbox")
 ASKED_THE_USER = "(asked the user for input; the answer comes in a second call)"
 
 
+class StructuredOutputInvalid(Exception):
+    """A result's structured content does not match the handler's outputSchema (a server bug)."""
+
+
 @dataclass(frozen=True)
 class CallContext:
     """Trusted facts about the caller, supplied by the server for each request."""
@@ -73,6 +77,7 @@ class ToolDispatcher:
                             transport=ctx.transport)
         try:
             output = await self._run(tool, arguments, ctx.identity, call_id)
+            structured = None if isinstance(output, ToolResult) else _structured(tool, output)
         except BaseException as exc:  # noqa: BLE001 - every outcome is logged, then re-raised as text
             status, message = self._failure(exc, tool, call_id)
             record = replace(record, status=status, error_class=type(exc).__name__, result_text=message,
@@ -90,19 +95,27 @@ class ToolDispatcher:
                          result_tokens=output.tokens, result_text=output.text,
                          cited_ids=output.cited_ids, duration_ms=_ms(started))
         await self._log(ctx.identity, record)
-        return ToolResult(content=[TextContent(type="text", text=output.text)], is_error=output.is_error)
+        return ToolResult(content=[TextContent(type="text", text=output.text)], is_error=output.is_error,
+                          structured_content=structured)
 
     async def gone(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
-        """A call to a name with no active row (disabled, expired, never there): denied, logged."""
+        """A call to a name with no active row: denied and logged, and told whether the tool ever
+        existed for this caller (disabled or expired: "no longer available") or never did."""
         ctx = self.resolve()
         call_id = str(uuid.uuid4())
-        log.warning("call %s to %r denied: no active toolbox row for tenant %s", call_id, tool.name,
-                    ctx.identity.tenant)
+        try:
+            existed = await anyio.to_thread.run_sync(lambda: self.manager.tool_existed(ctx.identity, tool.name))
+        except Exception:  # the refusal stands either way; only its wording depends on this
+            log.error("call %s to %r: cannot read toolbox history", call_id, tool.name, exc_info=True)
+            existed = True
+        message = agent_errors.UNAVAILABLE_TOOL if existed else agent_errors.unknown_tool(tool.name)
+        log.warning("call %s to %r denied: %s for tenant %s", call_id, tool.name,
+                    "no active toolbox row" if existed else "no toolbox row by that name", ctx.identity.tenant)
         await self._log(ctx.identity, CallRecord(
             call_id=call_id, called_at=now_iso(), tool_name=tool.name, status="denied",
-            arguments=arguments, transport=ctx.transport, error_class="RowGone",
-            result_text=agent_errors.UNAVAILABLE_TOOL, duration_ms=0.0))
-        raise ToolError(agent_errors.UNAVAILABLE_TOOL, log_level=logging.DEBUG)
+            arguments=arguments, transport=ctx.transport, error_class="RowGone" if existed else "UnknownTool",
+            result_text=message, duration_ms=0.0))
+        raise ToolError(message, log_level=logging.DEBUG)
 
     async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity,
                    call_id: str) -> ToolOutput | ToolResult:
@@ -113,13 +126,16 @@ class ToolDispatcher:
             field, reason = problem
             raise InvalidArgument(reason, field=field)
         _validate(arguments, validation_schema(row, spec))
-        try:
-            args = spec.args_model.model_validate(arguments)
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            raise InvalidArgument(err["msg"], field=".".join(str(p) for p in err["loc"]) or None) from exc
+        if spec.args_model is None:  # the row's schema is the whole argument model (report binds)
+            kwargs = spec.row_arguments(arguments, row.tool_schema)
+        else:
+            try:
+                args = spec.args_model.model_validate(arguments)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                raise InvalidArgument(err["msg"], field=".".join(str(p) for p in err["loc"]) or None) from exc
+            kwargs = args.model_dump(exclude_unset=True)
         method = getattr(self.manager, spec.method)
-        kwargs = args.model_dump(exclude_unset=True)
         if spec.takes_policy:
             kwargs["policy"] = row.access_policy
         if spec.interact is not None:
@@ -173,8 +189,24 @@ class ToolDispatcher:
             log.critical("could not write mcp_call_log row for call %s", record.call_id, exc_info=True)
 
 
+def _structured(tool: RowTool, output: ToolOutput) -> dict[str, Any] | None:
+    """The structuredContent of a row with structured output: ToolOutput.structured, checked.
+
+    Clients check it against the outputSchema and fail hard when it does not match (the
+    server sends it unchecked), so a mismatch fails this call instead, logged for the operator.
+    """
+    schema = tool.output_schema
+    if schema is None or output.is_error:
+        return None
+    error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(output.structured))
+    if error is not None:
+        raise StructuredOutputInvalid(f"structured output does not match the {tool.row.tool_handler} outputSchema "
+                                      f"at {'/'.join(map(str, error.absolute_path)) or 'the top'}: {error.message}")
+    return output.structured
+
+
 def _validate(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is not None:
         field = ".".join(str(p) for p in error.absolute_path) or _missing_field(error)

@@ -6,6 +6,12 @@ Policy JSON keys (all optional):
   allowed_commands: for handlers with commands (memory), the commands allowed
   memory_store: for the memory handler, which store: {"scope": "agent"|"user"|"session"|
     "shared"|"global"|"context", "name": ..., "context_key": ...} (manager/files/stores.py)
+  annotations: MCP tool annotations that override the handler's defaults, e.g.
+    {"openWorldHint": true}; keys readOnlyHint, destructiveHint, idempotentHint, openWorldHint,
+    values true or false. A row whose handler can write may not claim readOnlyHint.
+  structured_output: true adds an outputSchema and structuredContent (handlers that have one)
+  report: for the report handler, the reviewed statement: {"sql": "SELECT ... :name ...",
+    "max_rows": 100 (optional; clamped to caps.max_rows)}
 """
 
 from __future__ import annotations
@@ -14,7 +20,11 @@ from typing import Any
 
 from memgate.manager import AccessDenied, Identity, InvalidArgument, validate_store_policy
 
-POLICY_KEYS = {"required_scopes", "required_roles", "allowed_commands", "memory_store"}
+from .handlers.spec import HINTS
+
+POLICY_KEYS = {"required_scopes", "required_roles", "allowed_commands", "memory_store", "annotations",
+               "structured_output", "report"}
+REPORT_KEYS = {"sql", "max_rows"}
 #: keys whose value is a list of strings
 _LIST_KEYS = {"required_scopes", "required_roles", "allowed_commands"}
 
@@ -30,6 +40,37 @@ def validate_policy(policy: dict[str, Any]) -> None:
             raise InvalidArgument(f"access_policy.{key} must be a list of strings", field=f"access_policy.{key}")
     if "memory_store" in policy:
         validate_store_policy(policy["memory_store"])
+    if "annotations" in policy:
+        _validate_annotations(policy["annotations"])
+    if not isinstance(policy.get("structured_output", False), bool):
+        raise InvalidArgument("access_policy.structured_output must be true or false",
+                              field="access_policy.structured_output")
+    if "report" in policy:
+        _validate_report(policy["report"])
+
+
+def _validate_annotations(value: Any) -> None:
+    field = "access_policy.annotations"
+    if not isinstance(value, dict):
+        raise InvalidArgument(f"{field} must be an object like {{\"openWorldHint\": true}}", field=field)
+    unknown = sorted(set(value) - set(HINTS))
+    if unknown:
+        raise InvalidArgument(f"{field} has unknown keys {unknown}; allowed: {list(HINTS)}", field=field)
+    for key, hint in value.items():
+        if not isinstance(hint, bool):
+            raise InvalidArgument(f"{field}.{key} must be true or false, got {hint!r:.40}", field=f"{field}.{key}")
+
+
+def _validate_report(value: Any) -> None:
+    field = "access_policy.report"
+    if not isinstance(value, dict) or set(value) - REPORT_KEYS:
+        raise InvalidArgument(f"{field} must be an object with the keys {sorted(REPORT_KEYS)}", field=field)
+    sql = value.get("sql")
+    if not isinstance(sql, str) or not sql.strip():
+        raise InvalidArgument(f"{field}.sql must be the report's SELECT statement", field=f"{field}.sql")
+    rows = value.get("max_rows")
+    if rows is not None and (type(rows) is not int or rows < 1):
+        raise InvalidArgument(f"{field}.max_rows must be a positive integer", field=f"{field}.max_rows")
 
 
 def check_access(policy: dict[str, Any], identity: Identity) -> None:

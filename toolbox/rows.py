@@ -3,7 +3,11 @@
 A row is refused (RowRefused, with the reason for the operator log) when its
 handler is not on the allowlist, its schema is not valid JSON Schema, or the
 handler cannot honour it: a property the handler does not take, a required
-argument the schema does not require, or unknown access_policy keys.
+argument the schema does not require, unknown access_policy keys, structured
+output the handler has none of, or a read-only claim by a row that can write.
+
+The tool's annotations come from the handler (HandlerSpec.hints, from the row's
+policy and schema), overridden key by key by access_policy.annotations.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from typing import Any
 import jsonschema
 from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
+from mcp.types import ToolAnnotations
 
 from memgate.manager import InvalidArgument, RowRefused, ToolRow
 
@@ -34,6 +39,12 @@ class RowTool(Tool):
 
     async def run(self, arguments: dict[str, Any]) -> ToolResult:
         return await self.call(self, arguments)
+
+    def get_meta(self) -> dict[str, Any]:
+        """Our keys only: FastMCP's own ("fastmcp": {"tags": []}) says nothing to a host."""
+        meta = super().get_meta()
+        meta.pop("fastmcp", None)
+        return meta
 
 
 class GoneTool(Tool):
@@ -57,6 +68,25 @@ def check_row(row: ToolRow) -> HandlerSpec:
         raise RowRefused(f"tool_schema is not valid JSON Schema: {exc.message}") from exc
     if schema.get("type") != "object":
         raise RowRefused('tool_schema must have "type": "object"')
+    if spec.args_model is not None:
+        _check_arguments(schema, spec)
+    try:
+        validate_policy(row.access_policy)
+        if spec.check_row is not None:
+            spec.check_row(row)
+    except InvalidArgument as exc:
+        raise RowRefused(exc.message) from exc
+    if row.access_policy.get("structured_output") and spec.output_schema is None:
+        raise RowRefused(f"access_policy.structured_output is set, but the {spec.name} handler has no "
+                         "structured output; remove the key")
+    problems = subset_problems(portable(schema))
+    if problems:
+        raise RowRefused("tool_schema uses what Gemini's function calling refuses: " + "; ".join(problems[:3]))
+    return spec
+
+
+def _check_arguments(schema: dict[str, Any], spec: HandlerSpec) -> None:
+    """The schema's properties are arguments the handler's model takes, and it requires what the model does."""
     fields = spec.args_model.model_fields
     props = set(schema.get("properties", {}))
     for old, new in (spec.renamed or {}).items():
@@ -71,14 +101,6 @@ def check_row(row: ToolRow) -> HandlerSpec:
     missing = model_required - set(schema.get("required", []))
     if missing:
         raise RowRefused(f"tool_schema must require {sorted(missing)} for the {spec.name} handler")
-    try:
-        validate_policy(row.access_policy)
-    except InvalidArgument as exc:
-        raise RowRefused(exc.message) from exc
-    problems = subset_problems(portable(schema))
-    if problems:
-        raise RowRefused("tool_schema uses what Gemini's function calling refuses: " + "; ".join(problems[:3]))
-    return spec
 
 
 def validation_schema(row: ToolRow, spec: HandlerSpec) -> dict[str, Any]:
@@ -95,13 +117,30 @@ def advertised_schema(row: ToolRow, spec: HandlerSpec) -> dict[str, Any]:
     return portable(validation_schema(row, spec))
 
 
+def row_annotations(row: ToolRow, spec: HandlerSpec, schema: dict[str, Any]) -> ToolAnnotations:
+    """The handler's hints for this row (from its policy and validation schema), then the row's overrides.
+
+    A row that can write may not call itself read-only: hosts skip confirmation for read-only tools.
+    """
+    default = spec.hints(row.access_policy, schema)
+    hints = {**default, **row.access_policy.get("annotations", {})}
+    if hints["readOnlyHint"] and not default["readOnlyHint"]:
+        raise RowRefused(f"access_policy.annotations.readOnlyHint is true, but this {spec.name} row can change "
+                         "data; remove the key, or allow only reading commands")
+    return ToolAnnotations(**hints)
+
+
 def tool_from_row(row: ToolRow, call: RowCall, *, generated_help: str | None = None) -> RowTool:
     """The row as a tool; `generated_help` (the handler's describe hook) follows the usage notes."""
     spec = check_row(row)
+    schema = validation_schema(row, spec)
+    structured = bool(row.access_policy.get("structured_output"))
     return RowTool(
         name=row.tool_name,
         description=f"{row.usage_notes}\n\n{generated_help}" if generated_help else row.usage_notes,
-        parameters=advertised_schema(row, spec),
+        parameters=portable(schema),
+        output_schema=spec.output_schema if structured else None,
+        annotations=row_annotations(row, spec, schema),
         row=row,
         spec=spec,
         call=call,

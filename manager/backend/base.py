@@ -165,8 +165,8 @@ class Backend(Protocol):
         """What `memgate doctor` shows about the database (never secrets)."""
 
     def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float,
-                           now: str, max_chars: int = 500) -> QueryRows:
-        """Run one admitted SELECT on the read-only, walled query connection (execute_query).
+                           now: str, max_chars: int = 500, binds: Mapping[str, Any] | None = None) -> QueryRows:
+        """Run one admitted SELECT on the read-only, walled query connection (execute_query, reports).
 
         The wall is the database's: SQLite's read-only connection and authorizer, Oracle's
         read-only account with READ on the reviewed views under VPD. The reviewed views
@@ -175,7 +175,8 @@ class Backend(Protocol):
         Raises QueryRejected, QueryTimeout or BackendUnavailable, never a driver error.
         It ends the query, and its use of CPU, at timeout_s. Each text value needs to keep
         only max_chars + 1 characters, each binary value only its length: no more than one
-        raw row is held.
+        raw row is held. `binds` are the values of the statement's `:name` parameters (a
+        report's), bound by the driver, never spliced into the text.
         """
 
     def query_catalog(self) -> ViewCatalog:

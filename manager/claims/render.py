@@ -25,7 +25,7 @@ def render_claims(claims: list[ClaimLookup], *, subject: str, predicate: str | N
     what = f"{subject} {predicate}" if predicate else subject
     if not claims:
         text = metadata_line(entity=what, claims=0) + "\nNo claim is recorded for this subject."
-        return ToolOutput(text=text, tokens=count_tokens(text))
+        return ToolOutput(text=text, tokens=count_tokens(text), structured={"claims": []})
     versions: list[ClaimVersion] = []
     cut = more
     for claim in claims:
@@ -46,7 +46,7 @@ def render_claims(claims: list[ClaimLookup], *, subject: str, predicate: str | N
     cut = cut or len(shown) < len(versions)
     text = with_token_count(lambda tokens: head_of(len(shown), cut, tokens), "\n".join(records))
     return ToolOutput(text=text, rows=len(shown), truncated=cut, tokens=count_tokens(text),
-                      cited_ids=tuple(v.id for v in shown))
+                      cited_ids=tuple(v.id for v in shown), structured={"claims": [_as_dict(v) for v in shown]})
 
 
 def _record(v: ClaimVersion, cell_chars: int, annotations: tuple[StaleFact, ...]) -> str:
@@ -60,3 +60,10 @@ def _record(v: ClaimVersion, cell_chars: int, annotations: tuple[StaleFact, ...]
         valid_from=r["valid_from"], valid_until=r["valid_until"], deleted_at=r["deleted_at"],
         replaces=r["source_id"] if r["source_table"] == "entity_memory" else None,
         cell_chars=cell_chars, annotations=annotations)
+
+
+def _as_dict(v: ClaimVersion) -> dict:
+    r = v.row
+    return {"id": r["id"], "subject": r["subject"], "predicate": r["predicate"], "version": r["version"],
+            "status": v.status, "confidence": r["confidence"], "valid_from": r["valid_from"],
+            "valid_until": r["valid_until"], "deleted_at": r["deleted_at"]}

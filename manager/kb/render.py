@@ -33,7 +33,7 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
 
     if not hits:
         text = with_token_count(lambda tokens: head_of(0, False, tokens), "No knowledge-base chunk matches this query.")
-        return ToolOutput(text=text, tokens=count_tokens(text))
+        return ToolOutput(text=text, tokens=count_tokens(text), structured={"results": []})
     reserve = count_tokens(head_of(len(hits), True, 99_999)) + 1
     records = fit_records(hits, lambda hit: _build(hit, hit.content, False, notes.get(hit.id, ())), max_tokens,
                           reserve=reserve,

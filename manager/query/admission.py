@@ -15,6 +15,7 @@ that failed and never echo table, schema or function names the caller wrote.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -29,10 +30,12 @@ __all__ = ["AdmittedQuery", "admit_query"]
 
 @dataclass(frozen=True, slots=True)
 class AdmittedQuery:
-    """A query that passed admission: its text and the (lower-cased) views it reads."""
+    """A query that passed admission: its text, the (lower-cased) views it reads, its named binds."""
 
     sql: str
     tables: frozenset[str]
+    #: the `:name` bind parameters it uses (only when admitted with binds=True)
+    binds: frozenset[str] = frozenset()
 
 
 def admit_query(
@@ -42,11 +45,15 @@ def admit_query(
     allowed_views: set[str],
     allowed_functions: set[str] | frozenset[str] | None = None,
     max_chars: int = 32000,
+    binds: bool = False,
 ) -> AdmittedQuery:
     """Admit one SELECT that reads only `allowed_views` and calls only `allowed_functions`
     (default: the dialect's allowlist), in `dialect`'s grammar.
 
-    Raises QueryRejected, whose `rule` names the failed rule, for anything else.
+    `binds=True` admits named bind parameters (`:name`), for a statement an operator
+    reviewed (a report row), never for one a model wrote: the backend binds their values.
+    Every other placeholder form is still refused. Raises QueryRejected, whose `rule`
+    names the failed rule, for anything else.
     """
     if not isinstance(sql, str):
         raise _rejected("syntax", dialect=dialect)
@@ -64,7 +71,7 @@ def admit_query(
 
     tokens = _tokenize(dialect, sql)
     _check_semicolons(dialect, sql, tokens)
-    _check_placeholders(dialect, sql, tokens)
+    named = _check_placeholders(dialect, sql, tokens, binds)
     tree = _parse(dialect, *_without_comments(dialect, sql, tokens))
 
     if not isinstance(tree, (exp.Select, exp.SetOperation)):
@@ -81,7 +88,7 @@ def admit_query(
                                          else allowed_functions)}
     tables = _check_tables(nodes, views, fold)
     _check_functions(nodes, functions, dialect)
-    return AdmittedQuery(sql=sql.strip(), tables=frozenset(tables))
+    return AdmittedQuery(sql=sql.strip(), tables=frozenset(tables), binds=frozenset(named))
 
 
 # Rules --------------------------------------------------------------------------------
@@ -107,6 +114,10 @@ _REASONS = {
     "placeholder": (
         "it has a bind placeholder (?, :name, @name, $name or #name).",
         "Write the values into the query as literals.",
+    ),
+    "named-binds": (
+        "a report binds values only as :name (a letter or _, then letters, digits or _).",
+        "Write each bind as :name and declare name in the report's schema.",
     ),
     "select-only": (
         "only a SELECT statement is accepted.",
@@ -200,21 +211,39 @@ def _check_semicolons(dialect: QueryDialect, sql: str, tokens: list[Token]) -> N
         raise _rejected("one-statement")
 
 
-def _check_placeholders(dialect: QueryDialect, sql: str, tokens: list[Token]) -> None:
+_BIND_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_placeholders(dialect: QueryDialect, sql: str, tokens: list[Token], binds: bool) -> set[str]:
+    """Refuse placeholders; with `binds`, admit `:name` ones and return their names."""
+    named: set[str] = set()
     previous: Token | None = None
-    for token in tokens:
+    for i, token in enumerate(tokens):
         first = sql[token.start] if token.start < len(sql) else ""
         if token.token_type is TokenType.DCOLON:
             raise _rejected("syntax", dialect=dialect)  # `::` casts belong to neither SQLite nor Oracle
-        if token.token_type in _PLACEHOLDER_TOKENS or (
+        if previous is not None and previous.token_type is TokenType.COLON and _named_bind(sql, previous, token):
+            pass  # the name of a `:name` bind admitted below
+        elif token.token_type in _PLACEHOLDER_TOKENS or (
             first == "$" and token.token_type not in (TokenType.STRING, TokenType.IDENTIFIER)
         ):
             glued = previous is not None and previous.end + 1 == token.start
             after_name = glued and previous.token_type in _NAME_TOKENS
             if token.token_type is TokenType.PARAMETER and after_name:
                 raise _rejected("schema")  # name@link: an Oracle-style database link
-            raise _rejected("placeholder")
+            following = tokens[i + 1] if i + 1 < len(tokens) else None
+            if not binds:
+                raise _rejected("placeholder")
+            if token.token_type is not TokenType.COLON or following is None or not _named_bind(sql, token, following):
+                raise _rejected("named-binds")
+            named.add(sql[following.start : following.end + 1])
         previous = token
+    return named
+
+
+def _named_bind(sql: str, colon: Token, name: Token) -> bool:
+    """`:` glued to a bare word (a keyword too, as in `:date`): one named bind parameter."""
+    return colon.end + 1 == name.start and _BIND_NAME.fullmatch(sql[name.start : name.end + 1]) is not None
 
 
 # Tree ---------------------------------------------------------------------------------

@@ -13,14 +13,34 @@ from ..errors import ConfigError
 #: sha256 (schema_digest) of tool_schemas an earlier memgate seeded by default, by tool name:
 #: `memgate init` moves a row still holding one to the current default schema.
 RETIRED_SCHEMAS = {
-    # execute_query named its SQL argument `sql`; the toolbox contract calls it `query`.
-    "execute_query": frozenset({"bc61204ffe432ad315182bc731caf3c1303e2c1c5c8b2273ccc28aa08eab4a87"}),
+    "execute_query": frozenset({
+        # named its SQL argument `sql`; the toolbox contract calls it `query`
+        "bc61204ffe432ad315182bc731caf3c1303e2c1c5c8b2273ccc28aa08eab4a87",
+        # described each property at length; the menu now costs a fraction of the tokens
+        "dd17503fa09ed8feb1192251be6489ee4d8f0804239cecf5a41358d208a593dd",
+    }),
+    "lookup_entity": frozenset({"a4d997f7c31080d260533edf7cfbaa33517e9fea63ce6eb4b3a3945815a4a066"}),
+    "memory": frozenset({"80a7e308a44ebf19d26949e45d15b08d91e5ce458798881db05b8a4e9793fc22"}),
+    "search_memory": frozenset({"936b6f0d4d4fa076732d3f7d4f07e32d4c48877b4b1506079638ae18d6dff171"}),
+}
+#: sha256 (notes_digest) of usage_notes an earlier memgate seeded by default, by tool name: init
+#: gives a row still holding one the current default's notes.
+RETIRED_NOTES = {
+    "execute_query": frozenset({"d61830c146a8d6e5007c1e34c6fca7cf4bd33e830853ec038318b2e5442757ea"}),
+    "lookup_entity": frozenset({"7b8df2d537050ef9941ea0825bf0f154130006fc205e7ad12688290a2d84179f"}),
+    "memory": frozenset({"75c66298be3dca27b6f1513b1a5fd61a6d1b2796ce11504870723260dd2b0340"}),
+    "search_memory": frozenset({"2959389cbb761ffc9ed51736295f97a921dbf04d866b8b3ccc59a28381cb35ec"}),
 }
 
 
 def schema_digest(schema: dict[str, Any]) -> str:
     """The sha256 of a tool_schema as seeding stores it (JSON, keys sorted)."""
     return hashlib.sha256(json.dumps(schema, sort_keys=True).encode()).hexdigest()
+
+
+def notes_digest(notes: str) -> str:
+    """The sha256 of usage_notes as seeding stores them (stripped)."""
+    return hashlib.sha256(notes.strip().encode()).hexdigest()
 
 
 def load_tool_definitions(path: str | Path | None = None) -> list[dict[str, Any]]:

@@ -16,7 +16,7 @@ from ..claims.scoping import most_specific_per_key
 from ..errors import InvalidArgument, NotFound
 from ..identity import Identity
 from ..ids import new_id
-from .defaults import RETIRED_SCHEMAS, schema_digest
+from .defaults import RETIRED_NOTES, RETIRED_SCHEMAS, notes_digest, schema_digest
 
 
 @dataclass(frozen=True)
@@ -94,27 +94,49 @@ def _insert_next_version(session: Session, identity: Identity, latest: Row, now:
 
 
 def upgrade_defaults(session: Session, identity: Identity, definitions: list[dict[str, Any]], now: str) -> list[str]:
-    """Give the tenant-wide rows still holding a tool_schema an earlier memgate seeded (never edited
-    since) the current default schema, as their next version; usage notes and policy stay."""
+    """Give the tenant-wide rows still holding a tool_schema or usage_notes an earlier memgate seeded
+    (never edited since) the current default's, as their next version; edited parts and the policy stay."""
     upgraded = []
     with session.transaction():
         for d in definitions:
-            retired = RETIRED_SCHEMAS.get(d["tool_name"])
-            versions = _tenant_wide_versions(session, d["tool_name"]) if retired else []
+            name = d["tool_name"]
+            if name not in RETIRED_SCHEMAS and name not in RETIRED_NOTES:
+                continue
+            versions = _tenant_wide_versions(session, name)
             latest = versions[0] if versions else None
             if latest is None or not _is_active(latest, now):
                 continue
-            try:
-                schema = json.loads(latest["tool_schema"])
-            except (TypeError, ValueError):
-                continue  # a broken row is the operator's to fix; doctor says why it is refused
-            if not isinstance(schema, dict) or schema_digest(schema) not in retired:
+            changes = {}
+            if _stored_schema_digest(latest) in RETIRED_SCHEMAS.get(name, ()):
+                changes["tool_schema"] = json.dumps(d["tool_schema"], sort_keys=True)
+            if notes_digest(latest["usage_notes"] or "") in RETIRED_NOTES.get(name, ()):
+                changes["usage_notes"] = d["usage_notes"].strip()
+            if not changes:
                 continue
             session.execute("toolbox_close", id=latest["id"], now=now)
-            _insert_next_version(session, identity, latest, now,
-                                 tool_schema=json.dumps(d["tool_schema"], sort_keys=True))
-            upgraded.append(d["tool_name"])
+            _insert_next_version(session, identity, latest, now, **changes)
+            upgraded.append(name)
     return upgraded
+
+
+def _stored_schema_digest(row: Row) -> str | None:
+    try:
+        schema = json.loads(row["tool_schema"])
+    except (TypeError, ValueError):
+        return None  # a broken row is the operator's to fix; doctor says why it is refused
+    return schema_digest(schema) if isinstance(schema, dict) else None
+
+
+def put(session: Session, identity: Identity, definition: dict[str, Any], now: str) -> Row:
+    """Write `definition` as the tenant-wide row of its name: version 1, or the next version."""
+    with session.transaction():
+        versions = _tenant_wide_versions(session, definition["tool_name"])
+        if not versions:
+            return _insert_first_version(session, identity, definition, now, "memgate tools")
+        latest = versions[0]
+        if _is_active(latest, now):
+            session.execute("toolbox_close", id=latest["id"], now=now)
+        return _insert_next_version(session, identity, latest, now, **_columns(definition))
 
 
 def seed(session: Session, identity: Identity, definitions: list[dict[str, Any]], now: str) -> list[str]:
@@ -124,13 +146,20 @@ def seed(session: Session, identity: Identity, definitions: list[dict[str, Any]]
         for d in definitions:
             if _tenant_wide_versions(session, d["tool_name"]):
                 continue
-            session.insert("toolbox_memory", {
-                "id": new_id("tool"), "tenant_id": identity.tenant, "tool_name": d["tool_name"],
-                "tool_schema": json.dumps(d["tool_schema"], sort_keys=True),
-                "usage_notes": d["usage_notes"].strip(), "tool_handler": d["tool_handler"],
-                "access_policy": json.dumps(d.get("access_policy", {}), sort_keys=True),
-                "version": 1, "valid_from": now, "created_by": identity.principal or "memgate init",
-                "created_at": now,
-            })
+            _insert_first_version(session, identity, d, now, "memgate init")
             added.append(d["tool_name"])
     return added
+
+
+def _columns(d: dict[str, Any]) -> dict[str, Any]:
+    """A tool definition (config/toolbox.json's form) as the row's columns."""
+    return {"tool_name": d["tool_name"], "tool_schema": json.dumps(d["tool_schema"], sort_keys=True),
+            "usage_notes": d["usage_notes"].strip(), "tool_handler": d["tool_handler"],
+            "access_policy": json.dumps(d.get("access_policy", {}), sort_keys=True)}
+
+
+def _insert_first_version(session: Session, identity: Identity, d: dict[str, Any], now: str, creator: str) -> Row:
+    row = {**_columns(d), "id": new_id("tool"), "tenant_id": identity.tenant, "version": 1, "valid_from": now,
+           "created_by": identity.principal or creator, "created_at": now}
+    session.insert("toolbox_memory", row)
+    return row

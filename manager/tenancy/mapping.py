@@ -14,7 +14,6 @@ from typing import Any
 
 from ..backend.base import Row, Session
 from ..errors import InvalidArgument, NotFound, TenantMismatch, TenantUnmapped
-from ..identity import UNMAPPED_TENANT
 
 #: the attributes a mapping can key on, most specific first: that order picks the mapped user
 KINDS = ("iss_sub", "client_id", "hd", "email_domain")

@@ -1,10 +1,14 @@
-"""`memgate tools list|enable|disable`: a tenant's toolbox rows."""
+"""`memgate tools list|enable|disable|add-report`: a tenant's toolbox rows."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import click
 
-from memgate.manager import now_iso
+from memgate.manager import InvalidArgument, MemgateError, ToolRow, now_iso
+from memgate.toolbox import check_row
 
 from .common import friendly_errors, open_manager, operator_identity, settings_from, tenant_option
 
@@ -22,7 +26,7 @@ def _status(row: dict, now: str) -> str:
 def register(cli: click.Group) -> None:
     @cli.group("tools")
     def tools() -> None:
-        """List, enable and disable a tenant's tools (toolbox_memory rows)."""
+        """List, enable and disable a tenant's tools (toolbox_memory rows); add reports."""
 
     @tools.command("list")
     @tenant_option()
@@ -55,6 +59,75 @@ def register(cli: click.Group) -> None:
 
     for name, enabled in (("enable", True), ("disable", False)):
         _toggle(tools, name, enabled)
+
+    @tools.command("add-report")
+    @click.argument("tool_name")
+    @click.option("--sql", "sql_file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                  help="The reviewed SELECT, binding the caller's values as :name.")
+    @click.option("--schema", "schema_file", required=True,
+                  type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                  help="JSON Schema of the binds: one property per :name; its description is the tool's.")
+    @click.option("--notes", help="What the model reads about the tool (default: the schema's description).")
+    @click.option("--max-rows", type=click.IntRange(min=1), help="Rows per call (default and ceiling: the caps).")
+    @tenant_option()
+    @click.pass_context
+    @friendly_errors
+    def add_report(ctx, tool_name, sql_file, schema_file, notes, max_rows, tenant) -> None:
+        """Add a report: one reviewed SELECT handed to the model as a tool.
+
+        The statement is admitted now, by execute_query's rules over the same reviewed
+        views (a write, a second statement or an unknown view is refused, naming the
+        rule), and its :name binds must be exactly the schema's properties. Calls run it
+        read-only, capped and logged like execute_query; only the bind values are the
+        model's, each checked against the schema. A report that exists gets a new version.
+
+        \b
+        Example:
+          memgate tools add-report claims_changed_since -t acme --sql config/reports/claims_changed_since.sql --schema config/reports/claims_changed_since.json
+        """
+        definition = report_definition(tool_name, sql_file, schema_file, notes, max_rows)
+        problem = _row_problem(definition)
+        if problem:
+            raise click.ClickException(f"report {tool_name!r} cannot be served: {problem}")
+        manager = open_manager(settings_from(ctx))
+        try:
+            row = manager.put_tool(operator_identity(tenant), definition)
+        finally:
+            manager.close()
+        click.echo(f"{tool_name} (report) added for {tenant} (version {row['version']})")
+
+
+def report_definition(name: str, sql_file: Path, schema_file: Path, notes: str | None,
+                      max_rows: int | None) -> dict:
+    """A report row from its files: the schema's top-level description becomes the usage notes."""
+    try:
+        schema = json.loads(schema_file.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise InvalidArgument(f"{schema_file} is not JSON: {exc}", field="--schema") from exc
+    if not isinstance(schema, dict):
+        raise InvalidArgument(f"{schema_file} must hold a JSON object (a JSON Schema)", field="--schema")
+    described = schema.pop("description", None)
+    notes = notes or described
+    if not isinstance(notes, str) or not notes.strip():
+        raise InvalidArgument("a report needs usage notes: give --notes, or a top-level description in the schema",
+                              field="--notes")
+    report = {"sql": sql_file.read_text(encoding="utf-8").strip()}
+    if max_rows is not None:
+        report["max_rows"] = max_rows
+    return {"tool_name": name, "tool_handler": "report", "usage_notes": notes, "tool_schema": schema,
+            "access_policy": {"report": report}}
+
+
+def _row_problem(definition: dict) -> str | None:
+    """Why the toolbox would not serve this row (the same check every list runs), or None."""
+    row = ToolRow(id="new", version=1, tool_name=definition["tool_name"], tool_schema=definition["tool_schema"],
+                  usage_notes=definition["usage_notes"], tool_handler=definition["tool_handler"],
+                  access_policy=definition["access_policy"])
+    try:
+        check_row(row)
+    except MemgateError as exc:
+        return exc.message
+    return None
 
 
 def _toggle(group: click.Group, name: str, enabled: bool) -> None:

@@ -105,3 +105,12 @@ def test_conversation_memory_is_readable_and_scoped(backend, two_tenants):
     sql = "SELECT id FROM conversation_memory"
     assert _query(backend, ACME, sql, now=now_iso()) == [{"id": "cnv_jane"}]
     assert _query(backend, BOB, sql, now=now_iso()) == []
+
+
+def test_named_binds_are_bound_as_values_never_as_sql(backend, two_tenants):
+    sql = "SELECT id FROM entity_memory WHERE subject = :subject AND version >= :least ORDER BY id"
+    rows = backend.run_readonly_query(ACME, sql, 500, 10.0, LATER, binds={"subject": "model:helios-rag", "least": 2})
+    assert [r[0] for r in rows.rows] == ["ent_acme_helios_v2"]
+    injected = backend.run_readonly_query(ACME, sql, 500, 10.0, LATER,
+                                          binds={"subject": "x' OR '1'='1", "least": 0})
+    assert injected.rows == []

@@ -85,4 +85,9 @@ def _state(question: str, options: list[str] | None) -> str:
     return "clarify:" + hashlib.sha256(json.dumps([question, options]).encode()).hexdigest()[:32]
 
 
-SPEC = HandlerSpec("clarify", "clarify", ClarifyArgs, interact=ask_user, charged=False)
+def clarify_hints(policy: dict[str, Any], schema: dict[str, Any]) -> dict[str, bool]:
+    """clarify stores the user's answer as a thread event: a write, though it destroys nothing."""
+    return {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
+
+
+SPEC = HandlerSpec("clarify", "clarify", ClarifyArgs, interact=ask_user, charged=False, hints=clarify_hints)

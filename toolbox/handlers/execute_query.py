@@ -2,7 +2,8 @@
 
 Its tool description is the row's usage_notes plus the views and columns the caller
 may query, generated from the database catalog on every list (not hand-kept), so the
-agent needs no exploration calls.
+agent needs no exploration calls. The function allowlist is summarised by family there;
+the full list is the resource FUNCTIONS_URI (server/resources.py).
 """
 
 from __future__ import annotations
@@ -23,8 +24,12 @@ class ExecuteQueryArgs(StrictArgs):
     max_rows: int | None = Field(None, ge=1, le=ROWS_CEILING)
 
 
+#: the MCP resource listing every function a query may call (the description lists only families)
+FUNCTIONS_URI = "memgate://query/functions"
+
+
 def describe_query_views(manager: Any, identity: Any) -> str:
-    return manager.query_views_help()
+    return manager.query_views_help(functions_at=FUNCTIONS_URI)
 
 
 SPEC = HandlerSpec("execute_query", "execute_query", ExecuteQueryArgs, describe=describe_query_views,

@@ -4,7 +4,8 @@ Parameter names are the contract's (the anthropic SDK's `BetaMemoryTool20250818*
 models; LangChain JS `Memory20250818CommandSchema` matches), so a model trained on the
 memory tool calls this one the same way. The row's access_policy may allow a subset of
 the commands (`"allowed_commands": ["view"]` makes a read-only memory); the advertised
-schema then offers only those commands and their parameters.
+schema then offers only those commands and their parameters, and the annotations say
+read-only.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from pydantic import Field
 from memgate.manager import MEMORY_COMMANDS as COMMANDS
 from memgate.manager import InvalidArgument
 
-from .spec import HandlerSpec, StrictArgs
+from .spec import READ_ONLY, HandlerSpec, StrictArgs
+
+#: commands that change or remove what a file held (create refuses to overwrite; insert only adds)
+DESTRUCTIVE = frozenset({"str_replace", "delete", "rename"})
 
 
 class MemoryArgs(StrictArgs):
@@ -59,4 +63,14 @@ def shape_memory_schema(schema: dict[str, Any], policy: dict[str, Any]) -> dict[
     return shaped
 
 
-SPEC = HandlerSpec("memory", "memory", MemoryArgs, shape_schema=shape_memory_schema, takes_policy=True)
+def memory_hints(policy: dict[str, Any], schema: dict[str, Any]) -> dict[str, bool]:
+    """Read-only when the row offers only `view` (its schema's enum, shaped by allowed_commands)."""
+    offered = set(schema.get("properties", {}).get("command", {}).get("enum", COMMANDS))
+    if offered <= {"view"}:
+        return dict(READ_ONLY)
+    return {"readOnlyHint": False, "destructiveHint": bool(offered & DESTRUCTIVE), "idempotentHint": False,
+            "openWorldHint": False}
+
+
+SPEC = HandlerSpec("memory", "memory", MemoryArgs, shape_schema=shape_memory_schema, takes_policy=True,
+                   hints=memory_hints)

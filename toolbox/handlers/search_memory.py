@@ -13,4 +13,23 @@ class SearchMemoryArgs(StrictArgs):
     max_results: int | None = Field(None, ge=1, le=50)
 
 
-SPEC = HandlerSpec("search_memory", "search_memory", SearchMemoryArgs)
+_RANK = {"type": ["integer", "null"]}
+#: ToolOutput.structured of search_memory (manager/kb/render.py): the chunks the text shows, best first
+OUTPUT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "results": {"type": "array", "items": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string"}, "document_id": {"type": "string"}, "title": {"type": "string"},
+                "collection": {"type": "string"}, "position": {"type": "integer"}, "chunks": {"type": "integer"},
+                "tokens": {"type": "integer"}, "score": {"type": "number"}, "lexical_rank": _RANK,
+                "vector_rank": _RANK, "cosine": {"type": ["number", "null"]}, "folded": {"type": "integer"},
+            },
+            "required": ["id", "document_id", "score"],
+        }},
+    },
+    "required": ["results"],
+}
+
+SPEC = HandlerSpec("search_memory", "search_memory", SearchMemoryArgs, output_schema=OUTPUT_SCHEMA)

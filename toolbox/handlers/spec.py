@@ -8,7 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["Describer", "HandlerSpec", "Interaction", "SchemaShaper", "StrictArgs"]
+__all__ = ["HINTS", "READ_ONLY", "Describer", "HandlerSpec", "Hinter", "Interaction", "RowArguments", "SchemaShaper",
+           "StrictArgs"]
 
 SchemaShaper = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 #: (manager, identity) -> text appended to the row's usage_notes in the tool description
@@ -16,6 +17,15 @@ Describer = Callable[[Any, Any], str]
 #: (validated arguments) -> more keyword arguments for the method, or a ToolResult to answer with now;
 #: runs in the request's event loop, so it may talk to the client (elicitation)
 Interaction = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | Any]]
+#: (access_policy, validation schema) -> the MCP tool annotations (HINTS) the handler gives a row by default
+Hinter = Callable[[dict[str, Any], dict[str, Any]], dict[str, bool]]
+#: (validated arguments, the row's tool_schema) -> the method's keyword arguments
+RowArguments = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
+
+#: the MCP tool annotations a row states, and what each tells a host
+HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+#: reads the caller's own memory and nothing else: hosts may skip confirmation
+READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 
 class StrictArgs(BaseModel):
@@ -24,12 +34,17 @@ class StrictArgs(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+def read_only(policy: dict[str, Any], schema: dict[str, Any]) -> dict[str, bool]:
+    return dict(READ_ONLY)
+
+
 @dataclass(frozen=True)
 class HandlerSpec:
     name: str
     #: the MemoryManager method this handler calls: method(identity, **arguments)
     method: str
-    args_model: type[StrictArgs]
+    #: the strict argument model; None when the row's tool_schema defines the arguments (row_arguments)
+    args_model: type[StrictArgs] | None
     #: optional: adapts the row's schema to its access_policy before it is advertised
     shape_schema: SchemaShaper | None = None
     #: pass the row's access_policy to the method as `policy=` (e.g. memory store selection)
@@ -43,3 +58,11 @@ class HandlerSpec:
     #: arguments an earlier release named differently (old name -> new), so a row that still
     #: uses an old name is refused with a reason that says how to upgrade it
     renamed: dict[str, str] | None = None
+    #: the annotations a row gets unless its access_policy.annotations says otherwise
+    hints: Hinter = read_only
+    #: the JSON Schema of ToolOutput.structured, for rows with access_policy.structured_output
+    output_schema: dict[str, Any] | None = None
+    #: for handlers without args_model: the method's kwargs from the validated arguments
+    row_arguments: RowArguments | None = None
+    #: more checks of a row (its policy, its schema) than the shared ones; raises InvalidArgument
+    check_row: Callable[[Any], None] | None = None

@@ -41,10 +41,11 @@ memory, so every cost is bounded where it arises:
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ...clock import now_iso
 from ...errors import AccessDenied, BackendUnavailable, MemgateError, QueryRejected, QueryTimeout
@@ -162,11 +163,11 @@ class ReadonlyQueries:
         self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
 
     def run(self, identity: Identity, sql: str, max_rows: int, timeout_s: float, now: str,
-            max_chars: int = 500) -> QueryRows:
+            max_chars: int = 500, binds: Mapping[str, Any] | None = None) -> QueryRows:
         """Run one read-only query as `identity`, current rows as of `now`; see the module docstring.
 
         Text values arrive cut to max_chars + 1 characters, so the caller's clip at
-        max_chars still marks them as clipped.
+        max_chars still marks them as clipped. `binds` go to the driver as named parameters.
         """
         try:
             refuse_base_table_names(sql)
@@ -182,7 +183,7 @@ class ReadonlyQueries:
             try:
                 with Deadline(conn, timeout_s) as deadline:
                     try:
-                        cursor = conn.execute(sql)
+                        cursor = conn.execute(sql, dict(binds or {}))
                         columns = [d[0] for d in cursor.description or ()]
                         result = _read(cursor, columns, max_rows) if columns else None
                     except sqlite3.Error as exc:

@@ -26,6 +26,11 @@ from .schema import run_script
 
 __all__ = ["build_query_views"]
 
+#: bookkeeping columns the reviewed views leave out: the lexical index's rowid and a chunk's
+#: character offsets in its document mean nothing to a query, and the tool description the
+#: catalog becomes is sent to the model on every turn
+_INTERNAL_COLUMNS = {"knowledge_base_chunk": frozenset({"seq", "char_start", "char_end"})}
+
 
 def build_query_views(conn: sqlite3.Connection) -> tuple[ViewCatalog, frozenset[str]]:
     """(Re)create the reviewed TEMP views; returns their catalog and the main views they read.
@@ -39,7 +44,9 @@ def build_query_views(conn: sqlite3.Connection) -> tuple[ViewCatalog, frozenset[
             conn.execute(f'DROP VIEW temp."{name}"')
         behind = []
         for table, claim in conn.execute(load_sql("sqlite", "query_views")).fetchall():
-            columns = [r[1] for r in conn.execute(f"PRAGMA main.table_info({table})").fetchall()]
+            internal = _INTERNAL_COLUMNS.get(table, frozenset())
+            columns = [r[1] for r in conn.execute(f"PRAGMA main.table_info({table})").fetchall()
+                       if r[1] not in internal]
             if not columns:
                 continue  # a schema without this table yet: nothing to review
             template = "query_view_versioned" if claim else "query_view_current"

@@ -1,0 +1,108 @@
+"""The tool menu hosts send the model on every turn stays small: counted as tools/list sends it.
+
+Counted with o200k_base over each tool's name, description and inputSchema as the wire
+carries them (compact JSON, UTF-8); `_meta`, `title` and annotations are not counted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fastmcp import Client
+from mcp_helpers import stdio_app
+
+from memgate.manager import ACME, count_tokens, load_tool_definitions, seed_demo
+from memgate.server.cli import cli
+
+pytestmark = pytest.mark.anyio
+
+ROOT = Path(__file__).resolve().parent.parent
+#: none of the default tools may cost more
+TOOL_BUDGET = 350
+#: the six default tools together (with expand and clarify)
+MENU_BUDGET = 1200
+#: the four tools there are before expand and clarify, leaving 400 for those two
+FOUR = ("lookup_entity", "search_memory", "execute_query", "memory")
+FOUR_BUDGET = 800
+
+
+def menu_tokens(tool) -> int:
+    wire = tool.model_dump(by_alias=True, exclude_none=True)
+    sent = {key: wire[key] for key in ("name", "description", "inputSchema") if key in wire}
+    return count_tokens(json.dumps(sent, ensure_ascii=False, separators=(",", ":")))
+
+
+async def _counts(app, mode="auto") -> dict[str, int]:
+    async with Client(app, mode=mode) as c:
+        return {t.name: menu_tokens(t) for t in await c.list_tools()}
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_default_menu_fits_its_token_budget(sqlite_path, two_tenants, mode):
+    app, manager = stdio_app(sqlite_path)
+    counts = await _counts(app, mode)
+    manager.close()
+    defaults = [d["tool_name"] for d in load_tool_definitions()]
+    for name in defaults:
+        print(f"{name}: {counts[name]} tokens")
+    print(f"all {len(defaults)} default tools: {sum(counts[n] for n in defaults)} tokens")
+    assert set(defaults) <= set(counts)
+    assert {n: c for n, c in counts.items() if n in defaults and c > TOOL_BUDGET} == {}
+    if len(defaults) >= 6:
+        assert sum(counts[n] for n in defaults) <= MENU_BUDGET, counts
+    assert sum(counts[n] for n in FOUR) <= FOUR_BUDGET, counts
+
+
+async def test_a_tenant_seeded_with_the_earlier_defaults_gets_the_compact_menu_from_init(sqlite_path, manager,
+                                                                                        monkeypatch):
+    for key in [k for k in os.environ if k.startswith("MEMGATE_")]:
+        monkeypatch.delenv(key)
+    seed_demo(manager)
+    manager.seed_tools(ACME, load_tool_definitions(ROOT / "tests" / "retired_toolbox.json"))
+    app, served = stdio_app(sqlite_path)
+    before = await _counts(app)
+    served.close()
+    out = CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "-t", "acme"]).output
+    assert "tools for acme: lookup_entity, memory, search_memory, execute_query upgraded" in out, out
+    app, served = stdio_app(sqlite_path)
+    after = await _counts(app)
+    async with Client(app) as c:
+        notes = {t.name: t.description for t in await c.list_tools()}
+    served.close()
+    assert sum(before[n] for n in FOUR) > 1300 and sum(after[n] for n in FOUR) <= FOUR_BUDGET, (before, after)
+    current = {d["tool_name"]: d["usage_notes"] for d in load_tool_definitions()}
+    assert all(notes[n].startswith(current[n]) for n in FOUR)
+
+
+async def test_an_edited_row_keeps_its_words_when_init_upgrades_the_rest(sqlite_path, manager, monkeypatch):
+    for key in [k for k in os.environ if k.startswith("MEMGATE_")]:
+        monkeypatch.delenv(key)
+    old = load_tool_definitions(ROOT / "tests" / "retired_toolbox.json")
+    for d in old:
+        if d["tool_name"] == "lookup_entity":
+            d["usage_notes"] = "Our own words about facts."
+    manager.seed_tools(ACME, old)
+    CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "-t", "acme"])
+    app, served = stdio_app(sqlite_path)
+    async with Client(app) as c:
+        tools = {t.name: t for t in await c.list_tools()}
+    served.close()
+    # the schema was a default nobody edited, so it moved; the notes were edited, so they stayed
+    assert tools["lookup_entity"].description == "Our own words about facts."
+    assert "maxLength" not in json.dumps(tools["lookup_entity"].input_schema)
+
+
+async def test_the_functions_resource_lists_what_the_description_summarises(sqlite_path, two_tenants):
+    app, manager = stdio_app(sqlite_path)
+    async with Client(app) as c:
+        [tool] = [t for t in await c.list_tools() if t.name == "execute_query"]
+        [content] = await c.read_resource("memgate://query/functions")
+    manager.close()
+    assert "memgate://query/functions" in tool.description and "julianday" not in tool.description
+    assert "- date/time: date, datetime, strftime, julianday," in content.text
+    for name in manager.backend.query_dialect.allowed_functions:
+        assert f" {name}," in content.text or f" {name}\n" in content.text or content.text.endswith(f" {name}")
