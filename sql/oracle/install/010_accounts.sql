@@ -6,9 +6,9 @@
 -- &&memgate_query_password, &&memgate_tablespace (DATA on Autonomous AI Database).
 -- Folder format: every statement ends with a line holding only "/" (see README.md).
 --
--- CREATE USER IF NOT EXISTS is 23ai+ syntax ("IF [NOT] EXISTS Syntax Support", PL/SQL Language
--- Reference 23, release-changes.html): "If the object already exists, the command is ignored, and
--- the original object remains unchanged" -- so a re-run never resets a password.
+-- CREATE USER IF NOT EXISTS is 23ai+ syntax (PL/SQL Language Reference 23, release changes,
+-- "IF [NOT] EXISTS Syntax Support", read through a page quoting it): when the object exists the
+-- statement is ignored and the object left unchanged, so a re-run never resets a password.
 --
 -- Privileges are granted directly, never through a role: memgate_ctx_pkg and the VPD policy
 -- function are definer's-rights code, and definer's-rights PL/SQL does not see privileges that

@@ -319,8 +319,8 @@ CREATE TABLE IF NOT EXISTS memgate_schema (
 )
 /
 -- Columns added after a table first shipped: CREATE TABLE IF NOT EXISTS does not add them to an
--- existing table, so add them here when missing (ORA-01430 "column being added already exists"
--- would be the error without the check).
+-- existing table, so add them here when missing (without the check a re-run would fail with
+-- ORA-01430, column already exists).
 DECLARE
   PROCEDURE add_column(p_table VARCHAR2, p_column VARCHAR2, p_type VARCHAR2) IS
     n PLS_INTEGER;

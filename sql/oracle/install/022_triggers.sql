@@ -2,7 +2,8 @@
 -- Run by: MEMGATE_OWNER. Re-runnable (CREATE OR REPLACE).
 --
 -- SQLite compares OLD and NEW values. Here the test is UPDATING('column'), true when the UPDATE
--- names the column at all (DBMS_STANDARD: FUNCTION UPDATING (COLNAM VARCHAR2) RETURN BOOLEAN):
+-- names the column at all (DBMS_STANDARD: FUNCTION UPDATING (COLNAM VARCHAR2) RETURN BOOLEAN, as
+-- listed in O'Reilly's Oracle PL/SQL Best Practices, MOD-17):
 -- stricter, the same for memgate, whose only UPDATE of entity_memory is entity_close_version
 -- (SET valid_until). It is used because content_json is JSON and "UPDATE OF" refuses LOB-like
 -- columns ("ORA-25006: cannot specify this column in UPDATE OF clause ... such as LOB"), and

@@ -12,9 +12,10 @@
 -- "A CONTEXT index is not transactional ... For inserts and updates, the new information is not
 -- visible to text searches until an index synchronization has occurred" (Text Application
 -- Developer's Guide 23, Creating a CONTEXT Index). Since 23ai the default is automatic
--- maintenance, a background sync at an interval the database picks ("The auto-determined
--- interval cannot be overridden", and such indexes accept no other SYNC setting; Text
--- Application Developer's Guide 26, Using Automatic Maintenance for an Index). memgate searches
+-- maintenance, a background sync at an interval the database picks: the auto-determined
+-- interval cannot be overridden, and such indexes accept no other SYNC setting (Text Application
+-- Developer's Guide, Using Automatic Maintenance for an Index; read in the Japanese 26 edition,
+-- https://docs.oracle.com/cd/G11854_01/ccapp/using-automatic-maintenance-index.html). memgate searches
 -- right after an ingest, so this index asks for SYNC (ON COMMIT) with MAINTENANCE MANUAL: a chunk
 -- is searchable as soon as its transaction commits. NOT VERIFIED on a live database: the exact
 -- spelling "MAINTENANCE MANUAL" next to SYNC (ON COMMIT) was not found in the docs corpus. If

@@ -4,7 +4,8 @@
 --
 -- What VPD does: "When a user directly or indirectly accesses a table, view, or synonym that is
 -- protected with an Oracle Virtual Private Database policy, Oracle Database dynamically modifies
--- the SQL statement of the user" (Security Guide, Using Oracle VPD to Control Data Access). The
+-- the SQL statement of the user" (Security Guide, Using Oracle VPD to Control Data Access; read in
+-- the Japanese 11.2/18c editions, translated). The
 -- policy function is definer's rights, yet "Oracle Database generates the predicate with the VPD
 -- policy function authorized by the owner but in the same current user session" (Security Guide
 -- 19c, Components of an Oracle VPD Policy): SESSION_USER and the session's contexts are the

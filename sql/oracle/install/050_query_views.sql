@@ -18,7 +18,8 @@
 -- VPD still applies: these views are owned by MEMGATE_OWNER, but "when a user directly or
 -- indirectly accesses a table, view, or synonym that is protected with an Oracle Virtual Private
 -- Database policy, Oracle Database dynamically modifies the SQL statement of the user" (Security
--- Guide, Using Oracle VPD to Control Data Access), and the policy function runs "in the same
+-- Guide, Using Oracle VPD to Control Data Access, translated from the Japanese 18c edition), and
+-- the policy function runs "in the same
 -- current user session" (Security Guide 19c, Components of an Oracle VPD Policy). So a query by
 -- memgate_query through qv_entity_memory gets the predicate for SESSION_USER = MEMGATE_QUERY, over
 -- the identity the app shared for that call (memgate_qctx, 030/040); the views' definer's rights
@@ -26,9 +27,9 @@
 --
 -- Same-scope tests use DECODE, which is NULL-safe ("In a DECODE function, Oracle considers two
 -- nulls to be equivalent", SQL Language Reference, DECODE).
--- READ, not SELECT: "The READ object privilege only enables users to query the object", while
--- SELECT also allows LOCK TABLE and SELECT ... FOR UPDATE (Security Guide, READ and SELECT Object
--- Privileges; new in 12.1.0.2).
+-- READ, not SELECT: READ lets a user query the view and nothing else, while SELECT also allows
+-- LOCK TABLE and SELECT ... FOR UPDATE (new in 12.1.0.2: Object-Relational Developer's Guide 12.1,
+-- changes in this release; Security Guide 19c, READ and SELECT Object Privileges).
 CREATE OR REPLACE VIEW qv_entity_memory AS
 SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.subject, t.predicate, t.content,
        t.content_json, t.confidence, t.embedding, t.embedding_model, t.version, t.valid_from,
