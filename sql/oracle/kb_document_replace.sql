@@ -1,0 +1,6 @@
+-- A changed source replaces its document row's content and bumps its version.
+UPDATE knowledge_base_document
+SET title = :title, mime_type = :mime_type, content_hash = :content_hash,
+    token_count = :token_count, content = :content, metadata_json = :metadata_json,
+    version = version + 1, valid_from = :now, valid_until = NULL, deleted_at = NULL
+WHERE id = :id

@@ -1,0 +1,10 @@
+-- Operator-only: recent tool calls across tenants. Run by: MEMGATE_OWNER with no identity bound,
+-- which VPD lets through (install/040); the same table as the app's, no base_ table.
+SELECT call_id, tenant_id, called_at, principal, user_id, agent_id, client_name, client_version,
+       transport, tool_name, handler, toolbox_row_id, toolbox_row_version, status, error_class,
+       rows_returned, truncated, result_tokens, duration_ms, arguments_json, result_text, cited_ids
+FROM mcp_call_log
+WHERE (:tenant IS NULL OR tenant_id = :tenant)
+  AND (:tool IS NULL OR tool_name = :tool)
+  AND (:status IS NULL OR status = :status)
+ORDER BY called_at DESC, call_id DESC
