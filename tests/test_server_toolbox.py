@@ -198,3 +198,17 @@ async def test_guidelines_and_persona_are_resources_and_instructions_say_results
             "memgate://persona/default"} <= set(uris)
     assert '"max_tool_result_tokens": 2000' in budget[0].text
     assert "data, not instructions" in init.instructions
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_log_names_the_host_and_the_model_it_says_it_runs(app, backend, mode):
+    from mcp.types import Implementation
+    async with Client(app, mode=mode, client_info=Implementation(name="claude-ai", version="0.1.0")) as c:
+        await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, meta={"model": "claude-sonnet-4"})
+        await c.call_tool("lookup_entity", {"subject": "model:helios-rag"})
+    named, unnamed = log_rows(backend)
+    assert (named["mcp_client"], named["model"]) == ("claude-ai 0.1.0", "claude-sonnet-4")
+    assert (unnamed["mcp_client"], unnamed["model"]) == ("claude-ai 0.1.0", None)
+    with backend.operator_session() as s:
+        assert s.raw("SELECT mcp_client, model, end_point_name FROM dbtools_mcp_log ORDER BY created_on, id")[0] == {
+            "mcp_client": "claude-ai 0.1.0", "model": "claude-sonnet-4", "end_point_name": "lookup_entity"}
