@@ -1,2 +1,2 @@
--- Close one claim version (the trigger in install/022 allows only lifecycle columns to change).
+-- Close a claim version (a correction inserts the next one in the same transaction).
 UPDATE entity_memory SET valid_until = :now WHERE id = :id AND valid_until IS NULL

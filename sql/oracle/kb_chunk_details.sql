@@ -1,7 +1,4 @@
--- What a search result shows for the chunks in :seqs (a JSON list of seq).
--- JSON_TABLE stands in for SQLite's json_each ("the first argument of json_table ... can be a
--- bind variable", JSON Developer's Guide, SQL/JSON Function JSON_TABLE). content is a CLOB: the
--- backend fetches it as text (fetch_lobs=False).
+-- The chunks (by seq, a JSON array) a search returned, with their document's title and size.
 SELECT c.seq, c.id, c.document_id, c.collection, c.position, c.content, c.token_count,
        d.title, d.source_uri,
        (SELECT COUNT(*) FROM knowledge_base_chunk n WHERE n.document_id = c.document_id) AS chunk_count

@@ -1,3 +1,2 @@
--- Drop a document's chunks. Oracle Text removes them from the lexical index itself (deletes are
--- immediate for a CONTEXT index); no trigger is needed.
+-- A changed document's chunks are replaced: delete the old ones.
 DELETE FROM knowledge_base_chunk WHERE document_id = :document_id

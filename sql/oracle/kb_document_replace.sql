@@ -1,4 +1,4 @@
--- A changed source replaces its document row's content and bumps its version.
+-- A changed file updates its document in place: the next version, current from :now.
 UPDATE knowledge_base_document
 SET title = :title, mime_type = :mime_type, content_hash = :content_hash,
     token_count = :token_count, content = :content, metadata_json = :metadata_json,

@@ -1,2 +1,2 @@
--- Every file of one store (`memgate memory clear`).
+-- Every file of a store (before the store itself is deleted).
 DELETE FROM memory_file WHERE store_id = :store_id

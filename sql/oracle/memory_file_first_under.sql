@@ -1,4 +1,4 @@
--- Whether any file lies below :prefix (which ends in '/'): directories exist only through their files.
+-- Any one file below a directory path (is the directory there?).
 SELECT path
 FROM memory_file
 WHERE store_id = :store_id AND SUBSTR(path, 1, LENGTH(:prefix)) = :prefix

@@ -1,2 +1,2 @@
--- Delete one memory store (its files first: memory_file_delete_all).
+-- A memory store, once its files are gone.
 DELETE FROM memory_store WHERE id = :store_id

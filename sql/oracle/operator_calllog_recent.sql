@@ -1,5 +1,5 @@
--- Operator-only: recent tool calls across tenants. Run by: MEMGATE_OWNER with no identity bound,
--- which VPD lets through (install/040); the same table as the app's, no base_ table.
+-- Operator only (`memgate log`): calls across tenants, or one tenant's, newest first. Runs as the
+-- schema owner, whose VPD predicate is empty (install/040).
 SELECT call_id, tenant_id, called_at, principal, user_id, agent_id, client_name, client_version,
        transport, tool_name, handler, toolbox_row_id, toolbox_row_version, status, error_class,
        rows_returned, truncated, result_tokens, duration_ms, arguments_json, result_text, cited_ids

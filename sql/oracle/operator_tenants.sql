@@ -1,5 +1,4 @@
--- Operator-only: tenants that have any toolbox row, guideline or claim.
--- Run by: MEMGATE_OWNER with no identity bound (install/040).
+-- Operator only (`memgate doctor`): every tenant with toolbox rows, guidelines or claims.
 SELECT tenant_id FROM toolbox_memory
 UNION SELECT tenant_id FROM guideline_memory
 UNION SELECT tenant_id FROM entity_memory

@@ -1,6 +1,5 @@
--- Every version of the tenant's toolbox rows (admin view: `memgate tools list`).
--- SQLite orders by ifnull(user_id, '') ...: '' sorts first, so NULLS FIRST here (Oracle puts
--- NULLs last in ascending order by default, and NVL(x, '') would be NULL anyway).
+-- Every version of the caller's toolbox rows. SQLite orders by ifnull(user_id, ''), so '' (no
+-- scope) first: NULLS FIRST here (Oracle sorts NULLs last in ascending order by default).
 SELECT id, tool_name, tool_schema, usage_notes, tool_handler, access_policy, version,
        valid_from, valid_until, deleted_at, user_id, agent_id, thread_id
 FROM toolbox_memory

@@ -1,4 +1,6 @@
 -- 010_accounts.sql: the three memgate accounts and their system privileges.
+-- `memgate init` runs it (and 015) when [database] admin_user is set; otherwise a DBA runs both in
+-- SQLcl or SQL*Plus first, with the DEFINEs below.
 -- Run by: a DBA (ADMIN on Autonomous AI Database, or the PDB administrator). Re-runnable.
 --
 -- Substitution variables (SQL*Plus/SQLcl DEFINE them first, or the Python installer replaces
@@ -38,14 +40,14 @@ GRANT CREATE TABLE TO memgate_owner
 -- owner: the reviewed query views and the MCP log view (050, 060)
 GRANT CREATE VIEW TO memgate_owner
 /
--- owner: memgate_ctx_pkg and memgate_vpd_pkg (030, 040)
+-- owner: memgate_guard_pkg, memgate_ctx_pkg and memgate_vpd_pkg (022, 030, 040)
 GRANT CREATE PROCEDURE TO memgate_owner
 /
--- owner: the claim-immutability and call-log append-only triggers (022)
+-- owner: the guard, claim-immutability and append-only triggers (022)
 GRANT CREATE TRIGGER TO memgate_owner
 /
--- owner: knowledge_base_chunk.seq is an identity column, which is backed by a system sequence
--- (whether CREATE SEQUENCE is strictly required for that is not verified; it is harmless)
+-- owner: knowledge_base_chunk.seq is an identity column, backed by a system sequence (NOT
+-- VERIFIED whether CREATE SEQUENCE is required for that; it is harmless)
 GRANT CREATE SEQUENCE TO memgate_owner
 /
 -- owner: CREATE CONTEXT needs it ("To create a context namespace, you must have CREATE ANY
@@ -59,6 +61,11 @@ GRANT EXECUTE ON SYS.DBMS_RLS TO memgate_owner
 -- owner: CTX_DDL.CREATE_PREFERENCE for the lexer of the Oracle Text index, and SYNC/OPTIMIZE (023)
 GRANT EXECUTE ON CTXSYS.CTX_DDL TO memgate_owner
 /
+-- owner: the Oracle Text application developer role (creating CONTEXT indexes and preferences);
+-- granted as well as the direct EXECUTE above because 023 runs as an anonymous block, where roles
+-- count, while the direct grant keeps definer's-rights code working
+GRANT CTXAPP TO memgate_owner
+/
 -- owner, only if an in-database ONNX embedder is loaded with DBMS_VECTOR.LOAD_ONNX_MODEL
 -- ("Grant CREATE MINING MODEL privilege", AI Vector Search guide, Import ONNX Models example):
 -- GRANT CREATE MINING MODEL TO memgate_owner
@@ -66,9 +73,14 @@ GRANT EXECUTE ON CTXSYS.CTX_DDL TO memgate_owner
 -- app: connect; every object privilege it has comes from the owner (030, 045)
 GRANT CREATE SESSION TO memgate_app
 /
--- app, only if the backend reads the SCN for AS OF SCN snapshots ("To use this package, a
--- database administrator must grant EXECUTE privileges for DBMS_FLASHBACK", DBMS_FLASHBACK):
--- GRANT EXECUTE ON SYS.DBMS_FLASHBACK TO memgate_app
+-- app: the change marker a context manifest records (GET_SYSTEM_CHANGE_NUMBER) and replay's
+-- reads as of it (ENABLE_AT_SYSTEM_CHANGE_NUMBER). "To use this package, a database administrator
+-- must grant EXECUTE privileges for DBMS_FLASHBACK" (PL/SQL Packages, DBMS_FLASHBACK).
+GRANT EXECUTE ON SYS.DBMS_FLASHBACK TO memgate_app
+/
+-- app, only with [database] onnx_model set: scoring the owner's ONNX embedding model with
+-- VECTOR_EMBEDDING (NOT VERIFIED: the object privilege's exact spelling for mining models):
+-- GRANT SELECT ON MINING MODEL memgate_owner.<model> TO memgate_app
 -- /
 -- query: connect; READ on the reviewed views comes from the owner (050)
 GRANT CREATE SESSION TO memgate_query

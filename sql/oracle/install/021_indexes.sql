@@ -1,23 +1,23 @@
--- 021_indexes.sql: the unique and lookup indexes of sql/sqlite/migrations/001_initial.sql.
+-- 021_indexes.sql: the unique and lookup indexes of the SQLite migrations.
 -- Run by: MEMGATE_OWNER. Re-runnable: an index that exists is skipped, by error number
 -- (ORA-00955 name already used, ORA-01408 such column list already indexed).
 --
 -- SQLite needs ifnull(user_id, '') in its unique indexes because it treats NULLs as distinct.
--- Oracle does not need it: a composite unique index treats rows with the same non-null values and
+-- Oracle does not: a composite unique index treats two rows with the same non-null values and
 -- NULLs in the same other key columns as duplicates (rows whose key is NULL in every column are
--- not indexed; tenant_id and version are NOT NULL, so that never happens here). Not found in the
--- Oracle docs corpus in those words; stated by several third-party references (e.g. Devart's
--- "two rows that contain Nulls for one or more key columns and the same combination of values for
--- the other key columns violate the constraint"). A CI test on a real database must pin it.
--- (Oracle also stores '' as NULL, so ifnull(x, '') would not work here anyway.)
+-- not indexed; tenant_id and version are NOT NULL, so that never happens here). NOT VERIFIED in
+-- Oracle's own words in the docs corpus (stated by third-party references); the Oracle half of
+-- tests/contract/ pins it (two concurrent corrections of one claim version cannot both commit).
 DECLARE
   PROCEDURE ensure(p_ddl VARCHAR2) IS
   BEGIN
     EXECUTE IMMEDIATE p_ddl;
   EXCEPTION
     WHEN OTHERS THEN
-      IF SQLCODE NOT IN (-955, -1408) THEN RAISE; END IF;
-  END;
+      IF SQLCODE NOT IN (-955, -1408) THEN
+        RAISE;
+      END IF;
+  END ensure;
 BEGIN
   -- one row per version of a key in a scope: two concurrent corrections cannot both commit
   ensure('CREATE UNIQUE INDEX guideline_version_uq ON guideline_memory
@@ -31,9 +31,9 @@ BEGIN
             (tenant_id, subject, predicate, user_id, agent_id, thread_id, version)');
   ensure('CREATE UNIQUE INDEX workflow_version_uq ON workflow_memory
             (tenant_id, workflow_key, user_id, agent_id, thread_id, version)');
-  -- one document per source in a collection and scope (issue 6). SQLite lets any number of
-  -- documents without a source_uri coexist (NULLs are distinct there); the CASE keeps that: a
-  -- document without a source is keyed by its own id.
+  -- one document per source in a collection and scope. SQLite lets any number of documents
+  -- without a source_uri coexist (NULLs are distinct there); the CASE keeps that: a document
+  -- without a source is keyed by its own id.
   ensure('CREATE UNIQUE INDEX kb_document_source_uq ON knowledge_base_document
             (tenant_id, collection, CASE WHEN source_uri IS NULL THEN ''id:'' || id ELSE source_uri END,
              user_id, agent_id, thread_id)');
@@ -44,9 +44,7 @@ BEGIN
   -- one path per store; a rename is an update of path
   ensure('CREATE UNIQUE INDEX memory_file_path_uq ON memory_file (tenant_id, store_id, path)');
   ensure('CREATE INDEX mcp_call_log_time_ix ON mcp_call_log (tenant_id, called_at)');
-  ensure('CREATE INDEX memory_link_from_ix ON memory_link (tenant_id, from_type, from_id)');
-  ensure('CREATE INDEX memory_link_to_ix ON memory_link (tenant_id, to_type, to_id)');
-  ensure('CREATE INDEX memory_image_doc_ix ON memory_image (tenant_id, document_id)');
-  ensure('CREATE INDEX memory_image_sha_ix ON memory_image (tenant_id, sha256)');
+  -- SQLite's primary key (kind, issuer, value); issuer is NULL for every kind but iss_sub
+  ensure('CREATE UNIQUE INDEX tenant_mapping_uq ON tenant_mapping (kind, issuer, value)');
 END;
 /

@@ -1,109 +1,87 @@
 -- 040_vpd.sql: VPD policies, the tenant and scope wall on every memgate table.
--- Run by: MEMGATE_OWNER (needs EXECUTE on DBMS_RLS, 010). Re-runnable: each policy is dropped
--- when it exists and added again.
+-- Run by: MEMGATE_OWNER (needs EXECUTE on DBMS_RLS, 010). Re-runnable: each policy is dropped when
+-- it exists and added again.
 --
--- What VPD does: "When a user directly or indirectly accesses a table, view, or synonym that is
--- protected with an Oracle Virtual Private Database policy, Oracle Database dynamically modifies
--- the SQL statement of the user" (Security Guide, Using Oracle VPD to Control Data Access; read in
--- the Japanese 11.2/18c editions, translated). The
--- policy function is definer's rights, yet "Oracle Database generates the predicate with the VPD
--- policy function authorized by the owner but in the same current user session" (Security Guide
--- 19c, Components of an Oracle VPD Policy): SESSION_USER and the session's contexts are the
--- caller's. The predicates below name SYS_CONTEXT rather than literal ids, so one cursor serves
--- every tenant and no id is ever spliced into SQL text.
+-- "When a user directly or indirectly accesses a table, view, or synonym that is protected with an
+-- Oracle Virtual Private Database policy, Oracle Database dynamically modifies the SQL statement of
+-- the user" (Security Guide, Using Oracle VPD to Control Data Access). The policy function is
+-- definer's rights, yet the predicate is generated "by the owner but in the same current user
+-- session" (Security Guide 19c, Components of an Oracle VPD Policy), so SESSION_USER and the
+-- contexts it reads are the caller's. The predicates name SYS_CONTEXT rather than literal ids:
+-- each account gets one constant text, no id is ever spliced into SQL, and the values are read
+-- when the statement runs.
 --
--- Who sees what:
--- * MEMGATE_APP (every tool call): the bound tenant, and within it rows shared at each scope level
---   or owned by the bound user/agent/thread. No tenant bound: '1=0', nothing.
--- * MEMGATE_QUERY (execute_query): the same predicate over memgate_qctx, the identity that the app
---   shared for this call (030). No handle: SYS_CONTEXT is NULL, "tenant_id = NULL" matches nothing.
--- * MEMGATE_OWNER (installer, operator CLI): no tenant bound: no predicate (memgate log across
---   tenants, operator_*.sql). A tenant bound: that tenant, all scopes (memgate memory ls --tenant).
---   Why not EXEMPT ACCESS POLICY: it is a system privilege that exempts a user from every VPD
---   policy in the database, for DML too ("a powerful privilege and should be carefully managed",
---   Utilities, Security Considerations for Direct Path Exports). The owner can drop these policies
---   anyway, so letting it through costs nothing; the exemption stays scoped to memgate's tables.
---   Hardening, later: make the owner a schema-only account (ALTER USER ... NO AUTHENTICATION) and
---   reach it by proxy for operator work.
+-- Who sees what (the same rows on INSERT, UPDATE and DELETE: update_check):
+-- * MEMGATE_APP (every tool call): the tenant bound in MEMGATE_CTX and, of its rows, those shared
+--   at each scope level (user_id, agent_id, thread_id NULL) or owned by the bound user, agent and
+--   thread. No tenant bound: SYS_CONTEXT is NULL, "tenant_id = NULL" is never true, no rows.
+-- * MEMGATE_QUERY (execute_query): the same predicate over MEMGATE_QCTX, the identity the app
+--   shared for this call under its handle (030). No handle: no rows.
+-- * MEMGATE_OWNER (install, operator commands such as `memgate log`): no predicate. The owner can
+--   drop these policies anyway, so letting it through costs nothing, and unlike EXEMPT ACCESS
+--   POLICY (a system privilege exempting a user from every VPD policy in the database) it stays
+--   scoped to memgate's tables. No account is granted EXEMPT ACCESS POLICY.
+-- * any other account: the MEMGATE_CTX predicate, which it cannot set: no rows.
+-- * tenant_mapping (an operator table, no tenant column): nothing for anyone but the owner.
+-- * memory_file has no scope columns: a file is visible while its store is, so its predicate asks
+--   for a visible store, with the store's scope written out (it does not rely on memory_store's
+--   own policy applying inside a predicate's subquery, which the docs corpus does not settle).
 --
--- update_check => TRUE: an INSERT or UPDATE must leave the row visible under the same predicate,
--- so no write can plant a row in another tenant or scope (violations raise ORA-28115).
+-- update_check => TRUE: an INSERT or UPDATE must leave the row visible under the same predicate
+-- (violations raise ORA-28115). The guard triggers (022) refuse such writes first, with messages
+-- that say which wall was hit; this is the second wall.
 --
--- policy_type => CONTEXT_SENSITIVE, chosen over DYNAMIC (the default, which runs the function at
--- every execution): the predicate text changes only when the session's context does (tenant bound
--- or not); the values themselves are read by SYS_CONTEXT at execution. A context-sensitive policy
--- re-runs the function when the session's application context changed since the cursor last ran,
--- and memgate_ctx_pkg.set_identity changes it on every acquire, so the first statement of each
--- call sees a fresh predicate and the rest reuse it. No namespace/attribute is associated with the
--- policies: with an association "a value must be set for every VPD policy of these types"
--- (ORA-42801 / OCI-42801) and an unbound tenant would raise instead of returning no rows.
--- NOT VERIFIED verbatim in the docs corpus: the exact re-evaluation rule of CONTEXT_SENSITIVE. If a
--- test ever shows a stale predicate, switch c_policy_type below to DBMS_RLS.DYNAMIC; the
--- predicates are correct under both.
--- Why not STATIC / SHARED_*: a static predicate is computed once and shared across sessions (the
--- owner's NULL would leak to the app); shared types reuse one table's predicate for another.
+-- policy_type => DYNAMIC (the default, "Default is DYNAMIC", ADD_POLICY reference): the function
+-- runs for every statement. Each account's predicate text is constant, so a context-sensitive or
+-- static type would give the same rows, but DYNAMIC needs no reasoning about when Oracle re-runs
+-- the function, and the function only concatenates constants.
 CREATE OR REPLACE PACKAGE memgate_vpd_pkg AUTHID DEFINER AS
   FUNCTION predicate(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2;
 END memgate_vpd_pkg;
 /
 CREATE OR REPLACE PACKAGE BODY memgate_vpd_pkg AS
-  FUNCTION scoped(p_ns VARCHAR2) RETURN VARCHAR2 IS
+  FUNCTION ctx(p_ns VARCHAR2, p_attr VARCHAR2) RETURN VARCHAR2 IS
   BEGIN
-    RETURN 'tenant_id = SYS_CONTEXT(''' || p_ns || ''', ''TENANT'')'
-      || ' AND (user_id IS NULL OR user_id = SYS_CONTEXT(''' || p_ns || ''', ''USER_ID''))'
-      || ' AND (agent_id IS NULL OR agent_id = SYS_CONTEXT(''' || p_ns || ''', ''AGENT_ID''))'
-      || ' AND (thread_id IS NULL OR thread_id = SYS_CONTEXT(''' || p_ns || ''', ''THREAD_ID''))';
+    RETURN 'SYS_CONTEXT(''' || p_ns || ''', ''' || p_attr || ''')';
+  END ctx;
+
+  -- tenant and scope of a row; p_alias is '' or 's.' (a subquery's alias)
+  FUNCTION scoped(p_ns VARCHAR2, p_alias VARCHAR2) RETURN VARCHAR2 IS
+  BEGIN
+    RETURN p_alias || 'tenant_id = ' || ctx(p_ns, 'TENANT')
+      || ' AND (' || p_alias || 'user_id IS NULL OR ' || p_alias || 'user_id = ' || ctx(p_ns, 'USER_ID') || ')'
+      || ' AND (' || p_alias || 'agent_id IS NULL OR ' || p_alias || 'agent_id = ' || ctx(p_ns, 'AGENT_ID') || ')'
+      || ' AND (' || p_alias || 'thread_id IS NULL OR ' || p_alias || 'thread_id = ' || ctx(p_ns, 'THREAD_ID') || ')';
   END scoped;
 
   FUNCTION predicate(p_schema IN VARCHAR2, p_object IN VARCHAR2) RETURN VARCHAR2 IS
-    v_user   VARCHAR2(128) := SYS_CONTEXT('USERENV', 'SESSION_USER');
-    v_object VARCHAR2(128) := UPPER(p_object);
-    v_ns     VARCHAR2(30);
+    v_user VARCHAR2(128) := SYS_CONTEXT('USERENV', 'SESSION_USER');
+    v_ns   VARCHAR2(30) := 'MEMGATE_CTX';
   BEGIN
     IF v_user = 'MEMGATE_OWNER' THEN
-      IF SYS_CONTEXT('MEMGATE_CTX', 'TENANT') IS NULL OR v_object = 'TENANT_MAPPING' THEN
-        RETURN NULL;
-      END IF;
-      RETURN 'tenant_id = SYS_CONTEXT(''MEMGATE_CTX'', ''TENANT'')';
+      RETURN NULL;
     END IF;
-    IF v_object = 'TENANT_MAPPING' THEN
-      -- only the row memgate_ctx_pkg.resolve_mapping is looking up, and only for the app
-      IF v_user <> 'MEMGATE_APP' THEN
-        RETURN '1=0';
-      END IF;
-      RETURN 'attribute_kind = SYS_CONTEXT(''MEMGATE_CTX'', ''MAP_KIND'')'
-        || ' AND attribute_value = SYS_CONTEXT(''MEMGATE_CTX'', ''MAP_VALUE'', 4000)';
+    IF UPPER(p_object) = 'TENANT_MAPPING' THEN
+      RETURN '1 = 0';
     END IF;
     IF v_user = 'MEMGATE_QUERY' THEN
       v_ns := 'MEMGATE_QCTX';
-    ELSE
-      v_ns := 'MEMGATE_CTX';
-      IF SYS_CONTEXT('MEMGATE_CTX', 'TENANT') IS NULL THEN
-        RETURN '1=0';
-      END IF;
     END IF;
-    IF v_object = 'MEMORY_FILE' THEN
-      -- no scope columns of its own: a file is visible when its store is. "If the predicate
-      -- contains subqueries, then the owner (definer) of the policy function is used to resolve
-      -- objects within the subqueries" (PL/SQL Packages, DBMS_RLS overview), so memory_store is
-      -- the owner's table; its own policy then applies the scope predicate of this session (not
-      -- verified on a live database; without it, every store's files in the tenant would show).
-      RETURN 'tenant_id = SYS_CONTEXT(''' || v_ns || ''', ''TENANT'')'
-        || ' AND store_id IN (SELECT s.id FROM memory_store s)';
+    IF UPPER(p_object) = 'MEMORY_FILE' THEN
+      RETURN 'tenant_id = ' || ctx(v_ns, 'TENANT')
+        || ' AND store_id IN (SELECT s.id FROM memory_store s WHERE ' || scoped(v_ns, 's.') || ')';
     END IF;
-    RETURN scoped(v_ns);
+    RETURN scoped(v_ns, NULL);
   END predicate;
 END memgate_vpd_pkg;
 /
 DECLARE
-  c_policy_type CONSTANT BINARY_INTEGER := DBMS_RLS.CONTEXT_SENSITIVE;
   TYPE t_names IS TABLE OF VARCHAR2(128);
-  -- every table with tenant data; memgate_schema has none and gets no policy
+  -- every table with tenant data, and the operator table; memgate_schema holds none
   c_tables CONSTANT t_names := t_names(
     'GUIDELINE_MEMORY', 'PERSONA_MEMORY', 'TOOLBOX_MEMORY', 'ENTITY_MEMORY', 'WORKFLOW_MEMORY',
     'KNOWLEDGE_BASE_DOCUMENT', 'KNOWLEDGE_BASE_CHUNK', 'CONVERSATION_MEMORY',
-    'SUMMARIZATION_MEMORY', 'MEMORY_STORE', 'MEMORY_FILE', 'MCP_CALL_LOG', 'MEMORY_LINK',
-    'MEMORY_IMAGE', 'TENANT_MAPPING');
+    'SUMMARIZATION_MEMORY', 'MEMORY_STORE', 'MEMORY_FILE', 'MCP_CALL_LOG', 'TENANT_MAPPING');
   n PLS_INTEGER;
 BEGIN
   FOR i IN 1 .. c_tables.COUNT LOOP
@@ -121,7 +99,7 @@ BEGIN
       policy_function => 'MEMGATE_VPD_PKG.PREDICATE',
       statement_types => 'SELECT,INSERT,UPDATE,DELETE',
       update_check    => TRUE,
-      policy_type     => c_policy_type);
+      policy_type     => DBMS_RLS.DYNAMIC);
   END LOOP;
 END;
 /
