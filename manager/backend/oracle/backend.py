@@ -406,11 +406,15 @@ def _recorded_version(conn: oracledb.Connection) -> int:
 
 
 def _run_ddl(cur: oracledb.Cursor, sql: str, file: str) -> None:
+    first = next(line for line in sql.splitlines() if line.strip() and not line.lstrip().startswith("--"))
+    hint = "Fix the cause and run `memgate init` again: every install file is re-runnable."
     try:
         cur.execute(sql)
     except oracledb.Error as exc:
-        first = sql.strip().splitlines()[0][:80]
-        code, full = codes(exc)
-        raise SchemaMismatch(f"sql/oracle/install/{file}.sql failed at `{first}` ({full})",
-                             hint="Fix the cause and run `memgate init` again: every install file is "
-                                  "re-runnable.") from exc
+        raise SchemaMismatch(f"sql/oracle/install/{file}.sql failed at `{first.strip()[:80]}` "
+                             f"({codes(exc)[1]})", hint=hint) from exc
+    # A package or trigger that does not compile is still created, with a warning only
+    # (python-oracledb's Cursor.warning, DPY-7000): an install must not pass over it.
+    if cur.warning is not None:
+        raise SchemaMismatch(f"sql/oracle/install/{file}.sql: `{first.strip()[:80]}` was created with "
+                             f"compilation errors ({cur.warning.full_code}); see USER_ERRORS", hint=hint)
