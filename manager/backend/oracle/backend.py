@@ -273,16 +273,17 @@ class OracleBackend:
     @contextmanager
     def operator_session(self) -> Iterator[OracleSession]:
         """The schema owner, no identity bound: VPD adds no predicate (sql/oracle/operator_*.sql)."""
-        conn = self._accounts.connect("owner")
+        conn = self._accounts.acquire("owner")
+        broken = False
         try:
             conn.module, conn.action = _MODULE, "operator"
             yield OracleSession(conn)
         finally:
             try:
                 conn.rollback()
-                conn.close()
             except oracledb.Error:
-                pass
+                broken = True
+            self._accounts.release("owner", conn, broken=broken)
 
     def physical_table(self, table: str) -> str:
         return table  # tables carry the logical names; VPD is the wall

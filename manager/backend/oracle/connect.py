@@ -93,13 +93,18 @@ class Accounts:
 
     # -- pools -------------------------------------------------------------------------
     def pool(self, account: str) -> oracledb.ConnectionPool:
-        """The app or query pool, created on first use."""
+        """The app, query or owner pool, created on first use.
+
+        The owner's pool is small: the operator commands and the HTTP server's reads before a
+        tenant is known (tenant mapping, scope metadata) use it.
+        """
         with self._lock:
             if account not in self._pools:
                 s = self.settings
-                size = {"min": s.pool_min, "max": s.pool_max, "increment": s.pool_increment} if account == "app" \
-                    else {"min": 0, "max": s.query_pool_max, "increment": 1}
-                callback = _app_session_setup if account == "app" else _query_session_setup
+                size = {"app": {"min": s.pool_min, "max": s.pool_max, "increment": s.pool_increment},
+                        "query": {"min": 0, "max": s.query_pool_max, "increment": 1},
+                        "owner": {"min": 0, "max": 2, "increment": 1}}[account]
+                callback = _app_session_setup if account == "app" else _own_schema_setup
                 self._pools[account] = oracledb.create_pool(**self._params(account), **size,
                                                             getmode=oracledb.POOL_GETMODE_TIMEDWAIT,
                                                             wait_timeout=int(s.connect_timeout_s * 1000),
@@ -156,6 +161,6 @@ def _app_session_setup(conn: oracledb.Connection, _requested_tag: str | None) ->
     _session_setup(conn, own_schema=False)
 
 
-def _query_session_setup(conn: oracledb.Connection, _requested_tag: str | None) -> None:
-    # The query account keeps its own schema: its synonyms name the reviewed views.
+def _own_schema_setup(conn: oracledb.Connection, _requested_tag: str | None) -> None:
+    # The query account keeps its own schema (its synonyms name the reviewed views), the owner its tables.
     _session_setup(conn, own_schema=True)

@@ -16,6 +16,10 @@
 -- default is automatic background maintenance: that SYNC (ON COMMIT) still takes effect there.
 -- If it is refused, drop the SYNC clause and accept a short lag. Deletes are immediate either way.
 --
+-- No stopwords (CTXSYS.EMPTY_STOPLIST), as SQLite's FTS5 has none: every word is indexed, and a
+-- query of only common words still matches. Unlike FTS5's porter tokenizer the index does not
+-- stem: "policy" does not match "policies" here.
+--
 -- Ranking caveat, as on SQLite: Oracle Text's score uses statistics of the whole index, every
 -- tenant's chunks together; results expose ranks, never raw scores.
 DECLARE
@@ -32,7 +36,7 @@ BEGIN
     EXECUTE IMMEDIATE q'[CREATE INDEX kb_chunk_text_ix ON knowledge_base_chunk (content)
       INDEXTYPE IS CTXSYS.CONTEXT
       FILTER BY tenant_id, collection
-      PARAMETERS ('LEXER memgate_lexer SYNC (ON COMMIT)')]';
+      PARAMETERS ('LEXER memgate_lexer STOPLIST CTXSYS.EMPTY_STOPLIST SYNC (ON COMMIT)')]';
   END IF;
 END;
 /
