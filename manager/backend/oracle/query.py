@@ -13,6 +13,8 @@ handle sees it. Per call:
 1. app session: memgate_ctx_pkg.share_with_query(handle, tenant, user, agent, thread, now);
 2. query session: DBMS_SESSION.SET_IDENTIFIER(handle), call_timeout, the query,
    fetchone() up to max_rows + 1 rows, each reduced as it arrives (values.query_cell);
+   call_timeout is set before each round trip to what is left of timeout_s, so the whole
+   query ends by its deadline, on the server too (a timed-out call is broken off there);
 3. finally: query session CLEAR_IDENTIFIER and call_timeout 0; app session
    unshare_with_query(handle). A session that timed out is dropped from its pool.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 
 import oracledb
 
@@ -103,9 +106,8 @@ class ReadonlyQueries:
             conn.module, conn.action = _MODULE, cut_bytes(identity.tool or "execute_query", 32)
             conn.clientinfo = cut_bytes(identity.call_id or "", 64)
             self._call(conn, q.SET_IDENTIFIER.text, handle=handle)
-            conn.call_timeout = max(1, int(timeout_s * 1000))
             try:
-                return _read(conn, sql, max_rows, max_chars)
+                return _read(conn, sql, max_rows, max_chars, time.monotonic() + timeout_s, timeout_s)
             except oracledb.Error as exc:
                 code, full = codes(exc)
                 broken = full in ("DPY-4024", "DPY-4011") or code in _TIMEOUT
@@ -144,9 +146,20 @@ class ReadonlyQueries:
             cur.execute(plsql, binds)
 
 
-def _read(conn: oracledb.Connection, sql: str, max_rows: int, max_chars: int) -> QueryRows:
+def _read(conn: oracledb.Connection, sql: str, max_rows: int, max_chars: int, deadline: float,
+          timeout_s: float) -> QueryRows:
+    """Rows reduced as they arrive. call_timeout bounds one round trip, so before each it is set to
+    what is left of the call's time: the whole query, execute and fetches, ends by the deadline."""
+
+    def time_left() -> None:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _timed_out(timeout_s)
+        conn.call_timeout = max(1, int(left * 1000))
+
     with conn.cursor() as cur:
         cur.arraysize = cur.prefetchrows = min(max_rows + 1, 1000)
+        time_left()
         cur.execute(sql)
         if cur.description is None:
             raise _rejected("wall")  # not a query: admission and the account refuse these first
@@ -154,19 +167,26 @@ def _read(conn: oracledb.Connection, sql: str, max_rows: int, max_chars: int) ->
         declared = [declared_type(d) for d in cur.description]
         rows: list[tuple] = []
         keep = max_chars + 1
-        while (raw := cur.fetchone()) is not None:
+        while True:
+            time_left()
+            if (raw := cur.fetchone()) is None:
+                break
             if len(rows) == max_rows:
                 return QueryRows(columns=columns, declared_types=declared, rows=rows, truncated=True)
             rows.append(tuple(query_cell(v, declared[i], keep) for i, v in enumerate(raw)))
         return QueryRows(columns=columns, declared_types=declared, rows=rows, truncated=False)
 
 
+def _timed_out(timeout_s: float) -> QueryTimeout:
+    return QueryTimeout(f"the query was stopped after {timeout_s:g} s, its time limit.",
+                        hint="Narrow the query: filter earlier, aggregate, or read fewer rows.")
+
+
 def _query_error(exc: oracledb.Error, timeout_s: float) -> MemgateError:
     """A driver error from the model's query as a rule it can act on, never Oracle's text."""
     code, full = codes(exc)
     if full == "DPY-4024" or code in _TIMEOUT:
-        return QueryTimeout(f"the query was stopped after {timeout_s:g} s, its time limit.",
-                            hint="Narrow the query: filter earlier, aggregate, or read fewer rows.")
+        return _timed_out(timeout_s)
     for rule, group in (("table", _TABLE), ("wall", _WALL), ("column", _COLUMN), ("function", _FUNCTION),
                         ("too-big", _TOO_BIG)):
         if code in group:
