@@ -182,5 +182,9 @@ class Backend(Protocol):
     def query_catalog(self) -> ViewCatalog:
         """The reviewed views execute_query may read, with their columns and declared types."""
 
+    def database_embedder(self) -> Any | None:
+        """An embedder the database runs itself (an object with `name` and `embed(texts) -> ndarray`,
+        like manager/kb/embed.py's), or None to use the local one."""
+
     def close(self) -> None:
         """Close every pooled connection."""

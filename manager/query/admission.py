@@ -79,6 +79,8 @@ def admit_query(
     nodes = list(tree.walk())
     if any(isinstance(node, _STATEMENTS) for node in nodes):
         raise _rejected("nested-statement")
+    if any(isinstance(node, _SNAPSHOTS) for node in nodes):
+        raise _rejected("snapshot")
     if any(_is_empty_clause(node) for node in nodes):
         raise _rejected("syntax", dialect=dialect)  # sqlglot accepts `SELECT` alone or `GROUP BY` with nothing
 
@@ -87,6 +89,7 @@ def admit_query(
     functions = {fold(name) for name in (dialect.allowed_functions if allowed_functions is None
                                          else allowed_functions)}
     tables = _check_tables(nodes, views, fold)
+    _check_qualifiers(nodes, fold)
     _check_functions(nodes, functions, dialect)
     return AdmittedQuery(sql=sql.strip(), tables=frozenset(tables), binds=frozenset(named))
 
@@ -130,6 +133,14 @@ _REASONS = {
     "schema": (
         "it names a schema or a database link (like main.x, temp.x or x@link).",
         "Use the bare view name.",
+    ),
+    "snapshot": (
+        "it reads a table as of another time or version (AS OF, VERSIONS BETWEEN).",
+        "Query the views as they are now; the *_history views show every version.",
+    ),
+    "qualifier": (
+        "it qualifies a name by something that is no view, alias or WITH name of the query.",
+        "Qualify columns only by a view name or an alias the query defines.",
     ),
     "size": (
         "{reason}.",
@@ -280,6 +291,10 @@ _STATEMENTS = _classes(
 )  # fmt: skip
 
 
+# Reads of another moment's data (Oracle's AS OF / VERSIONS BETWEEN flashback clauses).
+_SNAPSHOTS = _classes("Version")
+
+
 def _is_empty_clause(node: exp.Expr) -> bool:
     if isinstance(node, exp.Select):
         return not node.expressions
@@ -333,6 +348,24 @@ def _visible_ctes(node: exp.Expr, fold) -> set[str]:
             names.update(fold(cte.alias) for cte in with_.expressions)
         ancestor = ancestor.parent
     return names
+
+
+def _check_qualifiers(nodes: list[exp.Expr], fold) -> None:
+    # `x.y` is a column of the table or alias x; on Oracle, when no x is in the query, it is
+    # also how a package function is called without parentheses (DBMS_RANDOM.VALUE), so a
+    # qualifier must name a table, alias or WITH name of the query itself.
+    names: set[str] = set()
+    for node in nodes:
+        if isinstance(node, exp.Table):
+            names.update(fold(n) for n in (node.name, node.alias) if n)
+        elif isinstance(node, (exp.Subquery, exp.CTE, exp.TableAlias)) and node.alias:
+            names.add(fold(node.alias))
+    for node in nodes:
+        if isinstance(node, exp.Column) and node.table:
+            if node.args.get("db") or node.args.get("catalog"):
+                raise _rejected("schema")
+            if fold(node.table) not in names:
+                raise _rejected("qualifier")
 
 
 # Plain syntax: AND/OR and COLLATE are Func subclasses in sqlglot, and so are these.
