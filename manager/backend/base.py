@@ -121,6 +121,15 @@ class Session(Protocol):
                   filters: ChunkFilters) -> list[tuple[int, float]]:
         """The vector leg: up to `limit` (chunk seq, cosine) best first, cosine > 0, among visible chunks."""
 
+    def change_marker(self) -> dict[str, Any]:
+        """What the database can say of this moment, for a context manifest: a JSON object with `kind`.
+
+        Oracle: {"kind": "oracle_scn", "scn": <the current SCN>}, which an operator can read the
+        owner's tables AS OF. SQLite has no change number: {"kind": "sqlite_versions_read"},
+        and the manifest's list of row versions read is the whole marker. Replay never reads
+        as of a marker on any backend: it reads the versions a manifest names as they are now.
+        """
+
 
 class Backend(Protocol):
     #: "sqlite" or "oracle": the folder under sql/ its statements come from

@@ -1,5 +1,5 @@
 -- Guidelines current at :now, most specific scope first, then newest.
-SELECT id, guideline_key, content, content_json, version, valid_from, valid_until,
+SELECT id, row_id, guideline_key, content, content_json, version, valid_from, valid_until,
        user_id, agent_id, thread_id
 FROM guideline_memory
 WHERE (:key IS NULL OR guideline_key = :key)

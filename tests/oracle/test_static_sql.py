@@ -248,7 +248,7 @@ def _inline_sites() -> list[tuple[str, str, set[str]]]:
 
 def test_each_inline_statement_is_bound_with_its_declared_parameters():
     sites = _inline_sites()
-    assert {name for _, name, _ in sites} >= {"SET_IDENTITY", "SHARE_WITH_QUERY_IDENTITY", "ENABLE_AS_OF"}
+    assert {name for _, name, _ in sites} >= {"SET_IDENTITY", "SHARE_WITH_QUERY_IDENTITY", "CHANGE_MARKER"}
     wrong = [(where, name, sorted(params)) for where, name, params in sites
              if params != set(statements.ALL[name].binds)]
     assert wrong == []
@@ -260,10 +260,65 @@ def test_sqlite_and_oracle_have_the_same_named_statements():
     sqlite, oracle = _names("sqlite"), _names("oracle")
     missing_on_oracle = sorted(sqlite - oracle - set(DIALECT_INTERNAL["sqlite"]))
     missing_on_sqlite = sorted(oracle - sqlite - set(DIALECT_INTERNAL["oracle"]))
-    assert (missing_on_oracle, missing_on_sqlite) == ([], []), (
-        f"add sql/oracle/<name>.sql for {missing_on_oracle} and sql/sqlite/<name>.sql for {missing_on_sqlite}, "
-        "or list a dialect-internal statement in DIALECT_INTERNAL with its reason")
+    def todo(dialect: str, other: str, names: list[str]) -> list[str]:
+        return [f"sql/{dialect}/{n}.sql (twin of sql/{other}/{n}.sql; binds: "
+                f"{', '.join(sorted(sql_checks.binds((SQL / other / f'{n}.sql').read_text(encoding='utf-8')))) or 'none'})"
+                for n in names]
+
+    assert (missing_on_oracle, missing_on_sqlite) == ([], []), "\n".join(
+        ["write these twins (same name, binds, columns and meaning), or list a dialect-internal statement "
+         "in DIALECT_INTERNAL with its reason:",
+         *todo("oracle", "sqlite", missing_on_oracle), *todo("sqlite", "oracle", missing_on_sqlite)])
     assert not set(DIALECT_INTERNAL["sqlite"]) & oracle and not set(DIALECT_INTERNAL["oracle"]) & sqlite
+
+
+#: twins whose rows differ on purpose, and why (every other twin returns the same columns)
+DIFFERENT_COLUMNS = {
+    "kb_lexical": "read only by the backend's own lexical leg (Session.kb_lexical), which maps BM25 or "
+                  "Oracle Text's SCORE to the protocol's (seq, score)",
+    "kb_vector_candidates": "read only by the backend's own vector leg (Session.kb_vector): SQLite returns the "
+                            "embeddings and ranks in Python, Oracle ranks in SQL and returns the cosine",
+}
+_OPEN_FOR = re.compile(r"\bOPEN\s+\w+\s+FOR\s+(SELECT\b.*?);", re.IGNORECASE | re.DOTALL)
+
+
+def _result_columns(text: str, dialect: str) -> list[str] | None:
+    """The column names a statement returns rows with (a SELECT, RETURNING, or a PL/SQL block's
+    implicit result), None for a statement that returns no rows."""
+    import sqlglot
+    from sqlglot import exp
+
+    if dialect == "oracle" and sql_checks.is_plsql(text):
+        opened = _OPEN_FOR.search(sql_checks.strip_code(text))
+        if opened is None:
+            return None
+        text = opened.group(1)
+    tree = sqlglot.parse_one(text, read=dialect)
+    while isinstance(tree, exp.SetOperation):
+        tree = tree.left
+    if isinstance(tree, exp.Select):
+        return [e.alias_or_name.lower() for e in tree.selects]
+    returning = tree.args.get("returning")
+    return [e.alias_or_name.lower() for e in returning.expressions] if returning else None
+
+
+_TWINS = sorted((_names("sqlite") & _names("oracle")) - set(DIFFERENT_COLUMNS))
+
+
+@pytest.mark.parametrize("name", _TWINS)
+def test_each_twin_returns_the_same_columns(name):
+    sqlite = _result_columns((SQL / "sqlite" / f"{name}.sql").read_text(encoding="utf-8"), "sqlite")
+    oracle = _result_columns((SQL / "oracle" / f"{name}.sql").read_text(encoding="utf-8"), "oracle")
+    assert oracle == sqlite, f"sql/oracle/{name}.sql returns {oracle}, sql/sqlite/{name}.sql returns {sqlite}"
+
+
+def test_the_column_check_sees_a_missing_column():
+    assert _result_columns("SELECT id, row_id AS r FROM t", "sqlite") == ["id", "r"]
+    assert _result_columns("DECLARE c SYS_REFCURSOR; BEGIN OPEN c FOR SELECT a, b FROM t; "
+                           "DBMS_SQL.RETURN_RESULT(c); END;", "oracle") == ["a", "b"]
+    assert _result_columns("DELETE FROM t WHERE a = 1 RETURNING a, b", "sqlite") == ["a", "b"]
+    assert _result_columns("UPDATE t SET a = 1", "oracle") is None
+    assert set(DIFFERENT_COLUMNS) <= _names("sqlite") & _names("oracle")
 
 
 # -- no dialect above the backend ----------------------------------------------------------------

@@ -53,25 +53,27 @@ class OracleSession:
     def __init__(self, conn: oracledb.Connection):
         self._conn = conn
         self._in_transaction = False
-        #: True while as_of() has Flashback on: a connection left so is dropped, never pooled
-        self.in_flashback = False
 
     # -- named statements -------------------------------------------------------------
     def fetch_all(self, statement: str, **params: Any) -> list[Row]:
+        return self._fetch(statement, params, None)
+
+    def fetch_one(self, statement: str, **params: Any) -> Row | None:
+        rows = self._fetch(statement, params, 1)
+        return rows[0] if rows else None
+
+    def _fetch(self, statement: str, params: Mapping[str, Any], most: int | None) -> list[Row]:
         with self._cursor(load_sql(DIALECT, statement), params) as cur:
             if cur.description is not None:
-                return self._rows(cur, cur.fetchall(), statement)
-            # A PL/SQL block that writes and returns its rows as an implicit result (Oracle's
-            # stand-in for DELETE ... RETURNING rows): read them, then commit like a write.
+                raw = cur.fetchall() if most is None else cur.fetchmany(most)
+                return self._rows(cur, raw, statement)
+            # A PL/SQL block that returns its rows as an implicit result: Oracle's stand-in for
+            # DELETE ... RETURNING rows, or a read that locks first (context_window_rounds).
+            # Read them, then commit like a write (which also ends the block's locks).
             results = cur.getimplicitresults()
             rows = self._rows(results[0], results[0].fetchall(), statement) if results else []
         self._commit_unless_in_transaction()
-        return rows
-
-    def fetch_one(self, statement: str, **params: Any) -> Row | None:
-        with self._cursor(load_sql(DIALECT, statement), params) as cur:
-            row = cur.fetchone()
-            return self._rows(cur, [row], statement)[0] if row is not None else None
+        return rows if most is None else rows[:most]
 
     def fetch_page(self, statement: str, limit: int, **params: Any) -> tuple[list[Row], bool]:
         with self._cursor(load_sql(DIALECT, statement), params, rows=limit + 1) as cur:
@@ -138,28 +140,11 @@ class OracleSession:
                               now=filters.now)
         return [(int(r["seq"]), float(r["cosine"])) for r in rows]
 
-    # -- replay (Oracle only until the protocol has it) ------------------------------
-    def change_marker(self) -> int:
-        """The database's current SCN: what a context manifest records to be replayed as of."""
+    # -- the change marker a context manifest records -------------------------------------
+    def change_marker(self) -> dict[str, Any]:
+        """The database's current SCN: an operator can read the owner's tables AS OF SCN it."""
         with self._cursor(q.CHANGE_MARKER.text, {}) as cur:
-            return int(cur.fetchone()[0])
-
-    @contextmanager
-    def as_of(self, marker: int) -> Iterator[None]:
-        """Every read inside sees the database as of SCN `marker` (VPD still applies; no writes).
-
-        An SCN older than undo retention raises NotFound ("that snapshot is no longer available").
-        """
-        self._conn.rollback()  # ORA-08183: Flashback cannot start inside an open transaction
-        self.in_flashback = True
-        with self._cursor(q.ENABLE_AS_OF.text, {"scn": int(marker)}):
-            pass
-        try:
-            yield
-        finally:
-            with self._cursor(q.DISABLE_AS_OF.text, {}):
-                pass
-            self.in_flashback = False
+            return {"kind": "oracle_scn", "scn": int(cur.fetchone()[0])}
 
     # -- plumbing ---------------------------------------------------------------------------
     @contextmanager
@@ -245,22 +230,21 @@ class OracleBackend:
 
     # -- sessions ---------------------------------------------------------------------------
     @contextmanager
-    def session(self, identity: Identity) -> Iterator[OracleSession]:
+    def session(self, identity: Identity, *, now: str | None = None) -> Iterator[OracleSession]:
+        """`now`, when given, is the session's evaluation time: MEMGATE_CTX's NOW (SQLite's app_now())."""
         conn = self._accounts.acquire("app")
         broken = False
-        session = OracleSession(conn)
         try:
             set_call_attributes(conn, identity)
             try:
                 with conn.cursor() as cur:
                     cur.execute(q.SET_IDENTITY.text, {"tenant": identity.tenant, "user_id": identity.user,
                                                       "agent_id": identity.agent, "thread_id": identity.thread,
-                                                      "call_id": identity.call_id})
+                                                      "call_id": identity.call_id, "now": now})
             except oracledb.Error as exc:
                 raise translate(exc) from exc
-            yield session
+            yield OracleSession(conn)
         finally:
-            broken = session.in_flashback  # a failed DISABLE: never hand that session to the next caller
             try:
                 conn.rollback()
                 with conn.cursor() as cur:

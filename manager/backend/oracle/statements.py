@@ -1,7 +1,7 @@
 """Every SQL and PL/SQL text the Oracle backend sends that is not a named statement.
 
 Named statements live in sql/oracle/<name>.sql; what is left (binding the identity,
-session set-up, the schema version, Flashback) is declared here, once, with its kind and
+session set-up, the schema version, the change marker) is declared here, once, with its kind and
 bind names, so the static checks (tests/oracle/test_static_sql.py) parse every one of
 them: `sql` with sqlglot's Oracle dialect (or, where it cannot, reported as unchecked with
 the `unparsed` reason), `plsql` by the block balance check and the package allowlist, and
@@ -25,9 +25,10 @@ class Inline:
 
 
 # -- the identity of a call (sql/oracle/install/030_context.sql) --------------------------
+# :now is the session's evaluation time (NULL when the session has none), read as MEMGATE_CTX's NOW.
 SET_IDENTITY = Inline(
-    "BEGIN memgate_ctx_pkg.set_identity(:tenant, :user_id, :agent_id, :thread_id, :call_id); END;",
-    "plsql", ("tenant", "user_id", "agent_id", "thread_id", "call_id"))
+    "BEGIN memgate_ctx_pkg.set_identity(:tenant, :user_id, :agent_id, :thread_id, :call_id, :now); END;",
+    "plsql", ("tenant", "user_id", "agent_id", "thread_id", "call_id", "now"))
 CLEAR_IDENTITY = Inline("BEGIN memgate_ctx_pkg.clear_identity; END;", "plsql")
 # execute_query: an app session hands the caller's identity and the call's time to the query
 # session whose client identifier is :handle, and takes them back afterwards.
@@ -64,9 +65,7 @@ EMBED_TEXT = Inline("SELECT VECTOR_EMBEDDING({model} USING :text AS data) AS emb
                     "sql", ("text",), unparsed="sqlglot 30 does not parse VECTOR_EMBEDDING's USING clause "
                                               "(SQL Reference 23, VECTOR_EMBEDDING: mining_attribute_clause)")
 
-# -- Flashback: the change marker and reading as of it --------------------------------------
+# -- the change marker a context manifest records: the current SCN ---------------------------
 CHANGE_MARKER = Inline("SELECT DBMS_FLASHBACK.GET_SYSTEM_CHANGE_NUMBER AS scn FROM dual", "sql")
-ENABLE_AS_OF = Inline("BEGIN DBMS_FLASHBACK.ENABLE_AT_SYSTEM_CHANGE_NUMBER(:scn); END;", "plsql", ("scn",))
-DISABLE_AS_OF = Inline("BEGIN DBMS_FLASHBACK.DISABLE; END;", "plsql")
 
 ALL: dict[str, Inline] = {name: value for name, value in globals().items() if isinstance(value, Inline)}

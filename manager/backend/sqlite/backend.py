@@ -83,6 +83,10 @@ class SqliteSession:
         else:
             self._run("COMMIT", ())
 
+    def change_marker(self) -> dict[str, Any]:
+        # SQLite numbers no changes: the manifest's list of the row versions read is the marker.
+        return {"kind": "sqlite_versions_read"}
+
     # -- knowledge-base retrieval legs ----------------------------------------
     def kb_lexical(self, query: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
         expr = kb.fts_expression(query)

@@ -1,5 +1,5 @@
 -- 020_schema.sql: the memgate tables, the same logical model as sql/sqlite/migrations/ (001, 002,
--- 007, 008). Run by: MEMGATE_OWNER. Re-runnable: CREATE TABLE IF NOT EXISTS (23ai and later: "If
+-- 004, 007, 008). Run by: MEMGATE_OWNER. Re-runnable: CREATE TABLE IF NOT EXISTS (23ai and later: "If
 -- the object already exists, the command is ignored, and the original object remains unchanged").
 -- Indexes: 021. Triggers: 022. Oracle Text index: 023. VPD: 040. Grants to the app: 045.
 --
@@ -323,9 +323,93 @@ CREATE TABLE IF NOT EXISTS tenant_mapping (
                                                OR (kind <> 'iss_sub' AND issuer IS NULL))
 )
 /
+-- Operator table (sql/sqlite/migrations/004_context.sql): the key every server process on this
+-- database seals MCP request state with, so a second process can finish an elicitation round the
+-- first one started (manager/registry/server_keys.py, through the operator session). No tenant
+-- column and no VPD policy: only the owner reaches it, because no other account has a grant on it
+-- (045). RAW, because python-oracledb binds bytes as RAW; at least 32 bytes, as on SQLite.
+CREATE TABLE IF NOT EXISTS server_secret (
+    name VARCHAR2(128) PRIMARY KEY,
+    secret RAW(1000) NOT NULL CHECK (LENGTH(RAWTOHEX(secret)) >= 64),
+    created_at VARCHAR2(24) DEFAULT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') NOT NULL CHECK (REGEXP_LIKE(created_at, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$'))
+)
+/
 -- Which schema version is installed (090 writes the row). No tenant column: no VPD policy.
 CREATE TABLE IF NOT EXISTS memgate_schema (
     version NUMBER(10) PRIMARY KEY,
     applied_at VARCHAR2(24) DEFAULT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') NOT NULL CHECK (REGEXP_LIKE(applied_at, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$'))
 )
+/
+-- Columns added after schema version 1: a table version 1 created lacks them, and CREATE TABLE IF
+-- NOT EXISTS leaves an existing table as it is, so each is added unless USER_TAB_COLUMNS lists it.
+-- Schema version 2 (sql/sqlite/migrations/004_context.sql):
+-- * guideline_memory.row_id: a guideline's logical id, the same for all its versions (id stays one
+--   version's key). The tenant-wide budget is context_context_budget in every tenant; any other
+--   guideline keeps the id of its first version. Unique with (tenant_id, row_id, version) (021);
+--   a writer that names none gets its own id (022).
+-- * conversation_memory: turn_index orders a thread's turns (the window's volatile tail),
+--   session_id keeps the events of a window opened with no thread, window_id is the manifest an
+--   event belongs to, token_count what the event cost the window.
+DECLARE
+  PROCEDURE add_column(p_table VARCHAR2, p_column VARCHAR2, p_type VARCHAR2) IS
+    n PLS_INTEGER;
+  BEGIN
+    SELECT COUNT(*) INTO n FROM user_tab_columns WHERE table_name = p_table AND column_name = p_column;
+    IF n = 0 THEN
+      EXECUTE IMMEDIATE 'ALTER TABLE ' || p_table || ' ADD (' || p_column || ' ' || p_type || ')';
+    END IF;
+  END add_column;
+BEGIN
+  add_column('GUIDELINE_MEMORY', 'ROW_ID', 'VARCHAR2(64)');
+  add_column('CONVERSATION_MEMORY', 'TURN_INDEX', 'NUMBER(10)');
+  add_column('CONVERSATION_MEMORY', 'SESSION_ID', 'VARCHAR2(256)');
+  add_column('CONVERSATION_MEMORY', 'WINDOW_ID', 'VARCHAR2(64)');
+  add_column('CONVERSATION_MEMORY', 'TOKEN_COUNT', 'NUMBER(10)');
+END;
+/
+-- Upgrading from schema version 1, as SQLite's migration 004 does: every guideline gets its row id
+-- (before 021 makes (tenant_id, row_id, version) unique), and an open budget version that still has
+-- the old keys (max_window_tokens, max_tool_rounds) is retired and followed by a version with the
+-- new names (usable_context, max_rounds), like any policy update. Both steps touch only rows that
+-- still need them, so a second run changes nothing; the block is one call, so an interrupted run
+-- leaves no half (an unhandled exception rolls back what the block did). The owner runs it with no
+-- identity bound: VPD shows it every row and the guards (022) let the operator path through.
+-- JSON_TRANSFORM's RENAME leaves a missing field alone ("IGNORE ON MISSING (default)", JSON
+-- Developer's Guide 23, JSON_TRANSFORM Operator RENAME) and returns the input's type, CLOB.
+DECLARE
+  c_marker CONSTANT VARCHAR2(64) := 'memgate install, schema version 2';
+BEGIN
+  UPDATE guideline_memory g SET g.row_id = CASE
+      WHEN g.guideline_key = 'context_budget' AND g.user_id IS NULL AND g.agent_id IS NULL AND g.thread_id IS NULL
+          THEN 'context_context_budget'
+      ELSE (SELECT f.id FROM guideline_memory f
+             WHERE f.tenant_id = g.tenant_id AND f.guideline_key = g.guideline_key
+               AND DECODE(f.user_id, g.user_id, 1, 0) = 1 AND DECODE(f.agent_id, g.agent_id, 1, 0) = 1
+               AND DECODE(f.thread_id, g.thread_id, 1, 0) = 1
+             ORDER BY f.version, f.id FETCH FIRST 1 ROWS ONLY)
+    END
+  WHERE g.row_id IS NULL;
+  FOR budget IN (SELECT id FROM guideline_memory
+               WHERE guideline_key = 'context_budget' AND valid_until IS NULL AND deleted_at IS NULL
+                 AND content_json IS JSON
+                 AND (JSON_EXISTS(content_json, '$.max_window_tokens') OR JSON_EXISTS(content_json, '$.max_tool_rounds'))) LOOP
+    INSERT INTO guideline_memory
+        (id, tenant_id, user_id, agent_id, thread_id, guideline_key, content, content_json, version,
+         valid_from, source_table, source_id, source_version, created_by, created_at, row_id)
+    SELECT 'gdl_' || LOWER(RAWTOHEX(SYS_GUID())), tenant_id, user_id, agent_id, thread_id, guideline_key, content,
+           JSON_TRANSFORM(content_json, RENAME '$.max_window_tokens' = 'usable_context',
+                                        RENAME '$.max_tool_rounds' = 'max_rounds'),
+           version + 1, TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"'),
+           'guideline_memory', id, version, c_marker,
+           TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"'), row_id
+      FROM guideline_memory WHERE id = budget.id;
+    UPDATE guideline_memory
+       SET valid_until = (SELECT n.valid_from FROM guideline_memory n
+                           WHERE n.source_table = 'guideline_memory' AND n.source_id = budget.id
+                             AND n.created_by = c_marker)
+     WHERE id = budget.id;
+  END LOOP;
+END;
+/
+COMMIT
 /

@@ -5,7 +5,7 @@
 -- SQLite needs ifnull(user_id, '') in its unique indexes because it treats NULLs as distinct.
 -- Oracle does not: a composite unique index treats two rows with the same non-null values and
 -- NULLs in the same other key columns as duplicates (rows whose key is NULL in every column are
--- not indexed; tenant_id and version are NOT NULL, so that never happens here). NOT VERIFIED in
+-- not indexed; tenant_id and version are NOT NULL, so only conversation_turn_uq uses that). NOT VERIFIED in
 -- Oracle's own words in the docs corpus (stated by third-party references); the Oracle half of
 -- tests/contract/ pins it (two concurrent corrections of one claim version cannot both commit).
 DECLARE
@@ -40,6 +40,19 @@ BEGIN
   ensure('CREATE INDEX kb_chunk_doc_ix ON knowledge_base_chunk (tenant_id, document_id, position)');
   ensure('CREATE INDEX kb_chunk_collection_ix ON knowledge_base_chunk (tenant_id, collection)');
   ensure('CREATE INDEX conversation_thread_ix ON conversation_memory (tenant_id, thread_id, created_at)');
+  -- schema version 2 (SQLite migration 004). (tenant, row id, version) names one guideline version:
+  -- a budget_ref is exact, and two concurrent policy updates of one version cannot both commit.
+  -- 020 gives every version-1 row its row id before this index is made.
+  ensure('CREATE UNIQUE INDEX guideline_row_version_uq ON guideline_memory (tenant_id, row_id, version)');
+  ensure('CREATE INDEX conversation_window_ix ON conversation_memory (tenant_id, window_id, event_type)');
+  ensure('CREATE INDEX conversation_event_ix ON conversation_memory (tenant_id, event_type, thread_id, created_at)');
+  -- one turn index per thread, or per server session with no thread. SQLite's index is partial
+  -- (WHERE turn_index IS NOT NULL); Oracle has no partial index, but leaves out a row whose key
+  -- columns are all NULL, so every key column is NULL unless the row has a turn index.
+  ensure('CREATE UNIQUE INDEX conversation_turn_uq ON conversation_memory
+            (CASE WHEN turn_index IS NOT NULL THEN tenant_id END,
+             CASE WHEN turn_index IS NOT NULL THEN thread_id END,
+             CASE WHEN turn_index IS NOT NULL THEN session_id END, turn_index)');
   ensure('CREATE UNIQUE INDEX memory_store_uq ON memory_store (tenant_id, store_key)');
   -- one path per store; a rename is an update of path
   ensure('CREATE UNIQUE INDEX memory_file_path_uq ON memory_file (tenant_id, store_id, path)');

@@ -256,6 +256,17 @@ BEGIN
   END IF;
 END;
 /
+-- A guideline written with no row id starts a guideline of its own: its row id is its id (SQLite's
+-- AFTER INSERT trigger base_guideline_memory_row_id, migration 004; here the row is set before it
+-- is written).
+CREATE OR REPLACE TRIGGER guideline_memory_row_id
+  BEFORE INSERT ON guideline_memory
+  FOR EACH ROW
+  WHEN (NEW.row_id IS NULL)
+BEGIN
+  :NEW.row_id := :NEW.id;
+END;
+/
 -- Claims are never edited in place: only lifecycle columns may change. SQLite compares OLD and
 -- NEW; here the test is UPDATING('column'), true when the UPDATE names the column at all
 -- (DBMS_STANDARD's UPDATING(colnam)): stricter, the same for memgate, whose only UPDATE of

@@ -26,9 +26,11 @@ CREATE OR REPLACE CONTEXT memgate_qctx USING memgate_owner.memgate_ctx_pkg ACCES
 /
 CREATE OR REPLACE PACKAGE memgate_ctx_pkg AUTHID DEFINER AS
   -- Binds the trusted identity of one call to this session. p_tenant is required; a NULL scope id
-  -- means "not bound": the VPD predicate then shows only rows shared at that level.
+  -- means "not bound": the VPD predicate then shows only rows shared at that level. p_now, when
+  -- given, is the session's one evaluation time (attribute NOW, SQLite's app_now()), an ISO-8601
+  -- UTC timestamp; without it NOW is NULL and a statement comparing with it finds no row.
   PROCEDURE set_identity(p_tenant IN VARCHAR2, p_user IN VARCHAR2, p_agent IN VARCHAR2,
-                         p_thread IN VARCHAR2, p_call IN VARCHAR2);
+                         p_thread IN VARCHAR2, p_call IN VARCHAR2, p_now IN VARCHAR2);
   -- Removes every MEMGATE_CTX attribute of this session (before the pool gets it back).
   PROCEDURE clear_identity;
   -- Makes an identity and the call's time visible to MEMGATE_QUERY sessions whose client
@@ -69,6 +71,13 @@ CREATE OR REPLACE PACKAGE BODY memgate_ctx_pkg AS
     END IF;
   END check_handle;
 
+  PROCEDURE check_now(p_now VARCHAR2) IS
+  BEGIN
+    IF NOT REGEXP_LIKE(p_now, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$') THEN
+      RAISE_APPLICATION_ERROR(-20010, 'memgate: the call time is not an ISO-8601 UTC timestamp');
+    END IF;
+  END check_now;
+
   PROCEDURE put(p_attr VARCHAR2, p_value VARCHAR2) IS
   BEGIN
     IF p_value IS NOT NULL THEN
@@ -84,10 +93,13 @@ CREATE OR REPLACE PACKAGE BODY memgate_ctx_pkg AS
   END share;
 
   PROCEDURE set_identity(p_tenant IN VARCHAR2, p_user IN VARCHAR2, p_agent IN VARCHAR2,
-                         p_thread IN VARCHAR2, p_call IN VARCHAR2) IS
+                         p_thread IN VARCHAR2, p_call IN VARCHAR2, p_now IN VARCHAR2) IS
   BEGIN
     check_identity(p_tenant, p_user, p_agent, p_thread);
     check_id('call', p_call);
+    IF p_now IS NOT NULL THEN
+      check_now(p_now);
+    END IF;
     -- start from nothing: no attribute of a previous call survives
     DBMS_SESSION.CLEAR_ALL_CONTEXT(c_ns);
     put('TENANT', p_tenant);
@@ -95,6 +107,7 @@ CREATE OR REPLACE PACKAGE BODY memgate_ctx_pkg AS
     put('AGENT_ID', p_agent);
     put('THREAD_ID', p_thread);
     put('CALL_ID', p_call);
+    put('NOW', p_now);
   END set_identity;
 
   PROCEDURE clear_identity IS
@@ -114,9 +127,10 @@ CREATE OR REPLACE PACKAGE BODY memgate_ctx_pkg AS
   BEGIN
     check_handle(p_handle);
     check_identity(p_tenant, p_user, p_agent, p_thread);
-    IF p_now IS NULL OR NOT REGEXP_LIKE(p_now, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$') THEN
+    IF p_now IS NULL THEN
       RAISE_APPLICATION_ERROR(-20010, 'memgate: the call time is not an ISO-8601 UTC timestamp');
     END IF;
+    check_now(p_now);
     unshare_with_query(p_handle);
     share(p_handle, 'TENANT', p_tenant);
     share(p_handle, 'USER_ID', p_user);

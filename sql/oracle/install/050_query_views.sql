@@ -72,7 +72,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.guideline_key,
        DBMS_LOB.SUBSTR(t.content, 1000, 1) AS content,
        DBMS_LOB.SUBSTR(t.content_json, 1000, 1) AS content_json, t.version, t.valid_from,
        t.valid_until, t.deleted_at, t.source_table, t.source_id, t.source_version, t.created_by,
-       t.created_at,
+       t.created_at, t.row_id,
        CASE
            WHEN t.deleted_at IS NOT NULL AND t.deleted_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') THEN 'deleted'
            WHEN t.valid_from > SYS_CONTEXT('MEMGATE_QCTX', 'NOW') THEN 'pending'
@@ -99,7 +99,7 @@ GRANT READ ON qv_guideline_memory_history TO memgate_query
 CREATE OR REPLACE VIEW qv_guideline_memory AS
 SELECT id, tenant_id, user_id, agent_id, thread_id, guideline_key, content, content_json, version,
        valid_from, valid_until, deleted_at, source_table, source_id, source_version, created_by,
-       created_at
+       created_at, row_id
 FROM qv_guideline_memory_history
 WHERE status = 'current'
 /
@@ -203,10 +203,12 @@ WHERE t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
 /
 GRANT READ ON qv_knowledge_base_document TO memgate_query
 /
+-- seq, char_start and char_end are left out, as on SQLite (_INTERNAL_COLUMNS in
+-- manager/backend/sqlite/query_views.py): bookkeeping, and the catalog is sent on every turn.
 CREATE OR REPLACE VIEW qv_knowledge_base_chunk AS
-SELECT t.seq, t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.document_id, t.collection,
-       t.position, DBMS_LOB.SUBSTR(t.content, 1000, 1) AS content, t.token_count, t.char_start,
-       t.char_end, t.embedding, t.embedding_model, t.version, t.valid_from, t.valid_until,
+SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.document_id, t.collection,
+       t.position, DBMS_LOB.SUBSTR(t.content, 1000, 1) AS content, t.token_count,
+       t.embedding, t.embedding_model, t.version, t.valid_from, t.valid_until,
        t.deleted_at, t.source_table, t.source_id, t.source_version, t.created_by, t.created_at
 FROM knowledge_base_chunk t
 WHERE t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
@@ -220,7 +222,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.event_type, t.ro
        DBMS_LOB.SUBSTR(t.content, 1000, 1) AS content,
        DBMS_LOB.SUBSTR(t.content_json, 1000, 1) AS content_json, t.version, t.valid_from,
        t.valid_until, t.deleted_at, t.source_table, t.source_id, t.source_version, t.created_by,
-       t.created_at
+       t.created_at, t.turn_index, t.session_id, t.window_id, t.token_count
 FROM conversation_memory t
 WHERE t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
   AND (t.valid_until IS NULL OR t.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
