@@ -75,6 +75,9 @@ class QueryDialect:
     #: folded function name -> a check of a call's argument nodes (sqlglot expressions) that
     #: returns why the call would cost more than the database itself bounds, or None
     call_limits: Mapping[str, Callable[[Sequence[Any]], str | None]] = field(default_factory=dict)
+    #: bind names (folded) the database refuses unquoted, so a report naming one is refused when
+    #: it is written rather than failing on every call (Oracle: its reserved words, ORA-01745)
+    reserved_bind_names: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,10 @@ _REASONS = {
         "a report binds values only as :name (a letter or _, then letters, digits or _).",
         "Write each bind as :name and declare name in the report's schema.",
     ),
+    "bind-name": (
+        "{reason}.",
+        "Rename the bind and its schema property, e.g. :since_date for :date.",
+    ),
     "select-only": (
         "only a SELECT statement is accepted.",
         "WITH ... SELECT and UNION, INTERSECT or EXCEPT of SELECTs are fine.",
@@ -144,7 +148,7 @@ _REASONS = {
     ),
     "size": (
         "{reason}.",
-        "Write widths and precisions as small numbers: a table cell shows at most a few hundred characters.",
+        "Write such arguments as short literals: a table cell shows at most a few hundred characters.",
     ),
 }
 
@@ -154,7 +158,7 @@ def _rejected(rule: str, hint: str | None = None, *, dialect: QueryDialect | Non
     text, default_hint = _REASONS[rule]
     if dialect is not None:  # the syntax rule names the grammar it parsed with
         text, default_hint = text.format(dialect=dialect.name), default_hint.format(dialect=dialect.name)
-    if reason is not None:  # the size rule says which limit the dialect's check found broken
+    if reason is not None:  # the size and bind-name rules say which limit or name they found
         text = text.format(reason=reason)
     return QueryRejected(
         f"query refused (rule {rule}): {text}", rule=rule, hint=hint or default_hint
@@ -247,7 +251,11 @@ def _check_placeholders(dialect: QueryDialect, sql: str, tokens: list[Token], bi
                 raise _rejected("placeholder")
             if token.token_type is not TokenType.COLON or following is None or not _named_bind(sql, token, following):
                 raise _rejected("named-binds")
-            named.add(sql[following.start : following.end + 1])
+            name = sql[following.start : following.end + 1]
+            if dialect.fold(name) in dialect.reserved_bind_names:
+                raise _rejected("bind-name", reason=f":{name} is a word {dialect.name} reserves, which it "
+                                                    "refuses as a bind name")
+            named.add(name)
         previous = token
     return named
 

@@ -13,17 +13,11 @@ import re
 
 import sqlglot
 
-#: Oracle SQL reserved words (SQL Language Reference 19c, "Oracle SQL Reserved Words"). An
-#: unquoted bind with one of these names fails on the server with ORA-01745, and python-oracledb
-#: leaves that check to the server.
-RESERVED = frozenset("""ACCESS ADD ALL ALTER AND ANY AS ASC AUDIT BETWEEN BY CHAR CHECK CLUSTER COLUMN
-COLUMN_VALUE COMMENT COMPRESS CONNECT CREATE CURRENT DATE DECIMAL DEFAULT DELETE DESC DISTINCT
-DROP ELSE EXCLUSIVE EXISTS FILE FLOAT FOR FROM GRANT GROUP HAVING IDENTIFIED IMMEDIATE IN
-INCREMENT INDEX INITIAL INSERT INTEGER INTERSECT INTO IS LEVEL LIKE LOCK LONG MAXEXTENTS MINUS
-MLSLABEL MODE MODIFY NESTED_TABLE_ID NOAUDIT NOCOMPRESS NOT NOWAIT NULL NUMBER OF OFFLINE ON
-ONLINE OPTION OR ORDER PCTFREE PRIOR PUBLIC RAW RENAME RESOURCE REVOKE ROW ROWID ROWNUM ROWS
-SELECT SESSION SET SHARE SIZE SMALLINT START SUCCESSFUL SYNONYM SYSDATE TABLE THEN TO TRIGGER
-UID UNION UNIQUE UPDATE USER VALIDATE VALUES VARCHAR VARCHAR2 VIEW WHENEVER WHERE WITH""".split())
+from memgate.manager.backend.oracle.dialect import RESERVED_WORDS
+
+#: Oracle SQL reserved words, upper-case: one list with admission's (the Oracle dialect's
+#: reserved_bind_names). An unquoted bind with one of these names fails with ORA-01745.
+RESERVED = frozenset(word.upper() for word in RESERVED_WORDS)
 
 #: qualifiers memgate's SQL may name, each with where the docs list it
 ALLOWED_QUALIFIERS = {

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from memgate.manager import BackendUnavailable, ConfigError, DatabaseSettings, Identity, QueryRejected, open_backend
 from memgate.manager.backend.base import BinaryLength
-from memgate.manager.backend.oracle.dialect import ORACLE_QUERY_DIALECT
+from memgate.manager.backend.oracle.dialect import ORACLE_FUNCTIONS, ORACLE_QUERY_DIALECT
 from memgate.manager.backend.oracle.kb import text_expression
 from memgate.manager.backend.oracle.values import bind_value, column_name, query_cell, row_value
 from memgate.manager.query.admission import admit_query
@@ -128,6 +128,39 @@ def test_oracle_admission_refuses_links_flashback_plsql_and_other_names(sql, rul
         admit_query(sql, dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS)
 
 
+@pytest.mark.parametrize("sql,admitted", [
+    ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '^model:[a-z-]+$')", True),
+    ("SELECT REGEXP_COUNT(content, 'rag', 1, 'i') FROM entity_memory", True),
+    ("SELECT REGEXP_REPLACE(subject, '[0-9]{2,4}', '#') FROM entity_memory", True),
+    ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '(a+)+$')", False),
+    ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '(x|xx)*y')", False),
+    ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '(a)\\1')", False),
+    ("SELECT REGEXP_SUBSTR(subject, predicate) FROM entity_memory", False),
+    ("SELECT REGEXP_INSTR(subject, 'a' || 'b') FROM entity_memory", False),
+    (f"SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '{'a' * 101}')", False),
+])
+def test_a_regexp_pattern_is_a_short_literal_with_no_back_reference_or_quantified_group(sql, admitted):
+    if admitted:
+        admit_query(sql, dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS)
+        return
+    with pytest.raises(QueryRejected, match="rule size.*pattern must be a string literal"):
+        admit_query(sql, dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS)
+
+
+def test_every_regexp_function_the_allowlist_has_is_limited():
+    regexps = {f for f in ORACLE_FUNCTIONS if f.startswith("regexp_")}
+    assert regexps and regexps <= set(ORACLE_QUERY_DIALECT.call_limits)
+
+
+def test_a_report_bind_named_like_an_oracle_reserved_word_is_refused_when_written():
+    sql = "SELECT id FROM entity_memory WHERE valid_from >= :{} AND subject = :subject"
+    assert admit_query(sql.format("since"), dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS,
+                       binds=True).binds == {"since", "subject"}
+    for name in ("date", "user", "SESSION", "level"):
+        with pytest.raises(QueryRejected, match=f"rule bind-name.*:{name} is a word Oracle reserves"):
+            admit_query(sql.format(name), dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS, binds=True)
+
+
 # -- Oracle Text and values ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("query,expr", [
@@ -156,3 +189,21 @@ def test_query_cells_never_carry_a_lob_and_show_a_vector_by_size():
     assert query_cell("x" * 50, None, 11) == "x" * 11
     assert query_cell(None, "CLOB", 10) is None
     assert oracledb.DB_TYPE_CLOB is not None
+
+
+# -- the protocol ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("protocol,implementation", [("Backend", "OracleBackend"), ("Session", "OracleSession")])
+def test_the_oracle_backend_has_every_protocol_method_with_its_parameters(protocol, implementation):
+    import inspect
+
+    from memgate.manager.backend import base
+    from memgate.manager.backend.oracle import backend as oracle
+
+    proto, impl = getattr(base, protocol), getattr(oracle, implementation)
+    methods = [n for n, f in vars(proto).items() if callable(f) and not n.startswith("_")]
+    assert "run_readonly_query" in methods or "change_marker" in methods
+    differ = {n: (str(inspect.signature(getattr(proto, n))), str(inspect.signature(getattr(impl, n, lambda: None))))
+              for n in methods if list(inspect.signature(getattr(proto, n)).parameters)
+              != list(inspect.signature(getattr(impl, n, lambda: None)).parameters)}
+    assert differ == {}, f"{implementation} must match base.{protocol}: {differ}"

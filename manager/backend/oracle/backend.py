@@ -349,8 +349,8 @@ class OracleBackend:
 
     # -- execute_query ----------------------------------------------------------------------
     def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float,
-                           now: str, max_chars: int = 500) -> QueryRows:
-        return self._queries.run(identity, sql, max_rows, timeout_s, now, max_chars)
+                           now: str, max_chars: int = 500, binds: Mapping[str, Any] | None = None) -> QueryRows:
+        return self._queries.run(identity, sql, max_rows, timeout_s, now, max_chars, binds)
 
     def query_catalog(self) -> ViewCatalog:
         return self._queries.catalog()

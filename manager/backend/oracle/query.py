@@ -11,8 +11,9 @@ username and client_id Parameters): only a query session whose client identifier
 handle sees it. Per call:
 
 1. app session: memgate_ctx_pkg.share_with_query(handle, tenant, user, agent, thread, now);
-2. query session: DBMS_SESSION.SET_IDENTIFIER(handle), call_timeout, the query,
-   fetchone() up to max_rows + 1 rows, each reduced as it arrives (values.query_cell);
+2. query session: DBMS_SESSION.SET_IDENTIFIER(handle), call_timeout, the query (a report's
+   binds go to the driver as named parameters, never into the text), fetchone() up to
+   max_rows + 1 rows, each reduced as it arrives (values.query_cell);
    call_timeout is set before each round trip to what is left of timeout_s, so the whole
    query ends by its deadline, on the server too (a timed-out call is broken off there);
 3. finally: query session CLEAR_IDENTIFIER and call_timeout 0; app session
@@ -27,6 +28,8 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Mapping
+from typing import Any
 
 import oracledb
 
@@ -37,6 +40,7 @@ from ..sql_files import load_sql
 from . import statements as q
 from .connect import Accounts
 from .errors import codes, translate
+from .values import binds as bind_values
 from .values import column_name, cut_bytes, declared_type, query_cell
 
 __all__ = ["ReadonlyQueries"]
@@ -80,7 +84,7 @@ class ReadonlyQueries:
         self._lock = threading.Lock()
 
     def run(self, identity: Identity, sql: str, max_rows: int, timeout_s: float, now: str,
-            max_chars: int = 500) -> QueryRows:
+            max_chars: int = 500, binds: Mapping[str, Any] | None = None) -> QueryRows:
         handle = secrets.token_hex(16)
         shared = self._accounts.acquire("app")
         broken = False
@@ -88,7 +92,8 @@ class ReadonlyQueries:
             self._call(shared, q.SHARE_WITH_QUERY_IDENTITY.text, handle=handle, tenant=identity.tenant,
                        user_id=identity.user, agent_id=identity.agent, thread_id=identity.thread, now=now)
             try:
-                return self._on_query_session(identity, handle, sql, max_rows, timeout_s, max_chars)
+                return self._on_query_session(identity, handle, sql, max_rows, timeout_s, max_chars,
+                                              bind_values(binds or {}))
             finally:
                 self._call(shared, q.UNSHARE_WITH_QUERY.text, handle=handle)
         except oracledb.Error as exc:
@@ -98,7 +103,7 @@ class ReadonlyQueries:
             self._accounts.release("app", shared, broken=broken)
 
     def _on_query_session(self, identity: Identity, handle: str, sql: str, max_rows: int,
-                          timeout_s: float, max_chars: int) -> QueryRows:
+                          timeout_s: float, max_chars: int, binds: dict[str, Any]) -> QueryRows:
         conn = self._accounts.acquire("query")
         broken = False
         try:
@@ -107,7 +112,7 @@ class ReadonlyQueries:
             conn.clientinfo = cut_bytes(identity.call_id or "", 64)
             self._call(conn, q.SET_IDENTIFIER.text, handle=handle)
             try:
-                return _read(conn, sql, max_rows, max_chars, time.monotonic() + timeout_s, timeout_s)
+                return _read(conn, sql, binds, max_rows, max_chars, time.monotonic() + timeout_s, timeout_s)
             except oracledb.Error as exc:
                 code, full = codes(exc)
                 broken = full in ("DPY-4024", "DPY-4011") or code in _TIMEOUT
@@ -146,8 +151,8 @@ class ReadonlyQueries:
             cur.execute(plsql, binds)
 
 
-def _read(conn: oracledb.Connection, sql: str, max_rows: int, max_chars: int, deadline: float,
-          timeout_s: float) -> QueryRows:
+def _read(conn: oracledb.Connection, sql: str, binds: dict[str, Any], max_rows: int, max_chars: int,
+          deadline: float, timeout_s: float) -> QueryRows:
     """Rows reduced as they arrive. call_timeout bounds one round trip, so before each it is set to
     what is left of the call's time: the whole query, execute and fetches, ends by the deadline."""
 
@@ -160,7 +165,7 @@ def _read(conn: oracledb.Connection, sql: str, max_rows: int, max_chars: int, de
     with conn.cursor() as cur:
         cur.arraysize = cur.prefetchrows = min(max_rows + 1, 1000)
         time_left()
-        cur.execute(sql)
+        cur.execute(sql, binds)
         if cur.description is None:
             raise _rejected("wall")  # not a query: admission and the account refuse these first
         columns = [column_name(d.name) for d in cur.description]
