@@ -33,6 +33,7 @@ from .errors import (
     NoCaller,
     NotFound,
     NotIssued,
+    NotVisible,
     QueryRejected,
     QueryTimeout,
     RowGone,
@@ -51,6 +52,7 @@ from .files.texts import MEMORY_PROTOCOL
 from .identity import ID_RULE, UNMAPPED_TENANT, Identity, check_id
 from .kb.embed import Embedder, HashingEmbedder, default_embedder
 from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
+from .kb.links import is_web_url
 from .kb.parse import SUPPORTED_EXTENSIONS
 from .limits import ROWS_CEILING, CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .output.echo import clip_echo
@@ -69,9 +71,9 @@ __all__ = [
     "UNCHANGED", "UNMAPPED_TENANT", "AccessDenied", "Backend", "BackendUnavailable", "CallRecord", "CapsSettings",
     "ChunkSettings", "ConfigError", "Conflict", "ContextBudget", "ContextTooSmall", "ContextWindow",
     "DatabaseSettings", "Embedder", "HashingEmbedder", "Identity", "IngestResult", "InvalidArgument", "MemgateError",
-    "MemoryFileSettings", "MemoryManager", "NoCaller", "NotFound", "NotIssued", "QueryRejected", "QueryTimeout",
-    "Replay", "Reranker", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice", "TenantMapping",
+    "MemoryFileSettings", "MemoryManager", "NoCaller", "NotFound", "NotIssued", "NotVisible", "QueryRejected",
+    "QueryTimeout", "Replay", "Reranker", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice", "TenantMapping",
     "TenantMismatch", "TenantUnmapped", "TokenAttributes", "ToolOutput", "ToolRow", "check_id", "clip_echo",
-    "count_tokens", "days_ago_iso", "default_database_path", "default_embedder", "load_tool_definitions", "now_iso",
-    "open_backend", "record_demo_window", "seed_demo", "validate_store_policy",
+    "count_tokens", "days_ago_iso", "default_database_path", "default_embedder", "is_web_url", "load_tool_definitions",
+    "now_iso", "open_backend", "record_demo_window", "seed_demo", "validate_store_policy",
 ]

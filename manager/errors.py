@@ -54,6 +54,10 @@ class NotIssued(AccessDenied):
     """A memory id that the caller's current context window did not issue as a pointer or summary."""
 
 
+class NotVisible(AccessDenied):
+    """An id the caller cannot read: absent, no longer current, or behind the wall; the three are not told apart."""
+
+
 class NotFound(MemgateError):
     """The thing asked for does not exist for this caller."""
 

@@ -31,12 +31,13 @@ from .context.assemble import ContextWindow
 from .context.replay import Replay
 from .context.rerank import Reranker
 from .context.window import WindowKey
-from .errors import InvalidArgument, NotFound
+from .errors import InvalidArgument, NotFound, NotVisible
 from .files.commands import MemoryFiles, open_store
 from .files.stores import resolve_store, store_from_key
 from .identity import Identity
 from .kb import ingest as kb_ingest
 from .kb import search as kb_search
+from .kb import sources as kb_sources
 from .kb.embed import Embedder, default_embedder
 from .kb.render import render_hits
 from .limits import CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
@@ -346,6 +347,33 @@ class MemoryManager:
         with self.backend.session(identity) as s:
             return kb_search.search(s, embedder, query, now_iso(), limit=limit, methods=methods,
                                     filters=kb_search.SearchFilters(collection, document_id))
+
+    def search_sources(self, identity: Identity, query: str, *, policy: dict[str, Any] | None = None) -> ToolOutput:
+        """Handler `search` (ChatGPT): search_memory's retrieval as `{"results": [{id, title, url}]}`."""
+        _require_text(query, "query")
+        hits = self.search_chunks(identity, query, limit=self.caps.rows(kb_search.DEFAULT_RESULTS))
+        with self.backend.session(identity) as s:
+            sources = kb_sources.document_sources(s, (h.document_id for h in hits))
+        return kb_sources.render_search(hits, sources, public_base=(policy or {}).get("public_links"),
+                                        max_tokens=self._result_tokens(identity))
+
+    def fetch_source(self, identity: Identity, id: str, *, policy: dict[str, Any] | None = None) -> ToolOutput:
+        """Handler `fetch` (ChatGPT): a chunk or document the caller can see now, by id, whoever issued it.
+
+        No context window is asked: the wall is the authority. An id that is absent, no longer
+        current or another tenant's or user's is the same NotVisible.
+        """
+        _require_text(id, "id")
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            item = kb_sources.read_item(s, id, now)
+            if item is None:
+                raise NotVisible(f"{id!r} is no knowledge-base chunk or document this caller can see now")
+            used = [(item["source_table"], item["source_id"], int(item["source_version"] or 0))] \
+                if item["source_id"] else []
+            notes = stale.stale_facts(s, {id: used}, now) if used else {}
+        return kb_sources.render_fetch(item, public_base=(policy or {}).get("public_links"),
+                                       max_tokens=self._result_tokens(identity), stale=notes.get(id, ()))
 
     def ingest_file(self, identity: Identity, path: str | Path, *, collection: str = "default",
                     user_id: str | None = None, agent_id: str | None = None,

@@ -88,6 +88,8 @@ def _run(command: str, demo_db: Path, tmp_path: Path, monkeypatch) -> tuple[int,
         (tmp_path / name).write_text("# How we report metrics\n\nCite the current version of a metric.\n")
     (tmp_path / "report.pdf").write_bytes(b"%PDF-1.4 a stand-in the summary reports as failed")
     shutil.copytree(ROOT / "config" / "reports", tmp_path / "config" / "reports")  # the add-report example's
+    for preset in (ROOT / "config").glob("toolbox.*.json"):  # the `init --tools-file` examples'
+        shutil.copy(preset, tmp_path / "config" / preset.name)
     stdin = None
     if " | memgate " in command:
         head, command = command.split(" | ", 1)

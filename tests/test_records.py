@@ -6,6 +6,7 @@ import re
 from dataclasses import replace
 
 import pytest
+from kb_helpers import add_chunk_from_corrected_fact
 
 from memgate.manager import ACME
 from memgate.manager.output.records import StaleFact, memory_record
@@ -58,12 +59,7 @@ def test_lookup_entity_annotates_a_claim_derived_from_a_corrected_version(manage
 
 
 def test_search_memory_labels_a_chunk_made_from_a_corrected_fact_historical(manager, two_tenants):
-    with manager.backend.session(ACME) as s:
-        s.insert("knowledge_base_chunk", {
-            "id": "chk_acme_slide", "tenant_id": "acme", "document_id": "doc_acme_1", "collection": "demo",
-            "position": 9, "content": "Slide: zebrafish retrieval reached 0.92 nDCG@10.", "token_count": 12,
-            "version": 1, "valid_from": "2026-07-20T00:00:00.000Z",
-            "source_table": "entity_memory", "source_id": "ent_acme_helios_v1", "source_version": 1})
+    add_chunk_from_corrected_fact(manager, "Slide: zebrafish retrieval reached 0.92 nDCG@10.")
     text = manager.search_memory(ACME, "zebrafish slide", collection="demo").text
     record = next(r for r in text.split("</memory>") if 'id="chk_acme_slide"' in r)
     assert 'status="historical"' in record

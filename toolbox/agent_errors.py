@@ -12,6 +12,7 @@ from memgate.manager import (
     InvalidArgument,
     NotFound,
     NotIssued,
+    NotVisible,
     QueryRejected,
     QueryTimeout,
     clip_echo,
@@ -24,6 +25,8 @@ CONFLICT = "Another writer changed this record first; nothing was written. Read 
 NOT_FOUND = "Nothing matching that request exists for you."
 NOT_ISSUED = ("That memory id was not issued to you as a pointer or summary in your current context window; "
               "expand only ids the window shows with tier=\"pointer\" or tier=\"summary\".")
+
+NOT_VISIBLE = "There is no document or passage with that id for you; fetch ids that search returned."
 
 
 def unknown_tool(name: str) -> str:
@@ -38,6 +41,8 @@ def agent_message(exc: BaseException, call_id: str) -> str:
         return invalid_arguments(exc.field, exc.message)
     if isinstance(exc, NotIssued):
         return NOT_ISSUED
+    if isinstance(exc, NotVisible):
+        return NOT_VISIBLE
     if isinstance(exc, AccessDenied):
         return DENIED
     if isinstance(exc, QueryTimeout):

@@ -10,6 +10,9 @@ Policy JSON keys (all optional):
     {"openWorldHint": true}; keys readOnlyHint, destructiveHint, idempotentHint, openWorldHint,
     values true or false. A row whose handler can write may not claim readOnlyHint.
   structured_output: true adds an outputSchema and structuredContent (handlers that have one)
+  public_links: for the search and fetch handlers, the base URL of the operator's pages for
+    knowledge-base documents: a citation link is <base>/<document id>[#<chunk id>] unless the
+    document's source is itself a web address (manager/kb/links.py)
   report: for the report handler, the reviewed statement: {"sql": "SELECT ... :name ...",
     "max_rows": 100 (optional; clamped to caps.max_rows)}
 """
@@ -18,12 +21,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from memgate.manager import AccessDenied, Identity, InvalidArgument, validate_store_policy
+from memgate.manager import AccessDenied, Identity, InvalidArgument, is_web_url, validate_store_policy
 
 from .handlers.spec import HINTS
 
 POLICY_KEYS = {"required_scopes", "required_roles", "allowed_commands", "memory_store", "annotations",
-               "structured_output", "report"}
+               "structured_output", "report", "public_links"}
 REPORT_KEYS = {"sql", "max_rows"}
 #: keys whose value is a list of strings
 _LIST_KEYS = {"required_scopes", "required_roles", "allowed_commands"}
@@ -47,6 +50,8 @@ def validate_policy(policy: dict[str, Any]) -> None:
                               field="access_policy.structured_output")
     if "report" in policy:
         _validate_report(policy["report"])
+    if "public_links" in policy:
+        _validate_public_links(policy["public_links"])
 
 
 def _validate_annotations(value: Any) -> None:
@@ -59,6 +64,13 @@ def _validate_annotations(value: Any) -> None:
     for key, hint in value.items():
         if not isinstance(hint, bool):
             raise InvalidArgument(f"{field}.{key} must be true or false, got {hint!r:.40}", field=f"{field}.{key}")
+
+
+def _validate_public_links(value: Any) -> None:
+    field = "access_policy.public_links"
+    if not isinstance(value, str) or not is_web_url(value) or "#" in value or "?" in value:
+        raise InvalidArgument(f"{field} must be an http or https base URL without a query or fragment, "
+                              f"e.g. \"https://kb.example.com/memgate/\"", field=field)
 
 
 def _validate_report(value: Any) -> None:

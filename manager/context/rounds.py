@@ -93,8 +93,8 @@ def close_round(session: Session, identity: Identity, rnd: Round, *, call_id: st
             return refusal
         number = spent["rounds"] + 1
         event_id = new_id("tr")
-        text = f"{_head(event_id, number, rnd.max_rounds, count_tokens(output.text), spent['tokens'], rnd.reserve)}" \
-               f"\n{output.text}"
+        head = _head(event_id, number, rnd.max_rounds, count_tokens(output.text), spent["tokens"], rnd.reserve)
+        text = output.text if output.wire_format else f"{head}\n{output.text}"
         charge = count_tokens(text)
         left = rnd.reserve - spent["tokens"]
         if charge > left:

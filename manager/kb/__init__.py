@@ -2,7 +2,8 @@
 
 Owns: turning files into text (parse.py), token-bounded chunks (chunk.py), embedders
 (embed.py), idempotent ingest (ingest.py), ranking and fusion (search.py, fusion.py) and
-how results are shown (render.py). The lexical and vector legs themselves are the
-backend's (Session.kb_lexical, Session.kb_vector).
+how results are shown (render.py), ChatGPT's search and fetch shapes and a chunk or
+document by id (sources.py), citation links (links.py). The lexical and vector legs
+themselves are the backend's (Session.kb_lexical, Session.kb_vector).
 May import: the shared leaves, backend.base, output.
 """

@@ -20,3 +20,6 @@ class ToolOutput:
     is_error: bool = False
     #: the mcp_call_log status for this result; an is_error result usually says "invalid"
     status: str = "ok"
+    #: the text is a fixed shape a host parses (ChatGPT's search and fetch JSON): a tool round
+    #: records it as it is, without the provenance line it puts before other results
+    wire_format: bool = False

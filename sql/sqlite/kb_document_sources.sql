@@ -1,0 +1,2 @@
+-- search: where the documents :ids (a JSON list) came from, for their citation links.
+SELECT id, source_uri FROM knowledge_base_document WHERE id IN (SELECT value FROM json_each(:ids))
