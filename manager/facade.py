@@ -321,7 +321,7 @@ class MemoryManager:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = default_embedder()
+            self._embedder = self.backend.database_embedder() or default_embedder()
         return self._embedder
 
     def search_memory(self, identity: Identity, query: str, collection: str | None = None,

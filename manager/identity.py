@@ -53,6 +53,12 @@ class Identity:
     client_name: str | None = None
     client_version: str | None = None
     session: str | None = None
+    #: the model the host says it runs (recorded in the call log, never trusted for access)
+    model: str | None = None
+    #: the tool being called and the call's id, for the database session's attributes
+    #: (Oracle's V$SESSION action and client identifier); None outside a tool call
+    tool: str | None = None
+    call_id: str | None = None
     #: extra trusted request values (e.g. JWT claims) that `context` memory stores may key on
     context: tuple[tuple[str, str], ...] = ()
 

@@ -19,6 +19,9 @@ from .auth import identity_from_access_token
 from .auth_settings import HttpAuthSettings
 
 _CLIENT_INFO_META = "io.modelcontextprotocol/clientInfo"
+# MCP defines no field for the model behind a host; a host that names one sends it in a request's
+# _meta under this key. Recorded in the call log (mcp_call_log.model), never trusted.
+_MODEL_META = "model"
 
 
 def stdio_resolver(identity: Identity) -> CallContextResolver:
@@ -66,8 +69,9 @@ def _with_client(identity: Identity, *, session: str | None = None) -> Identity:
     name = version = None
     params = getattr(ctx.session, "client_params", None) if ctx.session is not None else None
     info = getattr(params, "client_info", None)
+    meta = getattr(ctx.request_context, "meta", None) if ctx.request_context else None
+    model = _meta_get(meta, _MODEL_META)
     if info is None:
-        meta = getattr(ctx.request_context, "meta", None) if ctx.request_context else None
         raw = _meta_get(meta, _CLIENT_INFO_META)
         if isinstance(raw, dict):
             name, version = raw.get("name"), raw.get("version")
@@ -78,7 +82,8 @@ def _with_client(identity: Identity, *, session: str | None = None) -> Identity:
             session = ctx.session_id
         except Exception:  # noqa: BLE001 - no session outside a request
             session = None
-    return replace(identity, client_name=_short(name), client_version=_short(version), session=_short(session))
+    return replace(identity, client_name=_short(name), client_version=_short(version), session=_short(session),
+                   model=_short(model) if isinstance(model, str) else None)
 
 
 def _meta_get(meta: object, key: str) -> object:

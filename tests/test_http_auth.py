@@ -362,6 +362,9 @@ def test_identity_maps_configured_claims_and_keeps_short_string_context():
         "client_name": None,
         "client_version": None,
         "session": None,
+        "model": None,
+        "tool": None,
+        "call_id": None,
         "context": (("region", "eu"),),
     }
 

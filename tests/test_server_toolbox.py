@@ -226,3 +226,17 @@ async def test_another_tenants_tool_is_no_tool_at_all_for_this_caller(app, manag
     assert r.content[0].text == "There is no tool named globex_only."  # the wall hides that it exists
     [row] = log_rows(backend, tenant_id="acme")
     assert (row["status"], row["error_class"]) == ("denied", "UnknownTool")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_the_log_names_the_host_and_the_model_it_says_it_runs(app, backend, mode):
+    from mcp.types import Implementation
+    async with Client(app, mode=mode, client_info=Implementation(name="claude-ai", version="0.1.0")) as c:
+        await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, meta={"model": "claude-sonnet-4"})
+        await c.call_tool("lookup_entity", {"subject": "model:helios-rag"})
+    named, unnamed = log_rows(backend)
+    assert (named["mcp_client"], named["model"]) == ("claude-ai 0.1.0", "claude-sonnet-4")
+    assert (unnamed["mcp_client"], unnamed["model"]) == ("claude-ai 0.1.0", None)
+    with backend.operator_session() as s:
+        assert s.raw("SELECT mcp_client, model, end_point_name FROM dbtools_mcp_log ORDER BY created_on, id")[0] == {
+            "mcp_client": "claude-ai 0.1.0", "model": "claude-sonnet-4", "end_point_name": "lookup_entity"}

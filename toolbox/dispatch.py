@@ -71,6 +71,8 @@ class ToolDispatcher:
         started = time.perf_counter()
         call_id = str(uuid.uuid4())
         ctx = self.resolve()
+        # The database session of the call says which tool and call it serves (Oracle: V$SESSION).
+        ctx = replace(ctx, identity=replace(ctx.identity, tool=tool.name, call_id=call_id))
         record = CallRecord(call_id=call_id, called_at=now_iso(), tool_name=tool.name, status="ok",
                             arguments=arguments, handler=tool.row.tool_handler,
                             toolbox_row_id=tool.row.id, toolbox_row_version=tool.row.version,

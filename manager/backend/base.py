@@ -75,6 +75,9 @@ class QueryDialect:
     #: folded function name -> a check of a call's argument nodes (sqlglot expressions) that
     #: returns why the call would cost more than the database itself bounds, or None
     call_limits: Mapping[str, Callable[[Sequence[Any]], str | None]] = field(default_factory=dict)
+    #: bind names (folded) the database refuses unquoted, so a report naming one is refused when
+    #: it is written rather than failing on every call (Oracle: its reserved words, ORA-01745)
+    reserved_bind_names: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -120,6 +123,15 @@ class Session(Protocol):
     def kb_vector(self, vector: np.ndarray, model: str, limit: int,
                   filters: ChunkFilters) -> list[tuple[int, float]]:
         """The vector leg: up to `limit` (chunk seq, cosine) best first, cosine > 0, among visible chunks."""
+
+    def change_marker(self) -> dict[str, Any]:
+        """What the database can say of this moment, for a context manifest: a JSON object with `kind`.
+
+        Oracle: {"kind": "oracle_scn", "scn": <the current SCN>}, which an operator can read the
+        owner's tables AS OF. SQLite has no change number: {"kind": "sqlite_versions_read"},
+        and the manifest's list of row versions read is the whole marker. Replay never reads
+        as of a marker on any backend: it reads the versions a manifest names as they are now.
+        """
 
 
 class Backend(Protocol):
@@ -181,6 +193,10 @@ class Backend(Protocol):
 
     def query_catalog(self) -> ViewCatalog:
         """The reviewed views execute_query may read, with their columns and declared types."""
+
+    def database_embedder(self) -> Any | None:
+        """An embedder the database runs itself (an object with `name` and `embed(texts) -> ndarray`,
+        like manager/kb/embed.py's), or None to use the local one."""
 
     def close(self) -> None:
         """Close every pooled connection."""

@@ -110,7 +110,7 @@ def assemble(session: Session, identity: Identity, question: str, intent: str, n
                   | ({("guideline_memory", budget_ref.row_id, budget_ref.version)} if budget_ref else set()))
     data = {
         "manifest_id": manifest_id, "evaluated_at": now, "intent": intent,
-        "change_marker": {"kind": "sqlite_versions_read", "versions": [list(v) for v in read],
+        "change_marker": {**session.change_marker(), "versions": [list(v) for v in read],
                           "sha256": manifests.sha256(manifests.canonical(read))},
         "renderer_version": RENDERER_VERSION, "selection_version": f"{SELECTION_VERSION}/{reranker.name}",
         "budget_ref": budget_ref.as_json() if budget_ref else None, "budget": budget.to_json(),

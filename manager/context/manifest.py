@@ -6,8 +6,9 @@ server session when there is no thread. Its content is the window text; its
 content_json is the manifest:
 
 - manifest_id, evaluated_at (the assembly's one timestamp), intent;
-- change_marker: what the database held when it was read. SQLite has no system change
-  number, so it is the row versions read, every one, and their sha256;
+- change_marker: what the database held when it was read: on every backend the row versions
+  read, every one, and their sha256, with the backend's own `kind` (Session.change_marker;
+  Oracle adds the SCN, SQLite has no change number);
 - renderer_version, selection_version (with the reranker's name);
 - budget_ref (guideline_memory, row id, version) of the budget used, and its values;
 - arithmetic: reserves, available, fixed slice costs, remainder, allowances, what

@@ -79,6 +79,8 @@ def admit_query(
     nodes = list(tree.walk())
     if any(isinstance(node, _STATEMENTS) for node in nodes):
         raise _rejected("nested-statement")
+    if any(isinstance(node, _SNAPSHOTS) for node in nodes):
+        raise _rejected("snapshot")
     if any(_is_empty_clause(node) for node in nodes):
         raise _rejected("syntax", dialect=dialect)  # sqlglot accepts `SELECT` alone or `GROUP BY` with nothing
 
@@ -87,6 +89,7 @@ def admit_query(
     functions = {fold(name) for name in (dialect.allowed_functions if allowed_functions is None
                                          else allowed_functions)}
     tables = _check_tables(nodes, views, fold)
+    _check_qualifiers(nodes, fold)
     _check_functions(nodes, functions, dialect)
     return AdmittedQuery(sql=sql.strip(), tables=frozenset(tables), binds=frozenset(named))
 
@@ -119,6 +122,10 @@ _REASONS = {
         "a report binds values only as :name (a letter or _, then letters, digits or _).",
         "Write each bind as :name and declare name in the report's schema.",
     ),
+    "bind-name": (
+        "{reason}.",
+        "Rename the bind and its schema property, e.g. :since_date for :date.",
+    ),
     "select-only": (
         "only a SELECT statement is accepted.",
         "WITH ... SELECT and UNION, INTERSECT or EXCEPT of SELECTs are fine.",
@@ -131,9 +138,17 @@ _REASONS = {
         "it names a schema or a database link (like main.x, temp.x or x@link).",
         "Use the bare view name.",
     ),
+    "snapshot": (
+        "it reads a table as of another time or version (AS OF, VERSIONS BETWEEN).",
+        "Query the views as they are now; the *_history views show every version.",
+    ),
+    "qualifier": (
+        "it qualifies a name by something that is no view, alias or WITH name of the query.",
+        "Qualify columns only by a view name or an alias the query defines.",
+    ),
     "size": (
         "{reason}.",
-        "Write widths and precisions as small numbers: a table cell shows at most a few hundred characters.",
+        "Write such arguments as short literals: a table cell shows at most a few hundred characters.",
     ),
 }
 
@@ -143,7 +158,7 @@ def _rejected(rule: str, hint: str | None = None, *, dialect: QueryDialect | Non
     text, default_hint = _REASONS[rule]
     if dialect is not None:  # the syntax rule names the grammar it parsed with
         text, default_hint = text.format(dialect=dialect.name), default_hint.format(dialect=dialect.name)
-    if reason is not None:  # the size rule says which limit the dialect's check found broken
+    if reason is not None:  # the size and bind-name rules say which limit or name they found
         text = text.format(reason=reason)
     return QueryRejected(
         f"query refused (rule {rule}): {text}", rule=rule, hint=hint or default_hint
@@ -236,7 +251,11 @@ def _check_placeholders(dialect: QueryDialect, sql: str, tokens: list[Token], bi
                 raise _rejected("placeholder")
             if token.token_type is not TokenType.COLON or following is None or not _named_bind(sql, token, following):
                 raise _rejected("named-binds")
-            named.add(sql[following.start : following.end + 1])
+            name = sql[following.start : following.end + 1]
+            if dialect.fold(name) in dialect.reserved_bind_names:
+                raise _rejected("bind-name", reason=f":{name} is a word {dialect.name} reserves, which it "
+                                                    "refuses as a bind name")
+            named.add(name)
         previous = token
     return named
 
@@ -278,6 +297,10 @@ _STATEMENTS = _classes(
     "Grant", "Revoke", "Describe", "Show", "Kill", "Cache", "Uncache", "Refresh",
     "LockingStatement", "Summarize",
 )  # fmt: skip
+
+
+# Reads of another moment's data (Oracle's AS OF / VERSIONS BETWEEN flashback clauses).
+_SNAPSHOTS = _classes("Version")
 
 
 def _is_empty_clause(node: exp.Expr) -> bool:
@@ -333,6 +356,24 @@ def _visible_ctes(node: exp.Expr, fold) -> set[str]:
             names.update(fold(cte.alias) for cte in with_.expressions)
         ancestor = ancestor.parent
     return names
+
+
+def _check_qualifiers(nodes: list[exp.Expr], fold) -> None:
+    # `x.y` is a column of the table or alias x; on Oracle, when no x is in the query, it is
+    # also how a package function is called without parentheses (DBMS_RANDOM.VALUE), so a
+    # qualifier must name a table, alias or WITH name of the query itself.
+    names: set[str] = set()
+    for node in nodes:
+        if isinstance(node, exp.Table):
+            names.update(fold(n) for n in (node.name, node.alias) if n)
+        elif isinstance(node, (exp.Subquery, exp.CTE, exp.TableAlias)) and node.alias:
+            names.add(fold(node.alias))
+    for node in nodes:
+        if isinstance(node, exp.Column) and node.table:
+            if node.args.get("db") or node.args.get("catalog"):
+                raise _rejected("schema")
+            if fold(node.table) not in names:
+                raise _rejected("qualifier")
 
 
 # Plain syntax: AND/OR and COLLATE are Func subclasses in sqlglot, and so are these.

@@ -3,6 +3,8 @@
 The row answers "what did the agent do and what did it see": arguments (clipped),
 status, counts, and the result text the model received (clipped). Error detail
 never goes here, only the error's class name; the detail is in the operator log.
+mcp_client and model are the columns SQLcl's DBTOOLS$MCP_LOG has (the view
+dbtools_mcp_log shows the log in that shape).
 """
 
 from __future__ import annotations
@@ -17,6 +19,12 @@ from ..identity import Identity
 
 STATUSES = ("ok", "denied", "invalid", "error", "timeout")
 _ARGS_LOG_CHARS = 4000
+
+
+def mcp_client(identity: Identity) -> str | None:
+    """The host as SQLcl's DBTOOLS$MCP_LOG names it: its clientInfo name and version ("claude-ai 0.1.0")."""
+    parts = [p for p in (identity.client_name, identity.client_version) if p]
+    return " ".join(parts) or None
 
 
 def argument_digest(arguments: dict[str, Any]) -> str:
@@ -59,6 +67,7 @@ def write(session: Session, identity: Identity, record: CallRecord, result_log_c
         "principal": identity.principal,
         "user_id": identity.user, "agent_id": identity.agent, "thread_id": identity.thread,
         "client_name": identity.client_name, "client_version": identity.client_version,
+        "mcp_client": mcp_client(identity), "model": identity.model,
         "session_id": identity.session,
         "argument_digest": argument_digest(arguments),
         "arguments_json": args_json[:_ARGS_LOG_CHARS],

@@ -106,7 +106,7 @@ def put(session: Session, kind: str, value: str, tenant: str, *, issuer: str | N
     if user is not None:
         _check_name(user, "user")
     session.execute("operator_tenant_mapping_put", kind=key.kind, issuer=key.issuer, value=key.value,
-                    tenant=tenant, user=user, note=note, created_by=created_by)
+                    tenant=tenant, user_id=user, note=note, created_by=created_by)
     return TenantMapping(key.kind, key.issuer, key.value, tenant, user, note, created_by)
 
 

@@ -77,7 +77,7 @@ def command_for(settings: Settings, args: str) -> str:
 def require_tenant(manager: MemoryManager, settings: Settings, identity: Identity, *, serving: bool = False) -> None:
     """Refuse a tenant `memgate init` never set up (no toolbox rows) and, when `serving`, one
     whose every tool is disabled: a host would see no tools and nothing would say why."""
-    tenant, where = identity.tenant, settings.database.path
+    tenant, where = identity.tenant, settings.database.location
     versions = manager.operator_tool_versions(tenant)
     if not versions:
         raise ConfigError(f"tenant {tenant} is not set up in {where}.", field="tenant",

@@ -21,8 +21,9 @@ from .common import TENANT_ID, friendly_errors, open_manager, operator_identity,
 def init_database(settings, tenants: list[str], demo: bool, tools_file: str | None = None) -> list[str]:
     """Create or upgrade the schema, seed default tools for `tenants`, and the demo data. Returns report lines."""
     lines = []
-    where = settings.database.path
-    existed = where.exists()
+    where = settings.database.location
+    file = settings.database.file
+    existed = file is None or file.exists()
     manager = open_manager(settings)
     try:
         before, after = manager.migrate()
@@ -113,20 +114,19 @@ def register(cli: click.Group) -> None:
 
 
 def _check_database(settings, report) -> None:
-    path = settings.database.path
-    if not path.exists():
-        report(False, "database", f"{path} does not exist. Run `memgate init --demo` (or serve creates it).")
+    file, where = settings.database.file, settings.database.location
+    if file is not None and not file.exists():
+        report(False, "database", f"{file} does not exist. Run `memgate init --demo` (or serve creates it).")
         return
     manager = open_manager(settings, create=False)
     try:
         try:
             manager.check_schema()
-        except MemgateError as exc:
+        except MemgateError as exc:  # an unreachable database says so here, in one line
             report(False, "database", exc.with_hint())
             return
         info = manager.describe()
-        report(True, "database", f"{path} (schema {info['schema_version']}, SQLite {info['sqlite_version']}, "
-                                 f"journal {info['journal_mode']})")
+        report(True, "database", f"{where} (schema {info['schema_version']}, {info['summary']})")
         tenants = manager.operator_tenants()
         report(bool(tenants), "tenants", ", ".join(tenants) if tenants
                else "none. Set one up: `memgate init --tenant acme` (or `memgate init --demo`).")

@@ -80,3 +80,16 @@ def test_context_is_cleared_when_a_connection_returns_to_the_pool(backend, two_t
         assert s.raw("SELECT count(*) AS n FROM entity_memory") == [{"n": 0}]
     pooled = backend._pool.idle[-1]
     assert (pooled.context.tenant, pooled.context.user) == (None, None)
+
+
+def test_the_operators_log_view_reads_base_rows_so_a_walled_connection_may_not_read_it(backend, two_tenants):
+    acme, globex = two_tenants
+    from memgate.manager.registry.calllog import CallRecord, write
+    for who in (acme, globex):
+        with backend.session(who) as s:
+            write(s, who, CallRecord(call_id=f"c-{who.tenant}", called_at="2026-09-01T00:00:00.000Z",
+                                     tool_name="lookup_entity", status="ok"), 100)
+    with backend.session(acme) as s, pytest.raises(AccessDenied, match="tenant wall"):
+        s.raw("SELECT id FROM dbtools_mcp_log")
+    with sqlite3.connect(backend.path) as plain:  # the sqlite3 shell: no memgate function needed
+        assert sorted(r[0] for r in plain.execute("SELECT tenant_id FROM dbtools_mcp_log")) == ["acme", "globex"]

@@ -83,6 +83,10 @@ class SqliteSession:
         else:
             self._run("COMMIT", ())
 
+    def change_marker(self) -> dict[str, Any]:
+        # SQLite numbers no changes: the manifest's list of the row versions read is the marker.
+        return {"kind": "sqlite_versions_read"}
+
     # -- knowledge-base retrieval legs ----------------------------------------
     def kb_lexical(self, query: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
         expr = kb.fts_expression(query)
@@ -217,6 +221,7 @@ class SqliteBackend:
         with self.unwalled_connection() as conn:
             info["schema_version"] = schema.schema_version(conn)
             info["journal_mode"] = conn.execute("PRAGMA journal_mode").fetchone()[0]
+        info["summary"] = f"SQLite {info['sqlite_version']}, journal {info['journal_mode']}"
         return info
 
     # -- execute_query -----------------------------------------------------
@@ -232,6 +237,9 @@ class SqliteBackend:
         """The raw read-only query connection, wall installed, no text check: SQLite-only tests of the authorizer."""
         with self._queries.walled_connection(identity) as conn:
             yield conn
+
+    def database_embedder(self) -> None:
+        return None  # SQLite runs no models: the manager's local embedder makes every vector
 
     def close(self) -> None:
         self._pool.close()

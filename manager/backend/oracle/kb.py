@@ -1,0 +1,37 @@
+"""The knowledge-base legs on Oracle: an Oracle Text query expression, and vectors in the database.
+
+Oracle Text reads CONTAINS' second argument as a query language with reserved words
+(AND, NEAR, ABOUT, ...) and characters (`, & = ? - ; ~ | $ ! > * { } \\ ( ) [ ]`). Each
+query word is taken as a run of letters and digits only, so it holds none of them, and
+is wrapped in braces, which escape what they enclose ("Everything within a set of braces
+in considered part of the escape sequence", Oracle Text Reference, Special Characters in
+Oracle Text Queries), so even a word like `near` is a plain word. The words are joined
+with ACCUM: any word matches and more matched words score higher, as SQLite's
+`"a" OR "b"` with BM25.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+__all__ = ["MAX_QUERY_TERMS", "text_expression", "unit_rows"]
+
+#: query words passed to Oracle Text; the rest of a very long query is ignored by the lexical leg
+MAX_QUERY_TERMS = 32
+# Letters and digits only (no "_": Oracle Text's default lexer treats it as a word break anyway).
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def text_expression(query: str) -> str | None:
+    """A CONTAINS expression matching any word of `query`, no word read as query syntax; None if none."""
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))[:MAX_QUERY_TERMS]
+    return " ACCUM ".join(f"{{{w}}}" for w in words) or None
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero), as the local embedders return them."""
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)

@@ -1,0 +1,71 @@
+"""Every SQL and PL/SQL text the Oracle backend sends that is not a named statement.
+
+Named statements live in sql/oracle/<name>.sql; what is left (binding the identity,
+session set-up, the schema version, the change marker) is declared here, once, with its kind and
+bind names, so the static checks (tests/oracle/test_static_sql.py) parse every one of
+them: `sql` with sqlglot's Oracle dialect (or, where it cannot, reported as unchecked with
+the `unparsed` reason), `plsql` by the block balance check and the package allowlist, and
+`session` (ALTER SESSION, which sqlglot does not model) reported as unchecked. No other module of this package holds SQL text (the checks grep for it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Inline:
+    text: str
+    kind: Literal["sql", "plsql", "session"]
+    #: the bind names the text uses, exactly as the code passes them
+    binds: tuple[str, ...] = ()
+    #: why sqlglot cannot parse this `sql` text (the static checks report it as unchecked), or None
+    unparsed: str | None = None
+
+
+# -- the identity of a call (sql/oracle/install/030_context.sql) --------------------------
+# :now is the session's evaluation time (NULL when the session has none), read as MEMGATE_CTX's NOW.
+SET_IDENTITY = Inline(
+    "BEGIN memgate_ctx_pkg.set_identity(:tenant, :user_id, :agent_id, :thread_id, :call_id, :now); END;",
+    "plsql", ("tenant", "user_id", "agent_id", "thread_id", "call_id", "now"))
+CLEAR_IDENTITY = Inline("BEGIN memgate_ctx_pkg.clear_identity; END;", "plsql")
+# execute_query: an app session hands the caller's identity and the call's time to the query
+# session whose client identifier is :handle, and takes them back afterwards.
+SHARE_WITH_QUERY_IDENTITY = Inline(
+    "BEGIN memgate_ctx_pkg.share_with_query(:handle, :tenant, :user_id, :agent_id, :thread_id, :now); END;",
+    "plsql", ("handle", "tenant", "user_id", "agent_id", "thread_id", "now"))
+UNSHARE_WITH_QUERY = Inline("BEGIN memgate_ctx_pkg.unshare_with_query(:handle); END;", "plsql", ("handle",))
+# On the query session, before the model's query: an explicit round trip, so the identifier
+# is set on the server before the query is parsed (DBMS_SESSION is executable by PUBLIC).
+SET_IDENTIFIER = Inline("BEGIN DBMS_SESSION.SET_IDENTIFIER(:handle); END;", "plsql", ("handle",))
+CLEAR_IDENTIFIER = Inline("BEGIN DBMS_SESSION.CLEAR_IDENTIFIER; END;", "plsql")
+
+# -- session set-up (the pools' session callback; constant per session) -------------------
+# The app names the owner's tables unqualified, as the named statements do.
+APP_SCHEMA = Inline("ALTER SESSION SET CURRENT_SCHEMA = MEMGATE_OWNER", "session")
+# Timestamps are ISO-8601 text: byte order must be time order.
+BINARY_COMPARE = Inline("ALTER SESSION SET NLS_COMP = BINARY", "session")
+BINARY_SORT = Inline("ALTER SESSION SET NLS_SORT = BINARY", "session")
+
+# -- schema ---------------------------------------------------------------------------------
+SCHEMA_VERSION = Inline("SELECT MAX(version) AS version FROM memgate_owner.memgate_schema", "sql")
+# The tables the app account may touch are the walled ones; memgate_schema holds no tenant data.
+WALLED_TABLES = Inline(
+    "SELECT LOWER(table_name) AS name FROM all_tables WHERE owner = 'MEMGATE_OWNER' "
+    "AND table_name <> 'MEMGATE_SCHEMA' ORDER BY 1", "sql")
+
+# -- writes ---------------------------------------------------------------------------------
+#: one row into a logical table; {table} and {columns} are checked identifiers, {binds} ":c, ..."
+INSERT_ROW = Inline("INSERT INTO {table} ({columns}) VALUES ({binds})", "sql")
+
+# -- embeddings in the database (an ONNX model loaded with DBMS_VECTOR.LOAD_ONNX_MODEL) ------
+#: {model} is a checked identifier (settings.py): a model name cannot be a bind
+EMBED_TEXT = Inline("SELECT VECTOR_EMBEDDING({model} USING :text AS data) AS embedding FROM dual",
+                    "sql", ("text",), unparsed="sqlglot 30 does not parse VECTOR_EMBEDDING's USING clause "
+                                              "(SQL Reference 23, VECTOR_EMBEDDING: mining_attribute_clause)")
+
+# -- the change marker a context manifest records: the current SCN ---------------------------
+CHANGE_MARKER = Inline("SELECT DBMS_FLASHBACK.GET_SYSTEM_CHANGE_NUMBER AS scn FROM dual", "sql")
+
+ALL: dict[str, Inline] = {name: value for name, value in globals().items() if isinstance(value, Inline)}

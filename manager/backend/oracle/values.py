@@ -1,0 +1,85 @@
+"""Values between python-oracledb and the manager: binds in, rows out, and execute_query's cells.
+
+The manager speaks SQLite's types: text, numbers, float32 little-endian bytes for vectors.
+So a 1-D numpy array binds as a FLOAT32 VECTOR (`array.array('f')`, python-oracledb user
+guide, Using VECTOR data), a fetched VECTOR comes back as those bytes, and column names
+come back as written (Oracle reports unquoted names upper-cased).
+
+execute_query never reads a LOB: its cursor keeps LOB locators (the default) and a CLOB,
+NCLOB, BLOB or BFILE column is shown as its type marker, `<LOB>`; a VECTOR as its
+dimension count. Text is cut to the cell width as it arrives.
+"""
+
+from __future__ import annotations
+
+import array
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import oracledb
+
+from ..base import BinaryLength
+
+__all__ = ["LOB_TYPES", "bind_value", "column_name", "cut_bytes", "declared_type", "query_cell", "row_value"]
+
+LOB_TYPES = {oracledb.DB_TYPE_CLOB: "CLOB", oracledb.DB_TYPE_NCLOB: "NCLOB",
+             oracledb.DB_TYPE_BLOB: "BLOB", oracledb.DB_TYPE_BFILE: "BFILE"}
+
+
+def bind_value(value: Any) -> Any:
+    """A manager value as python-oracledb binds it."""
+    if isinstance(value, np.ndarray):
+        vector = np.asarray(value, dtype=np.float32)
+        if vector.ndim != 1:
+            raise ValueError(f"an embedding is a 1-D vector, got shape {vector.shape}")
+        return array.array("f", vector.tobytes())
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def binds(params: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: bind_value(v) for k, v in params.items()}
+
+
+def cut_bytes(text: str, size: int) -> str:
+    """At most `size` UTF-8 bytes of `text`, never half a character (session attributes are byte-limited)."""
+    return text.encode("utf-8")[:size].decode("utf-8", "ignore")
+
+
+def column_name(name: str) -> str:
+    """An unquoted name (reported upper-case) as written in lower case; a quoted mixed-case one as is."""
+    return name.lower() if name == name.upper() else name
+
+
+def row_value(value: Any) -> Any:
+    """A fetched value as the manager reads it (LOBs were fetched as str/bytes)."""
+    if isinstance(value, array.array):
+        return np.asarray(value, dtype="<f4").tobytes()
+    return value
+
+
+def declared_type(description: Any) -> str | None:
+    """The declared type execute_query's cells care about (LOB, VECTOR), else None."""
+    type_code = description.type_code
+    if type_code in LOB_TYPES:
+        return LOB_TYPES[type_code]
+    if type_code is oracledb.DB_TYPE_VECTOR:
+        return "VECTOR"
+    return None
+
+
+def query_cell(value: Any, declared: str | None, keep_chars: int) -> Any:
+    """One execute_query value, reduced as it arrives: a LOB never read, a vector by its size."""
+    if value is None:
+        return None
+    if declared in ("CLOB", "NCLOB", "BLOB", "BFILE"):
+        return declared  # the locator is dropped unread; the cell renderer shows <LOB>
+    if isinstance(value, array.array):
+        return BinaryLength(4 * len(value))  # shown as <VECTOR(dim)>, dim = bytes / 4
+    if isinstance(value, (bytes, bytearray)):
+        return BinaryLength(len(value))
+    if isinstance(value, str):
+        return value[:keep_chars]
+    return value

@@ -1,0 +1,3 @@
+-- Context assembly and replay: rows of conversation_memory by id (:ids, a JSON list), whatever their
+-- lifecycle state: a manifest names row versions, and corrections keep every version.
+SELECT * FROM conversation_memory WHERE id IN (SELECT j.id FROM JSON_TABLE(:ids, '$[*]' COLUMNS (id VARCHAR2(64) PATH '$')) j)

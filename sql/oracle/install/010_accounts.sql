@@ -1,0 +1,90 @@
+-- 010_accounts.sql: the three memgate accounts and their system privileges.
+-- `memgate init` runs it (and 015) when [database] admin_user is set; otherwise a DBA runs both in
+-- SQLcl or SQL*Plus first, with the DEFINEs below.
+-- Run by: a DBA (ADMIN on Autonomous AI Database, or the PDB administrator). Re-runnable.
+--
+-- Substitution variables (SQL*Plus/SQLcl DEFINE them first, or the Python installer replaces
+-- them before it sends a statement): &&memgate_owner_password, &&memgate_app_password,
+-- &&memgate_query_password, &&memgate_tablespace (DATA on Autonomous AI Database).
+-- Folder format: every statement ends with a line holding only "/" (see README.md).
+--
+-- CREATE USER IF NOT EXISTS is 23ai+ syntax (PL/SQL Language Reference 23, release changes,
+-- "IF [NOT] EXISTS Syntax Support", read through a page quoting it): when the object exists the
+-- statement is ignored and the object left unchanged, so a re-run never resets a password.
+--
+-- Privileges are granted directly, never through a role: memgate_ctx_pkg and the VPD policy
+-- function are definer's-rights code, and definer's-rights PL/SQL does not see privileges that
+-- arrive through roles (Oracle8 SQL Reference, CREATE TRIGGER prerequisites: "These privileges
+-- must be granted directly to the owner, rather than acquired through roles.").
+-- Never grant EXEMPT ACCESS POLICY or DBA to any of these accounts: "any user who is granted the
+-- EXEMPT ACCESS POLICY privilege is completely exempt from enforcement of VPD" (Utilities 12.1,
+-- "Security Considerations for Direct Path Exports").
+
+-- The schema owner: owns tables, views, packages and the VPD policies. The installer and the
+-- operator CLI (`memgate log`, `memgate doctor`) log in as it; no tool call ever does.
+CREATE USER IF NOT EXISTS memgate_owner IDENTIFIED BY "&&memgate_owner_password"
+  DEFAULT TABLESPACE &&memgate_tablespace QUOTA UNLIMITED ON &&memgate_tablespace
+/
+-- The application account the server's pool connects as. Owns nothing.
+CREATE USER IF NOT EXISTS memgate_app IDENTIFIED BY "&&memgate_app_password"
+/
+-- The read-only account behind execute_query: READ on the reviewed views, nothing else.
+CREATE USER IF NOT EXISTS memgate_query IDENTIFIED BY "&&memgate_query_password"
+/
+-- owner: log in to install and for the operator CLI
+GRANT CREATE SESSION TO memgate_owner
+/
+-- owner: the memgate tables (020)
+GRANT CREATE TABLE TO memgate_owner
+/
+-- owner: the reviewed query views and the MCP log view (050, 060)
+GRANT CREATE VIEW TO memgate_owner
+/
+-- owner: memgate_guard_pkg, memgate_ctx_pkg and memgate_vpd_pkg (022, 030, 040)
+GRANT CREATE PROCEDURE TO memgate_owner
+/
+-- owner: the guard, claim-immutability and append-only triggers (022)
+GRANT CREATE TRIGGER TO memgate_owner
+/
+-- owner: knowledge_base_chunk.seq is an identity column, backed by a system sequence (NOT
+-- VERIFIED whether CREATE SEQUENCE is required for that; it is harmless)
+GRANT CREATE SEQUENCE TO memgate_owner
+/
+-- owner: CREATE CONTEXT needs it ("To create a context namespace, you must have CREATE ANY
+-- CONTEXT system privilege", SQL Language Reference, CREATE CONTEXT). It is an ANY privilege:
+-- revoke it after the install (the REVOKE at the end of this file is commented out for that).
+GRANT CREATE ANY CONTEXT TO memgate_owner
+/
+-- owner: DBMS_RLS.ADD_POLICY / DROP_POLICY for the VPD policies (040)
+GRANT EXECUTE ON SYS.DBMS_RLS TO memgate_owner
+/
+-- owner: CTX_DDL.CREATE_PREFERENCE for the lexer of the Oracle Text index, and SYNC/OPTIMIZE (023)
+GRANT EXECUTE ON CTXSYS.CTX_DDL TO memgate_owner
+/
+-- owner: the Oracle Text application developer role (creating CONTEXT indexes and preferences);
+-- granted as well as the direct EXECUTE above because 023 runs as an anonymous block, where roles
+-- count, while the direct grant keeps definer's-rights code working
+GRANT CTXAPP TO memgate_owner
+/
+-- owner, only if an in-database ONNX embedder is loaded with DBMS_VECTOR.LOAD_ONNX_MODEL
+-- ("Grant CREATE MINING MODEL privilege", AI Vector Search guide, Import ONNX Models example):
+-- GRANT CREATE MINING MODEL TO memgate_owner
+-- /
+-- app: connect; every object privilege it has comes from the owner (030, 045)
+GRANT CREATE SESSION TO memgate_app
+/
+-- app: the change marker a context manifest records, the SCN (GET_SYSTEM_CHANGE_NUMBER; the app
+-- never reads as of it). "To use this package, a database administrator must grant EXECUTE
+-- privileges for DBMS_FLASHBACK" (PL/SQL Packages, DBMS_FLASHBACK).
+GRANT EXECUTE ON SYS.DBMS_FLASHBACK TO memgate_app
+/
+-- app, only with [database] onnx_model set: scoring the owner's ONNX embedding model with
+-- VECTOR_EMBEDDING (NOT VERIFIED: the object privilege's exact spelling for mining models):
+-- GRANT SELECT ON MINING MODEL memgate_owner.<model> TO memgate_app
+-- /
+-- query: connect; READ on the reviewed views comes from the owner (050)
+GRANT CREATE SESSION TO memgate_query
+/
+-- After the install (or before each re-install, grant it again):
+-- REVOKE CREATE ANY CONTEXT FROM memgate_owner
+-- /

@@ -1,0 +1,116 @@
+"""The Oracle install has SQLite's tables and columns, and execute_query's reviewed views the same
+columns on both, checked without an Oracle database.
+
+SQLite's side is a new SQLite file migrated to the newest schema (what `memgate init` makes); the
+Oracle side is read from sql/oracle/install/: the CREATE TABLE statements of 020 with the columns
+its add_column calls add for later schema versions, and the qv_* views of 050. When a migration
+lands on SQLite, these tests name each table, column or view the Oracle install still lacks.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import sql_checks
+import sqlglot
+from sqlglot import exp
+
+from memgate.manager import DatabaseSettings, open_backend
+from memgate.manager.backend.oracle.install import script_units
+
+INSTALL = Path(__file__).resolve().parents[2] / "sql" / "oracle" / "install"
+
+#: tables only one side has, and why
+SQLITE_ONLY = {
+    "kb_chunk_fts": "SQLite's FTS5 index and its shadow tables; Oracle's lexical index is the Oracle Text "
+                    "CONTEXT index on knowledge_base_chunk.content (023)",
+}
+ORACLE_ONLY = {
+    "memgate_schema": "the installed schema version; SQLite records its migrations in its own memgate_schema, "
+                      "outside the base_ tables",
+}
+
+_ADD_COLUMN = re.compile(r"add_column\('(\w+)', '(\w+)'")
+
+
+def _units(name: str) -> list[str]:
+    return script_units((INSTALL / f"{name}.sql").read_text(encoding="utf-8"))
+
+
+def _parse(unit: str) -> exp.Expr:
+    return sqlglot.parse_one(re.sub(r"\bVECTOR\([^)]*\)", "VECTOR", unit), read="oracle")
+
+
+def oracle_tables() -> dict[str, set[str]]:
+    tables: dict[str, set[str]] = {}
+    for unit in _units("020_schema"):
+        if sql_checks.is_plsql(unit):
+            for table, column in _ADD_COLUMN.findall(unit):
+                tables[table.lower()].add(column.lower())
+            continue
+        tree = _parse(unit)
+        if isinstance(tree, exp.Create) and tree.kind == "TABLE":
+            tables[tree.this.this.name.lower()] = {c.name.lower() for c in tree.this.expressions
+                                                   if isinstance(c, exp.ColumnDef)}
+    return tables
+
+
+def oracle_views() -> dict[str, list[str]]:
+    views = {}
+    for unit in _units("050_query_views"):
+        tree = None if sql_checks.is_plsql(unit) else _parse(unit)
+        if isinstance(tree, exp.Create) and tree.kind == "VIEW":
+            name = tree.this.name.lower()
+            views[name.removeprefix("qv_")] = [e.alias_or_name.lower() for e in tree.expression.selects]
+    return views
+
+
+@pytest.fixture(scope="module")
+def sqlite(tmp_path_factory):
+    backend = open_backend(DatabaseSettings(path=tmp_path_factory.mktemp("parity") / "memgate.db"))
+    try:
+        with backend.operator_session() as s:
+            names = [r["name"] for r in s.raw("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                              "AND name LIKE 'base\\_%' ESCAPE '\\'")]
+            tables = {n.removeprefix("base_"): {r["name"] for r in s.raw(f"PRAGMA table_info({n})")} for n in names}
+        views = {v: [c for c, _ in cols] for v, cols in backend.query_catalog().items()}
+    finally:
+        backend.close()
+    return tables, views
+
+
+def _sqlite_only(name: str) -> bool:
+    return any(name == t or name.startswith(f"{t}_") for t in SQLITE_ONLY)
+
+
+def test_oracle_has_every_sqlite_table_and_column(sqlite):
+    tables, _ = sqlite
+    oracle = oracle_tables()
+    missing = sorted(t for t in tables if t not in oracle and not _sqlite_only(t))
+    extra = sorted(t for t in oracle if t not in tables and t not in ORACLE_ONLY)
+    assert (missing, extra) == ([], []), (
+        f"sql/oracle/install/020_schema.sql lacks tables {missing} (add CREATE TABLE IF NOT EXISTS) and has "
+        f"{extra} that SQLite does not; list a deliberate difference in SQLITE_ONLY or ORACLE_ONLY")
+    columns = {t: (sorted(tables[t] - oracle[t]), sorted(oracle[t] - tables[t])) for t in tables if t in oracle}
+    differ = {t: d for t, d in columns.items() if d != ([], [])}
+    assert differ == {}, ("columns (missing on Oracle, extra on Oracle) per table; add a missing one with "
+                          f"add_column(...) at the end of 020 and raise SCHEMA_VERSION: {differ}")
+
+
+def test_the_reviewed_views_have_the_same_columns(sqlite):
+    _, views = sqlite
+    oracle = oracle_views()
+    assert sorted(oracle) == sorted(views), "050_query_views.sql must define qv_<view> for each SQLite reviewed view"
+    differ = {v: (sorted(set(views[v]) - set(oracle[v])), sorted(set(oracle[v]) - set(views[v])))
+              for v in views if set(views[v]) != set(oracle[v])}
+    assert differ == {}, f"reviewed view columns (missing on Oracle, extra on Oracle): {differ}"
+
+
+def test_the_parity_readers_see_what_the_files_hold():
+    tables, views = oracle_tables(), oracle_views()
+    assert {"row_id", "guideline_key"} <= tables["guideline_memory"]
+    assert {"secret", "name"} <= tables["server_secret"]
+    assert views["guideline_memory_history"][-1] == "status"
+    assert set(SQLITE_ONLY) | set(ORACLE_ONLY)
