@@ -1,4 +1,4 @@
-"""A non-editable install carries every SQL and config file the code loads at run time."""
+"""A non-editable install carries every module, SQL and config file the code loads at run time."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _clean_copy(dest: Path) -> list[str]:
     return files
 
 
-def test_the_wheel_holds_every_sql_and_config_file(tmp_path):
+def test_the_wheel_holds_every_module_sql_and_config_file(tmp_path):
     # Built from a clean copy: a leftover egg-info's SOURCES.txt would otherwise supply files
     # that pyproject's package-data leaves out.
     source, out = tmp_path / "source", tmp_path / "wheel"
@@ -36,6 +36,9 @@ def test_the_wheel_holds_every_sql_and_config_file(tmp_path):
               if rel.startswith(("sql/", "config/")) and rel.endswith((".sql", ".json", ".toml"))]
     assert any(w.startswith("memgate/sql/sqlite/migrations/") for w in wanted) and wanted
     assert [w for w in wanted if w not in names] == [], "missing from the wheel"
+    modules = [f"memgate/{rel.removeprefix('src/memgate/')}" for rel in files
+               if rel.startswith(("server/", "manager/", "toolbox/", "src/memgate/")) and rel.endswith(".py")]
+    assert [m for m in modules if m not in names] == [], "a package is missing from pyproject's packages list"
     assert {"memgate/manager/__init__.py", "memgate/server/cli/__init__.py", "memgate/toolbox/__init__.py"} <= names
     assert not any(n.startswith(("server/", "manager/", "toolbox/")) for n in names)
 
