@@ -23,7 +23,7 @@ from ...errors import BackendUnavailable, InvalidArgument
 from ...identity import Identity
 from ..base import ChunkFilters, QueryRows, Row, ViewCatalog
 from ..sql_files import load_sql
-from . import kb, schema
+from . import kb, lexical, schema
 from .context import ConnectionContext, install_context_functions
 from .dialect import SQLITE_QUERY_DIALECT
 from .pool import ConnectionPool, WalledConnection
@@ -34,6 +34,9 @@ __all__ = ["SqliteBackend", "SqliteSession"]
 
 DIALECT = "sqlite"
 _POOL_IDLE_MAX = 8
+#: pages read through a memory map instead of read() into each connection's own cache: a lexical
+#: search looks up one chunk row per match, and every pooled connection shares the mapping
+_MMAP_BYTES = 1 << 30
 
 
 class SqliteSession:
@@ -92,9 +95,13 @@ class SqliteSession:
         expr = kb.fts_expression(query)
         if expr is None:
             return []
-        rows = self.fetch_all("kb_lexical", expr=expr, limit=limit, **self._chunk_params(filters))
+        cursor = self._run(load_sql(DIALECT, "kb_lexical"), dict(expr=expr, **self._chunk_params(filters)))
+        try:
+            ranked = kb.best_by_bm25(cursor, limit)
+        finally:
+            cursor.close()
         # bm25() is smaller for better matches; the protocol's scores are larger for better.
-        return [(r["seq"], -r["bm25"]) for r in rows]
+        return [(seq, -bm25) for seq, bm25 in ranked]
 
     def kb_vector(self, vector: np.ndarray, model: str, limit: int,
                   filters: ChunkFilters) -> list[tuple[int, float]]:
@@ -147,25 +154,57 @@ class SqliteBackend:
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
         except sqlite3.Error as exc:
             raise BackendUnavailable(f"cannot open SQLite database {self.path}",
                                      hint="Check database.path and its folder's permissions.") from exc
         return conn
 
-    def _checkout(self) -> WalledConnection:
+    def _checkout(self, tenant: str | None = None) -> WalledConnection:
         pooled = self._pool.take()
-        pooled.refresh_wall(self._build_wall)
+        try:
+            pooled.refresh_wall(self._build_wall)
+            if tenant is not None:
+                self._point_lexical_index(pooled, tenant)
+        except BaseException:
+            self._pool.give(pooled)
+            raise
         return pooled
+
+    def _point_lexical_index(self, pooled: WalledConnection, tenant: str) -> None:
+        """Point the connection's kb_chunk_match at the tenant's lexical index, making the index first
+        if the tenant has none (once per tenant and file). The backend's own DDL: the wall is lifted
+        only while it runs, and the tenant is the bound identity's, quoted as a literal."""
+        conn = pooled.conn
+        slot = pooled.lexical_slots.get(tenant)
+        if slot is not None and slot == pooled.match_slot:
+            return
+        conn.set_authorizer(None)
+        try:
+            if slot is None:
+                try:
+                    slot = lexical.ensure_index(conn, tenant)
+                except sqlite3.Error as exc:
+                    raise translate_sqlite_error(exc) from exc
+                pooled.schema_version = None  # the index's triggers and view are new sources to trust
+                pooled.refresh_wall(self._build_wall)
+                conn.set_authorizer(None)
+            lexical.point_match_view(conn, slot)
+            pooled.match_slot = slot
+        finally:
+            conn.set_authorizer(pooled.authorizer)
 
     @staticmethod
     def _build_wall(pooled: WalledConnection) -> None:
         conn = pooled.conn
         rows = conn.execute(load_sql(DIALECT, "catalog_schema_objects")).fetchall()
-        pooled.authorizer = walled_authorizer(frozenset(r[0] for r in rows), schema.fts5_shadow_tables(conn))
+        pooled.authorizer = walled_authorizer(frozenset(r[0] for r in rows), schema.fts5_shadow_tables(conn),
+                                              schema.fts5_tables(conn))
+        pooled.lexical_slots = lexical.slots(conn)
 
     @contextmanager
     def session(self, identity: Identity, *, now: str | None = None) -> Iterator[SqliteSession]:
-        pooled = self._checkout()
+        pooled = self._checkout(identity.tenant)
         pooled.context.bind(identity, now)
         try:
             yield SqliteSession(pooled.conn)

@@ -8,10 +8,11 @@ are ranked among rows the caller may see, never cut from a global top-k and filt
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["MAX_QUERY_TERMS", "fts_expression", "rank_by_cosine", "to_blob"]
+__all__ = ["MAX_QUERY_TERMS", "best_by_bm25", "fts_expression", "rank_by_cosine", "to_blob"]
 
 #: query terms passed to FTS5; the rest of a very long query is ignored by the lexical leg
 MAX_QUERY_TERMS = 32
@@ -22,6 +23,23 @@ def fts_expression(query: str) -> str | None:
     """An FTS5 query matching any of the query's words, each quoted so no word is syntax."""
     terms = list(dict.fromkeys(t.lower() for t in _TERM.findall(query)))[:MAX_QUERY_TERMS]
     return " OR ".join(f'"{t}"' for t in terms) or None
+
+
+def best_by_bm25(rows: Iterable[Sequence], limit: int) -> list[tuple[int, float]]:
+    """The `limit` best (seq, bm25) of rows arriving in bm25 order (smaller is better), ties by seq.
+
+    Reads no further than the last row tied with the `limit`-th, so a statement that FTS5 serves
+    in rank order looks up only the chunks read.
+    """
+    taken: list[tuple[float, int]] = []
+    for seq, bm25 in rows:
+        if len(taken) >= limit and bm25 != taken[limit - 1][0]:
+            if bm25 < taken[limit - 1][0]:
+                raise ValueError("lexical candidates did not arrive in bm25 order")
+            break
+        taken.append((bm25, seq))
+    taken.sort()
+    return [(seq, bm25) for bm25, seq in taken[:limit]]
 
 
 def to_blob(vector: np.ndarray) -> bytes:
