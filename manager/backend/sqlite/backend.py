@@ -23,11 +23,12 @@ from ...errors import BackendUnavailable, InvalidArgument
 from ...identity import Identity
 from ..base import ChunkFilters, QueryRows, Row, ViewCatalog
 from ..sql_files import load_sql
-from . import kb, lexical, schema
+from . import kb, lexical, schema, vector_cache
 from .context import ConnectionContext, install_context_functions
 from .dialect import SQLITE_QUERY_DIALECT
 from .pool import ConnectionPool, WalledConnection
 from .query import ReadonlyQueries
+from .vector_cache import VectorCache
 from .wall import refuse_base_table_names, translate_sqlite_error, walled_authorizer
 
 __all__ = ["SqliteBackend", "SqliteSession"]
@@ -42,9 +43,12 @@ _MMAP_BYTES = 1 << 30
 class SqliteSession:
     """Named statements over one checked-out connection, for one identity (or the operator)."""
 
-    def __init__(self, conn: sqlite3.Connection, *, walled: bool = True):
+    def __init__(self, conn: sqlite3.Connection, *, walled: bool = True,
+                 vectors: tuple[VectorCache, tuple[str, str | None, str | None, str | None]] | None = None):
         self._conn = conn
         self._walled = walled
+        # The backend's vector cache and the scope this session is bound to (walled sessions only).
+        self._vectors = vectors
 
     def fetch_all(self, statement: str, **params: Any) -> list[Row]:
         cur = self._run(load_sql(DIALECT, statement), params)
@@ -108,6 +112,19 @@ class SqliteSession:
         query = np.asarray(vector, dtype=np.float32)
         if not query.any():
             return []
+        if self._vectors is not None:
+            cache, scope = self._vectors
+            return vector_cache.search(
+                cache, scope, lambda name, **p: self.fetch_one(name, **p), lambda name, **p: self.fetch_all(name, **p),
+                lambda name, **p: self._run(load_sql(DIALECT, name), p), query, model, limit, filters)
+        return self.kb_vector_exact(query, model, limit, filters)
+
+    def kb_vector_exact(self, vector: np.ndarray, model: str, limit: int,
+                        filters: ChunkFilters) -> list[tuple[int, float]]:
+        """The vector leg without the cache: every visible blob read and scored (the cache's reference)."""
+        query = np.asarray(vector, dtype=np.float32)
+        if not query.any():
+            return []
         rows = self.fetch_all("kb_vector_candidates", model=model, bytes=4 * query.shape[0],
                               **self._chunk_params(filters))
         return kb.rank_by_cosine(rows, query, limit)
@@ -137,6 +154,8 @@ class SqliteBackend:
         self._busy_timeout_ms = busy_timeout_ms
         self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
         self._queries = ReadonlyQueries(self.path, busy_timeout_ms=busy_timeout_ms)
+        #: each scope's embeddings in memory, refreshed by the tenant's change counter (vector_cache.py)
+        self.vector_cache = VectorCache()
         if not self.path.exists():
             if not create:
                 raise BackendUnavailable(f"no database at {self.path}.",
@@ -207,7 +226,8 @@ class SqliteBackend:
         pooled = self._checkout(identity.tenant)
         pooled.context.bind(identity, now)
         try:
-            yield SqliteSession(pooled.conn)
+            yield SqliteSession(pooled.conn, vectors=(
+                self.vector_cache, (identity.tenant, identity.user, identity.agent, identity.thread)))
         finally:
             self._pool.give(pooled)
 
@@ -281,5 +301,6 @@ class SqliteBackend:
         return None  # SQLite runs no models: the manager's local embedder makes every vector
 
     def close(self) -> None:
+        self.vector_cache.clear()
         self._pool.close()
         self._queries.close()

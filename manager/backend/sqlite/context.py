@@ -40,8 +40,8 @@ CONTEXT_FUNCTIONS = ("app_tenant", "app_user", "app_agent", "app_thread", "app_n
 
 def install_context_functions(conn: sqlite3.Connection, holder: ConnectionContext) -> None:
     """Register app_tenant() & co. on `conn`, reading from `holder` at call time."""
-    conn.create_function("app_tenant", 0, lambda: holder.tenant, deterministic=True)
-    conn.create_function("app_user", 0, lambda: holder.user, deterministic=True)
-    conn.create_function("app_agent", 0, lambda: holder.agent, deterministic=True)
-    conn.create_function("app_thread", 0, lambda: holder.thread, deterministic=True)
-    conn.create_function("app_now", 0, lambda: holder.now, deterministic=True)
+    conn.create_function("app_tenant", 0, lambda: holder.tenant)
+    conn.create_function("app_user", 0, lambda: holder.user)
+    conn.create_function("app_agent", 0, lambda: holder.agent)
+    conn.create_function("app_thread", 0, lambda: holder.thread)
+    conn.create_function("app_now", 0, lambda: holder.now)
