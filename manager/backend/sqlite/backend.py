@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shlex
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -72,6 +72,22 @@ class SqliteSession:
         cols = ", ".join(row)
         marks = ", ".join(f":{c}" for c in row)
         self._run(f"INSERT INTO {table} ({cols}) VALUES ({marks})", row)
+
+    def insert_many(self, table: str, rows: Sequence[Row]) -> None:
+        if not rows:
+            return
+        if not table.isidentifier() or table.startswith("base_"):
+            raise InvalidArgument(f"not a logical table name: {table!r}", field="table")
+        columns = list(rows[0])
+        if any(list(r) != columns for r in rows):
+            raise InvalidArgument("every row of one insert_many names the same columns", field="rows")
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(f':{c}' for c in columns)})"
+        if self._walled:
+            refuse_base_table_names(sql)
+        try:
+            self._conn.executemany(sql, (self._bindable(r) for r in rows))
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc) from exc
 
     def raw(self, sql: str, params: Mapping[str, Any] | tuple = ()) -> list[Row]:
         """Run literal SQL under this session's wall. For tests and operator checks only."""
@@ -134,11 +150,15 @@ class SqliteSession:
         # Scope (user, agent, thread) is the wall's: the views filter it, no statement repeats it.
         return dict(collection=filters.collection, document=filters.document_id, now=filters.now)
 
+    @staticmethod
+    def _bindable(params: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: kb.to_blob(v) if isinstance(v, np.ndarray) else v for k, v in params.items()}
+
     def _run(self, sql: str, params: Any) -> sqlite3.Cursor:
         if self._walled:
             refuse_base_table_names(sql)
         if isinstance(params, dict):
-            params = {k: kb.to_blob(v) if isinstance(v, np.ndarray) else v for k, v in params.items()}
+            params = self._bindable(params)
         try:
             return self._conn.execute(sql, params)
         except sqlite3.Error as exc:
