@@ -222,7 +222,7 @@ class SqliteBackend:
         try:
             if slot is None:
                 try:
-                    slot = lexical.ensure_index(conn, tenant)
+                    slot = lexical.ensure_index(conn, tenant, schema.run_script)
                 except sqlite3.Error as exc:
                     raise translate_sqlite_error(exc) from exc
                 pooled.schema_version = None  # the index's triggers and view are new sources to trust

@@ -13,6 +13,7 @@ so a connection pointed at the wrong slot would still see nothing.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 
 from ..sql_files import load_sql
 
@@ -30,9 +31,9 @@ def slots(conn: sqlite3.Connection) -> dict[str, int]:
         return {}
 
 
-def ensure_index(conn: sqlite3.Connection, tenant: str) -> int:
-    """The tenant's slot, making its index first if it has none. Runs in the caller's transaction
-    when one is open, else in its own (the write lock is taken up front)."""
+def ensure_index(conn: sqlite3.Connection, tenant: str, run_script: Callable[[sqlite3.Connection, str], None]) -> int:
+    """The tenant's slot, making its index first if it has none (`run_script` is schema.run_script).
+    Runs in the caller's transaction when one is open, else in its own (the write lock is taken up front)."""
     own = not conn.in_transaction
     if own:
         conn.execute("BEGIN IMMEDIATE")
@@ -41,8 +42,6 @@ def ensure_index(conn: sqlite3.Connection, tenant: str) -> int:
         if row is None:
             slot = conn.execute("SELECT coalesce(max(slot), 0) + 1 FROM base_kb_lexical_index").fetchone()[0]
             conn.execute("INSERT INTO base_kb_lexical_index (tenant_id, slot) VALUES (?, ?)", (tenant, slot))
-            from .schema import run_script  # schema imports this module
-
             run_script(conn, load_sql("sqlite", "kb_lexical_index").format(slot=int(slot), tenant=_literal(tenant)))
         else:
             slot = row[0]
@@ -55,10 +54,10 @@ def ensure_index(conn: sqlite3.Connection, tenant: str) -> int:
     return int(slot)
 
 
-def index_all_tenants(conn: sqlite3.Connection) -> None:
+def index_all_tenants(conn: sqlite3.Connection, run_script: Callable[[sqlite3.Connection, str], None]) -> None:
     """Give every tenant that has chunks its index (migration: indexes are built from the chunks)."""
     for (tenant,) in conn.execute("SELECT DISTINCT tenant_id FROM base_knowledge_base_chunk").fetchall():
-        ensure_index(conn, tenant)
+        ensure_index(conn, tenant, run_script)
 
 
 def point_match_view(conn: sqlite3.Connection, slot: int) -> None:

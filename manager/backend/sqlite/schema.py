@@ -106,7 +106,7 @@ def migrate(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
             if version in pending:
                 run_script(conn, load_sql("sqlite", f"migrations/{name}"))
                 conn.execute("INSERT INTO memgate_schema (version) VALUES (?)", (version,))
-        lexical.index_all_tenants(conn)
+        lexical.index_all_tenants(conn, run_script)
         rebuild_tenant_wall(conn)
         conn.execute("COMMIT")
     except BaseException:
