@@ -18,18 +18,18 @@ BEGIN
     INSERT INTO base_kb_fts_{slot} (rowid, content) VALUES (NEW.seq, NEW.content);
 END;
 
-CREATE TRIGGER base_knowledge_base_chunk__fts_{slot}_update_old AFTER UPDATE OF content, seq, tenant_id
+-- One update trigger, so the old text leaves before the new one enters (SQLite does not promise
+-- an order between two triggers). Only a change of text, key or tenant touches the index: the
+-- generated view's INSTEAD OF trigger sets every column, also when only the embedding changed.
+CREATE TRIGGER base_knowledge_base_chunk__fts_{slot}_update AFTER UPDATE OF content, seq, tenant_id
 ON base_knowledge_base_chunk
-WHEN OLD.tenant_id = {tenant}
+WHEN (OLD.tenant_id = {tenant} OR NEW.tenant_id = {tenant})
+ AND (NEW.content IS NOT OLD.content OR NEW.seq IS NOT OLD.seq OR NEW.tenant_id IS NOT OLD.tenant_id)
 BEGIN
-    INSERT INTO base_kb_fts_{slot} (base_kb_fts_{slot}, rowid, content) VALUES ('delete', OLD.seq, OLD.content);
-END;
-
-CREATE TRIGGER base_knowledge_base_chunk__fts_{slot}_update_new AFTER UPDATE OF content, seq, tenant_id
-ON base_knowledge_base_chunk
-WHEN NEW.tenant_id = {tenant}
-BEGIN
-    INSERT INTO base_kb_fts_{slot} (rowid, content) VALUES (NEW.seq, NEW.content);
+    INSERT INTO base_kb_fts_{slot} (base_kb_fts_{slot}, rowid, content)
+    SELECT 'delete', OLD.seq, OLD.content WHERE OLD.tenant_id = {tenant};
+    INSERT INTO base_kb_fts_{slot} (rowid, content)
+    SELECT NEW.seq, NEW.content WHERE NEW.tenant_id = {tenant};
 END;
 
 CREATE TRIGGER base_knowledge_base_chunk__fts_{slot}_delete AFTER DELETE ON base_knowledge_base_chunk

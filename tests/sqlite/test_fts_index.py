@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from kb_helpers import ACME, hashing_manager
 
@@ -74,3 +75,15 @@ def test_a_replacement_that_fails_midway_leaves_the_old_chunks_whole(kb, backend
     with pytest.raises(InvalidArgument, match="^the record is incomplete or malformed$"):
         kb.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=16, overlap_tokens=0))
     assert _chunks(backend) == before and _fts_rows(backend) == index_before
+
+
+def test_an_embedding_update_leaves_the_index_as_it_was(kb, backend, tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("Kumquats ripen in winter.\n\nThey keep for two weeks.")
+    kb.ingest_file(ACME, path)
+    before = _fts_rows(backend)
+    with backend.session(ACME) as s:
+        for row in s.raw("SELECT seq FROM knowledge_base_chunk"):
+            s.execute("kb_chunk_set_embedding", seq=row["seq"], embedding=np.ones(4, dtype=np.float32), model="other")
+        assert len(s.raw("SELECT seq FROM kb_chunk_match WHERE fts MATCH 'kumquats'")) == 1
+    assert [tuple(r) for r in _fts_rows(backend)] == [tuple(r) for r in before] and len(before) == 1
