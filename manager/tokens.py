@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import itertools
 import gzip
 import hashlib
 import importlib.util
@@ -90,6 +91,24 @@ def _read_shipped_vocabulary() -> bytes:
     return data
 
 
+#: tokens of each piece seen, shared by every SpanTokens of the process (cleared past the size below)
+_PIECE_TOKENS: dict[str, int] = {}
+_PIECE_CACHE_MAX = 200_000
+_pattern_lock = threading.Lock()
+_compiled: list = []
+
+
+def _piece_pattern():
+    """tiktoken's o200k split pattern, compiled once (the `regex` module tiktoken itself depends on)."""
+    if not _compiled:
+        import regex
+
+        with _pattern_lock:
+            if not _compiled:
+                _compiled.append(regex.compile(PAT_STR))
+    return _compiled[0]
+
+
 class SpanTokens:
     """Token counts of spans of one text, equal to count_tokens(text[a:b]), without re-encoding each span.
 
@@ -105,24 +124,29 @@ class SpanTokens:
     """
 
     def __init__(self, text: str):
-        import regex
-
         self.text = text
-        self._pattern = regex.compile(PAT_STR)
-        self._piece_tokens: dict[str, int] = {}
-        starts, sums, total = [], [0], 0
-        for match in self._pattern.finditer(text):
-            starts.append(match.start())
-            total += self._tokens(match.group())
-            sums.append(total)
-        self._starts, self._sums = starts, sums
-        self._index = {start: i for i, start in enumerate(starts)}
-        self._index[len(text)] = len(starts)
+        self._pattern = _piece_pattern()
+        pieces = self._pattern.findall(text)
+        lengths = [len(p) for p in pieces]
+        if sum(lengths) != len(text):  # the pieces do not tile the text: keep only the whole-text prefix sums
+            pieces, lengths = [], []
+        known = _PIECE_TOKENS
+        if len(known) > _PIECE_CACHE_MAX:
+            known.clear()
+        for piece in set(pieces).difference(known):
+            known[piece] = len(encoding()._encode_single_piece(piece))
+        self._starts = [0, *itertools.accumulate(lengths)][:-1] if pieces else []
+        self._sums = [0, *itertools.accumulate(known[p] for p in pieces)]
+        self._index = {start: i for i, start in enumerate(self._starts)}
+        self._index[len(text)] = len(self._starts)
+        if not pieces:
+            self._index = {}
 
-    def _tokens(self, piece: str) -> int:
-        count = self._piece_tokens.get(piece)
+    @staticmethod
+    def _tokens(piece: str) -> int:
+        count = _PIECE_TOKENS.get(piece)
         if count is None:
-            count = self._piece_tokens[piece] = len(encoding()._encode_single_piece(piece))
+            count = _PIECE_TOKENS[piece] = len(encoding()._encode_single_piece(piece))
         return count
 
     def _split(self, start: int, stop: int, end: int, boundaries: dict[int, int] | None) -> tuple[int, int] | None:
@@ -144,6 +168,8 @@ class SpanTokens:
         if self.text[end - 1].isspace():
             return count_tokens(self.text[start:end])
         last = self._index.get(end)
+        if not self._starts:
+            return count_tokens(self.text[start:end])
         if last is not None:
             stop, tail = end, 0
         else:  # end is inside a piece: split that piece's part of the span on its own
