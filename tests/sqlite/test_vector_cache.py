@@ -78,18 +78,45 @@ def test_ties_are_ordered_by_seq_as_in_the_exact_leg(backend, corpus):
     assert [seq for seq, _ in hits] == sorted(seq for seq, _ in hits)
 
 
-def test_a_second_search_reuses_the_matrix_and_a_write_replaces_it(backend, corpus):
+def test_a_second_search_reuses_the_matrix_an_append_grows_it_and_a_rewrite_replaces_it(backend, corpus):
     key = vector_cache.ScopeKey("acme", "jane", None, None, MODEL, DIMS)
+    filters = ChunkFilters(now=NOW)
     with backend.session(JANE) as s:
-        s.kb_vector(corpus[0], MODEL, 5, ChunkFilters(now=NOW))
+        s.kb_vector(corpus[0], MODEL, 5, filters)
         first = backend.vector_cache._entries[key]
-        s.kb_vector(corpus[1], MODEL, 5, ChunkFilters(now=NOW))
+        s.kb_vector(corpus[1], MODEL, 5, filters)
         assert backend.vector_cache._entries[key] is first
-    _add_chunks(backend, JANE, [-corpus[0]], start=900)
+    _add_chunks(backend, JANE, [-corpus[0], -corpus[1]], start=900, collection="appended",
+                valid_until="2026-08-01T00:00:00.000Z")
+    with backend.session(JANE) as s:
+        grown = s.kb_vector(-corpus[0], MODEL, 5, filters)
+        assert grown == s.kb_vector_exact(-corpus[0], MODEL, 5, filters)
+        assert s.kb_vector(-corpus[0], MODEL, 5, ChunkFilters(now=NOW, collection="appended")) == \
+            s.kb_vector_exact(-corpus[0], MODEL, 5, ChunkFilters(now=NOW, collection="appended"))
+        assert s.kb_vector(-corpus[0], MODEL, 5, ChunkFilters(now="2026-09-01T00:00:00.000Z")) == \
+            s.kb_vector_exact(-corpus[0], MODEL, 5, ChunkFilters(now="2026-09-01T00:00:00.000Z"))
+    second = backend.vector_cache._entries[key]
+    assert second is not first and second.rewrites == first.rewrites  # grown, not rebuilt
+    assert len(second.seqs) == len(first.seqs) + 2 and np.array_equal(second.codes[:len(first.seqs)], first.codes)
+    with backend.session(JANE) as s:
+        s.raw("DELETE FROM knowledge_base_chunk WHERE collection = 'appended'")
+        assert s.kb_vector(-corpus[0], MODEL, 5, filters) == s.kb_vector_exact(-corpus[0], MODEL, 5, filters)
+    third = backend.vector_cache._entries[key]
+    assert third.rewrites == first.rewrites + 2 and len(third.seqs) == len(first.seqs)  # a bump per row deleted
+
+
+def test_an_insert_below_the_highest_seq_is_not_taken_for_an_append(backend, corpus):
     with backend.session(JANE) as s:
         s.kb_vector(corpus[0], MODEL, 5, ChunkFilters(now=NOW))
-    assert backend.vector_cache._entries[key] is not first
-    assert len(backend.vector_cache._entries[key].seqs) == len(first.seqs) + 1
+        seq = s.raw("SELECT min(seq) AS seq FROM knowledge_base_chunk")[0]["seq"]
+        s.raw("DELETE FROM knowledge_base_chunk WHERE seq = :seq", {"seq": seq})
+        s.kb_vector(corpus[0], MODEL, 5, ChunkFilters(now=NOW))  # rebuilt without it
+        s.insert("knowledge_base_chunk", {
+            "seq": seq, "id": "chk_back", "tenant_id": "acme", "document_id": "doc_a", "position": 0,
+            "content": "back", "embedding": -corpus[5], "embedding_model": MODEL,
+            "valid_from": "2026-01-01T00:00:00.000Z"})
+        cached = s.kb_vector(-corpus[5], MODEL, 3, ChunkFilters(now=NOW))
+        assert cached[0][0] == seq and cached == s.kb_vector_exact(-corpus[5], MODEL, 3, ChunkFilters(now=NOW))
 
 
 def test_a_user_scoped_chunk_cached_for_jane_never_reaches_bob(backend, corpus):
@@ -185,7 +212,7 @@ def test_the_quantization_bound_holds():
 def test_100k_by_256_fits_in_32_mb():
     n, dims = 100_000, 256
     matrix = vector_cache.Matrix(
-        generation=1, seqs=np.arange(n, dtype=np.int64), codes=np.zeros((n, dims), dtype=np.int8),
+        generation=1, rewrites=0, seqs=np.arange(n, dtype=np.int64), codes=np.zeros((n, dims), dtype=np.int8),
         scales=np.ones(n, np.float32), errors=np.zeros(n, np.float32), norms=np.ones(n, np.float32),
         collections=vector_cache._Labels.of(["default"] * n), documents=vector_cache._Labels.of(["d"] * n),
         valid_from=vector_cache._Times.of(["2026-01-01"] * n), valid_until=vector_cache._Times.of([None] * n))

@@ -7,10 +7,11 @@ rows were filtered on: tenant, user, agent, thread (the wall), embedding model a
 search, so one matrix serves every filter. A matrix is only ever filled from the caller's own
 walled session, so a key never holds a row its scope could not read.
 
-Freshness comes from the database: every chunk write bumps the tenant's change counter in the
-same transaction (migration 011), and each search reads it first; a matrix built at another
-number is rebuilt. So a write by any process on the file is seen by the next search in every
-other process.
+Freshness comes from the database: every chunk write bumps the tenant's change counters in the
+same transaction (migration 011), and each search reads them first. A matrix built at another
+`rewrites` (an update, a delete, an insert that is not an append) is rebuilt; one that only
+lacks appended chunks reads those by seq and grows. So a write by any process on the file is
+seen by the next search in every other process, and ingest does not cost a full reload.
 
 Each row is stored as int8 codes and a scale (symmetric, per row): 100k x 256 takes 26 MB
 instead of 102 MB. A search scores every row with exact integer dot products of the codes
@@ -80,6 +81,11 @@ class _Labels:
         codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int32, count=len(values))
         return cls(codes, index)
 
+    def extended(self, values: list[str]) -> "_Labels":
+        index = dict(self.index)
+        more = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int32, count=len(values))
+        return _Labels(np.concatenate([self.codes, more]), index)
+
     def mask(self, value: str) -> np.ndarray:
         code = self.index.get(value)
         return self.codes == code if code is not None else np.zeros(len(self.codes), dtype=bool)
@@ -99,6 +105,14 @@ class _Times:
         ranks = np.fromiter((where[v] if v is not None else -1 for v in values), dtype=np.int32, count=len(values))
         return cls(ranks, distinct)
 
+    def extended(self, values: list[str | None]) -> "_Times":
+        distinct = sorted(set(self.distinct).union(v for v in values if v is not None))
+        where = {v: i for i, v in enumerate(distinct)}
+        moved = np.fromiter((where[v] for v in self.distinct), dtype=np.int32, count=len(self.distinct))
+        old = np.where(self.ranks >= 0, moved[np.maximum(self.ranks, 0)] if len(moved) else -1, -1)
+        more = np.fromiter((where[v] if v is not None else -1 for v in values), dtype=np.int32, count=len(values))
+        return _Times(np.concatenate([old.astype(np.int32), more]), distinct)
+
     def at_or_before(self, now: str) -> int:
         """Rows with a rank below this hold a time <= now."""
         return bisect.bisect_right(self.distinct, now)
@@ -106,9 +120,10 @@ class _Times:
 
 @dataclass(frozen=True)
 class Matrix:
-    """One scope's embeddings at one change-counter value."""
+    """One scope's embeddings at one value of the tenant's change counters."""
 
     generation: int
+    rewrites: int
     seqs: np.ndarray        # int64, ascending
     codes: np.ndarray       # int8 (n, dims)
     scales: np.ndarray      # float32: row ~ scale * codes
@@ -182,33 +197,61 @@ def int8_dots(codes: np.ndarray, query: np.ndarray) -> np.ndarray:
     return np.asarray(simsimd.cdist(query[None, :], codes, metric="dot", dtype="int8"), dtype=np.float64)[0]
 
 
-def load(fetch_rows, generation: int, model: str, dims: int) -> Matrix:
-    """Build a scope's matrix from the caller's walled session, a block of rows at a time."""
-    seqs: list[int] = []
-    collections: list[str] = []
-    documents: list[str] = []
-    starts: list[str] = []
-    ends: list[str | None] = []
-    parts: list[tuple[np.ndarray, ...]] = []
-    cursor = fetch_rows("kb_vector_rows", model=model, bytes=4 * dims)
+@dataclass
+class _Rows:
+    """Rows read for a matrix, quantized a block at a time."""
+
+    seqs: list[int]
+    collections: list[str]
+    documents: list[str]
+    starts: list[str]
+    ends: list[str | None]
+    parts: list[tuple[np.ndarray, ...]]
+
+    def joined(self, i: int, dtype, shape) -> np.ndarray:
+        return np.concatenate([p[i] for p in self.parts]) if self.parts else np.zeros(shape, dtype=dtype)
+
+
+def _read(fetch_rows, model: str, dims: int, after: int) -> _Rows:
+    rows = _Rows([], [], [], [], [], [])
+    cursor = fetch_rows("kb_vector_rows", model=model, bytes=4 * dims, after=after)
     while block := cursor.fetchmany(_LOAD_BLOCK):
-        seqs += [r[0] for r in block]
-        collections += [r[2] for r in block]
-        documents += [r[3] for r in block]
-        starts += [r[4] for r in block]
-        ends += [r[5] for r in block]
+        rows.seqs += [r[0] for r in block]
+        rows.collections += [r[2] for r in block]
+        rows.documents += [r[3] for r in block]
+        rows.starts += [r[4] for r in block]
+        rows.ends += [r[5] for r in block]
         floats = np.frombuffer(b"".join(r[1] for r in block), dtype="<f4").reshape(len(block), dims)
-        parts.append(quantize(floats))
+        rows.parts.append(quantize(floats))
     cursor.close()
+    return rows
 
-    def joined(i: int, dtype, shape) -> np.ndarray:
-        return np.concatenate([p[i] for p in parts]) if parts else np.zeros(shape, dtype=dtype)
 
-    return Matrix(generation=generation, seqs=np.asarray(seqs, dtype=np.int64),
-                  codes=joined(0, np.int8, (0, dims)), scales=joined(1, np.float32, 0),
-                  errors=joined(2, np.float32, 0), norms=joined(3, np.float32, 0),
-                  collections=_Labels.of(collections), documents=_Labels.of(documents),
-                  valid_from=_Times.of(starts), valid_until=_Times.of(ends))
+def load(fetch_rows, generation: int, rewrites: int, model: str, dims: int) -> Matrix:
+    """Build a scope's matrix from the caller's walled session, a block of rows at a time."""
+    rows = _read(fetch_rows, model, dims, 0)
+    return Matrix(generation=generation, rewrites=rewrites, seqs=np.asarray(rows.seqs, dtype=np.int64),
+                  codes=rows.joined(0, np.int8, (0, dims)), scales=rows.joined(1, np.float32, 0),
+                  errors=rows.joined(2, np.float32, 0), norms=rows.joined(3, np.float32, 0),
+                  collections=_Labels.of(rows.collections), documents=_Labels.of(rows.documents),
+                  valid_from=_Times.of(rows.starts), valid_until=_Times.of(rows.ends))
+
+
+def appended(matrix: Matrix, fetch_rows, generation: int, model: str, dims: int) -> Matrix:
+    """`matrix` with the chunks appended since it was built (only appends happened: same `rewrites`)."""
+    after = int(matrix.seqs[-1]) if len(matrix.seqs) else 0
+    rows = _read(fetch_rows, model, dims, after)
+
+    def grown(old: np.ndarray, i: int, dtype, shape) -> np.ndarray:
+        return np.concatenate([old, rows.joined(i, dtype, shape)]) if rows.parts else old
+
+    return Matrix(generation=generation, rewrites=matrix.rewrites,
+                  seqs=np.concatenate([matrix.seqs, np.asarray(rows.seqs, dtype=np.int64)]),
+                  codes=grown(matrix.codes, 0, np.int8, (0, dims)), scales=grown(matrix.scales, 1, np.float32, 0),
+                  errors=grown(matrix.errors, 2, np.float32, 0), norms=grown(matrix.norms, 3, np.float32, 0),
+                  collections=matrix.collections.extended(rows.collections),
+                  documents=matrix.documents.extended(rows.documents),
+                  valid_from=matrix.valid_from.extended(rows.starts), valid_until=matrix.valid_until.extended(rows.ends))
 
 
 class VectorCache:
@@ -219,12 +262,11 @@ class VectorCache:
         self._entries: OrderedDict[ScopeKey, Matrix] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: ScopeKey, generation: int) -> Matrix | None:
+    def get(self, key: ScopeKey) -> Matrix | None:
         with self._lock:
             entry = self._entries.get(key)
-            if entry is None or entry.generation != generation:
-                return None
-            self._entries.move_to_end(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
             return entry
 
     def put(self, key: ScopeKey, matrix: Matrix) -> None:
@@ -256,10 +298,14 @@ def search(cache: VectorCache, scope: tuple[str, str | None, str | None, str | N
     """
     dims = int(query.shape[0])
     key = ScopeKey(*scope, model=model, dims=dims)
-    generation = int(fetch_one("kb_generation")["generation"])  # read before the rows: never stale
-    matrix = cache.get(key, generation)
-    if matrix is None:
-        matrix = load(fetch_rows, generation, model, dims)
+    counters = fetch_one("kb_generation")  # read before the rows: never stale
+    generation, rewrites = int(counters["generation"]), int(counters["rewrites"])
+    matrix = cache.get(key)
+    if matrix is None or matrix.rewrites != rewrites:
+        matrix = load(fetch_rows, generation, rewrites, model, dims)
+        cache.put(key, matrix)
+    elif matrix.generation != generation:  # only appends since it was built
+        matrix = appended(matrix, fetch_rows, generation, model, dims)
         cache.put(key, matrix)
     if not len(matrix.seqs) or limit <= 0:
         return []

@@ -27,13 +27,17 @@ BEGIN
     SELECT RAISE(ABORT, 'no lexical index for the tenant');
 END;
 
--- A number per tenant that every chunk write bumps, in the same transaction: in-process caches
--- of a tenant's embeddings (manager/backend/sqlite/vector_cache.py) compare it on every search,
--- so a write by any process on the file is seen on the next query. An operator table; walled
--- sessions read their own tenant's number through kb_generation.
+-- Two numbers per tenant that chunk writes bump, in the same transaction: `generation` on
+-- every write, `rewrites` on an update, a delete, or an insert below the highest seq (one that
+-- is not an append). In-process caches of a tenant's embeddings
+-- (manager/backend/sqlite/vector_cache.py) compare them on every search, so a write by any
+-- process on the file is seen on the next query: when only `generation` moved, the chunks
+-- since the cache was built are appends, read by seq; otherwise it is rebuilt. An operator
+-- table; walled sessions read their own tenant's numbers through kb_generation.
 CREATE TABLE base_kb_generation (
     tenant_id TEXT PRIMARY KEY,
-    generation INTEGER NOT NULL
+    generation INTEGER NOT NULL,
+    rewrites INTEGER NOT NULL DEFAULT 0
 );
 
 INSERT INTO base_kb_generation (tenant_id, generation)
@@ -45,19 +49,25 @@ BEGIN
     ON CONFLICT (tenant_id) DO UPDATE SET generation = generation + 1;
 END;
 
+CREATE TRIGGER base_knowledge_base_chunk__generation_insert_below AFTER INSERT ON base_knowledge_base_chunk
+WHEN NEW.seq < (SELECT max(seq) FROM base_knowledge_base_chunk)
+BEGIN
+    UPDATE base_kb_generation SET rewrites = rewrites + 1 WHERE tenant_id = NEW.tenant_id;
+END;
+
 CREATE TRIGGER base_knowledge_base_chunk__generation_update AFTER UPDATE ON base_knowledge_base_chunk
 BEGIN
-    INSERT INTO base_kb_generation (tenant_id, generation) VALUES (OLD.tenant_id, 1)
-    ON CONFLICT (tenant_id) DO UPDATE SET generation = generation + 1;
-    INSERT INTO base_kb_generation (tenant_id, generation) VALUES (NEW.tenant_id, 1)
-    ON CONFLICT (tenant_id) DO UPDATE SET generation = generation + 1;
+    INSERT INTO base_kb_generation (tenant_id, generation, rewrites) VALUES (OLD.tenant_id, 1, 1)
+    ON CONFLICT (tenant_id) DO UPDATE SET generation = generation + 1, rewrites = rewrites + 1;
+    INSERT INTO base_kb_generation (tenant_id, generation, rewrites) VALUES (NEW.tenant_id, 1, 1)
+    ON CONFLICT (tenant_id) DO UPDATE SET generation = generation + 1, rewrites = rewrites + 1;
 END;
 
 CREATE TRIGGER base_knowledge_base_chunk__generation_delete AFTER DELETE ON base_knowledge_base_chunk
 BEGIN
-    INSERT INTO base_kb_generation (tenant_id, generation) VALUES (OLD.tenant_id, 1)
-    ON CONFLICT (tenant_id) DO UPDATE SET generation = generation + 1;
+    INSERT INTO base_kb_generation (tenant_id, generation, rewrites) VALUES (OLD.tenant_id, 1, 1)
+    ON CONFLICT (tenant_id) DO UPDATE SET generation = generation + 1, rewrites = rewrites + 1;
 END;
 
 CREATE VIEW kb_generation AS
-SELECT generation FROM base_kb_generation WHERE tenant_id = app_tenant();
+SELECT generation, rewrites FROM base_kb_generation WHERE tenant_id = app_tenant();
