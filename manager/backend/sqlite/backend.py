@@ -35,9 +35,6 @@ __all__ = ["SqliteBackend", "SqliteSession"]
 
 DIALECT = "sqlite"
 _POOL_IDLE_MAX = 8
-#: pages read through a memory map instead of read() into each connection's own cache: a lexical
-#: search looks up one chunk row per match, and every pooled connection shares the mapping
-_MMAP_BYTES = 1 << 30
 
 
 class SqliteSession:
@@ -193,7 +190,6 @@ class SqliteBackend:
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute(f"PRAGMA mmap_size = {_MMAP_BYTES}")
         except sqlite3.Error as exc:
             raise BackendUnavailable(f"cannot open SQLite database {self.path}",
                                      hint="Check database.path and its folder's permissions.") from exc
