@@ -18,7 +18,8 @@
 --   entity_memory, guideline_memory, persona_memory, workflow_memory (versioned),
 --   summarization_memory, knowledge_base_document (content is a CLOB: shown as <LOB>),
 --   knowledge_base_chunk, conversation_memory (turns and events of the caller's threads:
---   the wall scopes them by user, agent and thread).
+--   the wall scopes them by user, agent and thread), image_memory (bytes shown as
+--   <binary N bytes>, computed from their length and never read: query_views.py).
 -- Left out, on purpose:
 --   memory_store,        the memory tool's files are working memory, read and written
 --   memory_file          through the memory tool with its caps and texts.
@@ -33,4 +34,5 @@ FROM (VALUES ('entity_memory', 'subject predicate'),
              ('summarization_memory', NULL),
              ('knowledge_base_document', NULL),
              ('knowledge_base_chunk', NULL),
-             ('conversation_memory', NULL))
+             ('conversation_memory', NULL),
+             ('image_memory', NULL))
