@@ -28,6 +28,8 @@ from .errors import (
     ConfigError,
     Conflict,
     ContextTooSmall,
+    ImageNotShown,
+    ImageNotVisible,
     InvalidArgument,
     MemgateError,
     NoCaller,
@@ -53,7 +55,7 @@ from .files.texts import MEMORY_PROTOCOL
 from .identity import ID_RULE, UNMAPPED_TENANT, Identity, check_id
 from .kb.embed import Embedder, HashingEmbedder, default_embedder
 from .kb.image_header import IMAGE_EXTENSIONS, is_image_path
-from .kb.images import NOT_SEARCHABLE, sidecar_description
+from .kb.images import NOT_SEARCHABLE, sidecar_paths
 from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
 from .kb.links import is_web_url
 from .kb.parse import SUPPORTED_EXTENSIONS
@@ -74,11 +76,11 @@ __all__ = [
     "SUPPORTED_EXTENSIONS", "TENANT_MAPPING_KINDS", "UNCHANGED", "UNMAPPED_TENANT", "AccessDenied", "Backend",
     "BackendUnavailable", "CallRecord", "CapsSettings", "ChunkSettings", "ConfigError", "Conflict", "ContextBudget",
     "ContextTooSmall", "ContextWindow", "DatabaseSettings", "Embedder", "HashingEmbedder", "Identity", "ImageData",
-    "ImagePart", "IngestResult", "InvalidArgument", "MemgateError", "MemoryFileSettings", "MemoryManager",
-    "NoCaller", "NotFound", "NotIssued", "NotVisible", "QueryRejected", "QueryTimeout", "Replay", "Reranker",
-    "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice", "TenantMapping", "TenantMismatch", "TenantUnmapped",
-    "TextPart", "TokenAttributes", "ToolOutput", "ToolRow", "Turn", "check_id", "clip_echo", "count_tokens",
-    "days_ago_iso", "default_database_path", "default_embedder", "is_image_path", "is_web_url",
-    "load_tool_definitions", "now_iso", "open_backend", "record_demo_window", "seed_demo", "sidecar_description",
-    "validate_store_policy",
+    "ImageNotShown", "ImageNotVisible", "ImagePart", "IngestResult", "InvalidArgument", "MemgateError",
+    "MemoryFileSettings", "MemoryManager", "NoCaller", "NotFound", "NotIssued", "NotVisible", "QueryRejected",
+    "QueryTimeout", "Replay", "Reranker", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice",
+    "TenantMapping", "TenantMismatch", "TenantUnmapped", "TextPart", "TokenAttributes", "ToolOutput", "ToolRow",
+    "Turn", "check_id", "clip_echo", "count_tokens", "days_ago_iso", "default_database_path", "default_embedder",
+    "is_image_path", "is_web_url", "load_tool_definitions", "now_iso", "open_backend", "record_demo_window",
+    "seed_demo", "sidecar_paths", "validate_store_policy",
 ]

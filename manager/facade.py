@@ -32,7 +32,7 @@ from .context.messages import Turn
 from .context.replay import Replay
 from .context.rerank import Reranker
 from .context.window import WindowKey
-from .errors import InvalidArgument, NotFound, NotVisible
+from .errors import ImageNotVisible, InvalidArgument, NotFound, NotVisible
 from .files.commands import MemoryFiles, open_store
 from .files.stores import resolve_store, store_from_key
 from .identity import Identity
@@ -188,7 +188,7 @@ class MemoryManager:
             shown = kb_image_view.show_image(s, image_id, now, head={"fetch_image": image_id}, asked_bytes=True,
                                              max_image_bytes=self.caps.max_image_bytes)
         if shown is None:
-            raise NotVisible(f"{image_id!r} is no image this caller can see now")
+            raise ImageNotVisible(f"{image_id!r} is no image this caller can see now")
         return shown
 
     def clarify(self, identity: Identity, question: str, options: list[str] | None = None, *,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 
 from ..backend.base import Session
-from ..errors import NotIssued
+from ..errors import ImageNotShown, NotIssued
 from ..kb.image_view import show_image
 from ..output.records import metadata_line
 from ..output.results import ToolOutput
@@ -57,6 +57,6 @@ def expand_image(session: Session, image_id: str, now: str, *, include_bytes: bo
     shown = show_image(session, image_id, now, head={"expand": image_id}, asked_bytes=include_bytes,
                        max_image_bytes=max_image_bytes) if issued else None
     if shown is None:
-        raise NotIssued(f"{image_id!r} was not shown to this caller by an earlier result, or the image is no "
+        raise ImageNotShown(f"{image_id!r} was not shown to this caller by an earlier result, or the image is no "
                         "longer there for it")
     return shown

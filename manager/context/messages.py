@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..backend.base import Row, Session
-from ..errors import InvalidArgument, NotVisible
+from ..errors import ImageNotVisible, InvalidArgument, NotVisible
 from ..identity import Identity
 from ..kb.images import image_bytes, image_meta, store_image
 from .events import next_turn, write_event
@@ -117,9 +117,9 @@ def _image_id(session: Session, identity: Identity, part: Mapping[str, Any], fie
         if not isinstance(part["data"], (bytes, bytearray)):
             raise InvalidArgument(f"{field}.data must be bytes", field=f"{field}.data")
         return store_image(session, identity, str(part.get("name") or f"part-{i}"), bytes(part["data"]), now,
-                           description=part.get("description"))
+                           description=part.get("description"), field=f"{field}.data")
     if image_meta(session, str(part["image_id"]), now) is None:
-        raise NotVisible(f"{field}.image_id {part['image_id']!r} is no image this caller can see")
+        raise ImageNotVisible(f"{field}.image_id {part['image_id']!r} is no image this caller can see")
     return str(part["image_id"])
 
 

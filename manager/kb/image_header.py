@@ -35,8 +35,8 @@ def is_image_path(path: str | Path) -> bool:
     return Path(path).suffix.lower() in IMAGE_EXTENSIONS
 
 
-def read_header(name: str, data: bytes) -> ImageHeader:
-    """The header of `data` (a file called `name`); InvalidArgument when Pillow cannot parse it.
+def read_header(name: str, data: bytes, field: str = "path") -> ImageHeader:
+    """The header of `data` (a file called `name`); InvalidArgument naming `field` when Pillow cannot parse it.
 
     The format is what the header says, not the extension: a JPEG saved as .png is stored
     as image/jpeg.
@@ -53,9 +53,9 @@ def read_header(name: str, data: bytes) -> ImageHeader:
             EOFError) as exc:
         raise InvalidArgument(
             f"{name} is not a readable PNG, JPEG, WebP or GIF image (its header does not parse).",
-            field="path", hint="Check that it opens in an image viewer, or export it again.") from exc
+            field=field, hint="Check that it opens in an image viewer, or export it again.") from exc
     mime = _MIME_BY_FORMAT.get(fmt or "")
     if mime is None or width < 1 or height < 1:
         raise InvalidArgument(f"{name} is not a PNG, JPEG, WebP or GIF image with a size (format {fmt}).",
-                              field="path", hint="Convert it to PNG or JPEG.")
+                              field=field, hint="Convert it to PNG or JPEG.")
     return ImageHeader(mime, int(width), int(height))

@@ -27,7 +27,7 @@ from .embed import Embedder
 from .image_header import ImageHeader, read_header
 
 __all__ = ["MESSAGE_COLLECTION", "NOT_SEARCHABLE", "ImageBytes", "image_bytes", "image_meta", "images_of_documents",
-           "ingest_image", "is_image_id", "sidecar_description", "store_image"]
+           "ingest_image", "is_image_id", "sidecar_description", "sidecar_paths", "store_image"]
 
 NOT_SEARCHABLE = "not searchable: no description"
 #: the collection of images a conversation turn carried (they are not searchable)
@@ -47,22 +47,27 @@ class ImageBytes:
     sha256: str
 
     @classmethod
-    def of(cls, name: str, data: bytes) -> "ImageBytes":
+    def of(cls, name: str, data: bytes, field: str = "path") -> "ImageBytes":
         if len(data) > MAX_STORED_IMAGE_BYTES:
             raise InvalidArgument(f"{name} is {len(data):,} bytes; memgate stores images of at most "
-                                  f"{MAX_STORED_IMAGE_BYTES:,} bytes.", field="path",
+                                  f"{MAX_STORED_IMAGE_BYTES:,} bytes.", field=field,
                                   hint="Store a smaller export of it (a lower resolution or JPEG).")
-        return cls(name, read_header(name, data), data, hashlib.sha256(data).hexdigest())
+        return cls(name, read_header(name, data, field), data, hashlib.sha256(data).hexdigest())
 
 
 def is_image_id(memory_id: str) -> bool:
     return memory_id.startswith(f"{_ID_PREFIX}_")
 
 
+def sidecar_paths(path: str | Path) -> tuple[Path, ...]:
+    """Where an image's description may be: photo.png.txt, photo.png.md, photo.txt, photo.md beside it."""
+    path = Path(path)
+    return tuple(path.with_name(pattern.format(name=path.name, stem=path.stem)) for pattern in _SIDECARS)
+
+
 def sidecar_description(path: Path) -> str | None:
-    """The text of photo.png.txt, photo.png.md, photo.txt or photo.md beside `path` (the first found)."""
-    for pattern in _SIDECARS:
-        sidecar = path.with_name(pattern.format(name=path.name, stem=path.stem))
+    """The text of the first sidecar file beside `path` (sidecar_paths), or None."""
+    for sidecar in sidecar_paths(path):
         if sidecar.is_file():
             try:
                 text = sidecar.read_bytes().decode("utf-8-sig").strip()
@@ -82,48 +87,44 @@ def ingest_image(open_session, identity: Identity, path: str | Path, embedder: E
         raise NotFound(f"{path.name} does not exist or is not a file.", field="path")
     image = ImageBytes.of(path.name, path.read_bytes())
     text = (description if description is not None else sidecar_description(path) or "").strip() or None
-    source_uri = path.resolve().as_uri()
-    where = {"collection": collection, "source_uri": source_uri, "user_id": user_id, "agent_id": agent_id,
-             "thread_id": None}
+    row = {"tenant_id": identity.tenant, "user_id": user_id, "agent_id": agent_id, "thread_id": None,
+           "collection": collection, "source_uri": path.resolve().as_uri()}
     with open_session() as s:
-        existing = s.fetch_one("image_by_source", **where)
+        existing = s.fetch_one("image_by_source", **_source_key(row))
     if _unchanged(existing, image, text):
         return kb_ingest.IngestResult(str(path), kb_ingest.UNCHANGED, existing["document_id"], existing["title"],
                                       image_id=existing["id"],
                                       reason=None if existing["document_id"] else NOT_SEARCHABLE)
-    row = {"tenant_id": identity.tenant, "user_id": user_id, "agent_id": agent_id, "thread_id": None,
-           "collection": collection, "source_uri": source_uri}
     if text is None:
         with open_session() as s, s.transaction():
-            image_id, status = _write(s, identity, row, where, image, None, None, now)
+            image_id, status = _write(s, identity, row, image, None, None, now)
         return kb_ingest.IngestResult(str(path), status, None, image.name, image_id=image_id, reason=NOT_SEARCHABLE)
-    written: list[str] = []
+    written: list[tuple[str, str]] = []  # (image id, its status): the image's, not its description's
     result = kb_ingest.ingest_text(
         open_session, identity, embedder, now, title=image.name, text=f"{text}\n\n{image.name}",
-        source_uri=source_uri, mime_type=image.header.mime_type, collection=collection, user_id=user_id,
+        source_uri=row["source_uri"], mime_type=image.header.mime_type, collection=collection, user_id=user_id,
         agent_id=agent_id, settings=settings, label=str(path),
         content_hash=hashlib.sha256(f"{image.sha256}\n{text}".encode()).hexdigest(),
-        write_also=lambda s, document_id: written.append(
-            _write(s, identity, row, where, image, text, document_id, now)[0]))
-    image_id = written[0] if written else (existing["id"] if existing else None)
-    return replace(result, image_id=image_id)
+        write_also=lambda s, document_id: written.append(_write(s, identity, row, image, text, document_id, now)))
+    if not written:  # the description's document was current: another process stored it meanwhile
+        return replace(result, image_id=existing["id"] if existing else None)
+    return replace(result, image_id=written[0][0], status=written[0][1])
 
 
 def store_image(s: Session, identity: Identity, name: str, data: bytes, now: str, *,
-                description: str | None = None) -> str:
+                description: str | None = None, field: str = "data") -> str:
     """An image a conversation turn carries, in the caller's scope (inside the caller's transaction).
 
     Keyed by its content: the same bytes in the same scope are one row. Not searchable.
     """
-    image = ImageBytes.of(name, data)
+    image = ImageBytes.of(name, data, field)
     row = {"tenant_id": identity.tenant, "user_id": identity.user, "agent_id": identity.agent,
            "thread_id": identity.thread, "collection": MESSAGE_COLLECTION, "source_uri": f"sha256:{image.sha256}"}
-    where = {k: row[k] for k in ("collection", "source_uri", "user_id", "agent_id", "thread_id")}
-    existing = s.fetch_one("image_by_source", **where)
+    existing = s.fetch_one("image_by_source", **_source_key(row))
     if existing is not None and existing["deleted_at"] is None and (description is None
                                                                      or description == existing["description"]):
         return existing["id"]
-    return _write(s, identity, row, where, image, description, None, now)[0]
+    return _write(s, identity, row, image, description, None, now)[0]
 
 
 def _unchanged(existing: Row | None, image: ImageBytes, text: str | None) -> bool:
@@ -131,10 +132,16 @@ def _unchanged(existing: Row | None, image: ImageBytes, text: str | None) -> boo
             and (text is None or text == existing["description"]))
 
 
-def _write(s: Session, identity: Identity, row: dict, where: dict, image: ImageBytes, text: str | None,
+def _source_key(row: dict) -> dict:
+    """What makes an image row one source: its collection, source and exact scope."""
+    return {"collection": row["collection"], "source_uri": row["source_uri"], "user_id": row["user_id"],
+            "agent_id": row["agent_id"], "thread_id": row["thread_id"]}
+
+
+def _write(s: Session, identity: Identity, row: dict, image: ImageBytes, text: str | None,
            document_id: str | None, now: str) -> tuple[str, str]:
     """Insert the image row or make its next version; an old description's document stops being searchable."""
-    existing = s.fetch_one("image_by_source", **where)
+    existing = s.fetch_one("image_by_source", **_source_key(row))
     columns = {"title": image.name, "document_id": document_id, "description": text,
                "mime_type": image.header.mime_type, "width": image.header.width, "height": image.header.height,
                "byte_size": len(image.data), "sha256": image.sha256, "bytes": image.data}

@@ -18,14 +18,17 @@
 --   entity_memory, guideline_memory, persona_memory, workflow_memory (versioned),
 --   summarization_memory, knowledge_base_document (content is a CLOB: shown as <LOB>),
 --   knowledge_base_chunk, conversation_memory (turns and events of the caller's threads:
---   the wall scopes them by user, agent and thread), image_memory (bytes shown as
---   <binary N bytes>, computed from their length and never read: query_views.py).
+--   the wall scopes them by user, agent and thread).
 -- Left out, on purpose:
 --   memory_store,        the memory tool's files are working memory, read and written
 --   memory_file          through the memory tool with its caps and texts.
 --   toolbox_memory       tool definitions and access policies: configuration, not memory,
 --                        and it would show the agent tools its roles do not have.
 --   mcp_call_log         the audit trail: arguments and results, for the operator.
+--   image_memory         its bytes are for expand and fetch_image; its rows would add a line
+--                        to execute_query's description, sent on every turn, and the images
+--                        are rows of knowledge_base_document already (mime_type image/...,
+--                        content their description).
 SELECT column1 AS table_name, column2 AS claim_key
 FROM (VALUES ('entity_memory', 'subject predicate'),
              ('guideline_memory', 'guideline_key'),
@@ -34,5 +37,4 @@ FROM (VALUES ('entity_memory', 'subject predicate'),
              ('summarization_memory', NULL),
              ('knowledge_base_document', NULL),
              ('knowledge_base_chunk', NULL),
-             ('conversation_memory', NULL),
-             ('image_memory', NULL))
+             ('conversation_memory', NULL))

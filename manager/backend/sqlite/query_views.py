@@ -30,10 +30,6 @@ __all__ = ["build_query_views"]
 #: character offsets in its document mean nothing to a query, and the tool description the
 #: catalog becomes is sent to the model on every turn
 _INTERNAL_COLUMNS = {"knowledge_base_chunk": frozenset({"seq", "char_start", "char_end"})}
-#: columns a reviewed view shows as an expression, never their stored value: an image's bytes
-#: are their marker, computed from length(), which SQLite answers from the record header
-#: without reading the blob (reading it would pass the query connection's 1 MiB value limit)
-_SHAPED_COLUMNS = {"image_memory": {"bytes": "'<binary ' || length(bytes) || ' bytes>' AS bytes"}}
 
 
 def build_query_views(conn: sqlite3.Connection) -> tuple[ViewCatalog, frozenset[str]]:
@@ -49,8 +45,7 @@ def build_query_views(conn: sqlite3.Connection) -> tuple[ViewCatalog, frozenset[
         behind = []
         for table, claim in conn.execute(load_sql("sqlite", "query_views")).fetchall():
             internal = _INTERNAL_COLUMNS.get(table, frozenset())
-            shaped = _SHAPED_COLUMNS.get(table, {})
-            columns = [shaped.get(r[1], r[1]) for r in conn.execute(f"PRAGMA main.table_info({table})").fetchall()
+            columns = [r[1] for r in conn.execute(f"PRAGMA main.table_info({table})").fetchall()
                        if r[1] not in internal]
             if not columns:
                 continue  # a schema without this table yet: nothing to review

@@ -28,6 +28,7 @@ CREATE TABLE base_image_memory (
     valid_from TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     valid_until TEXT,
     deleted_at TEXT,
+    source_table TEXT, source_id TEXT, source_version INTEGER,
     created_by TEXT,
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
     CHECK (byte_size = length(bytes))
