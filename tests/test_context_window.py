@@ -10,7 +10,8 @@ import pytest
 from backend_helpers import operator_rows, table_digest
 from context_helpers import FACT_CHECK, JANE_IN_REVIEW, excluded, placed, refs
 
-from memgate.manager import ACME, GLOBEX, ContextTooSmall, InvalidArgument, NotFound, count_tokens
+from memgate.manager import ACME, GLOBEX, ContextBudget, ContextTooSmall, InvalidArgument, NotFound, count_tokens
+from memgate.manager.context.budget import charge_fixed, grant
 from memgate.manager.demo.dataset import ACME_BUDGET
 
 TOOLS = ["clarify", "execute_query", "expand", "lookup_entity", "memory", "search_memory"]
@@ -150,3 +151,40 @@ def test_the_rerank_step_is_pluggable(manager, two_tenants):
     other = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check", reranker=_Reversed()).manifest
     assert other["selection_version"] == "selection-1/reversed"
     assert refs(default, "evidence") != refs(other, "evidence")
+
+
+def test_unused_share_passes_on_in_overflow_order():
+    budget = ContextBudget.from_guideline({**ACME_BUDGET, "overflow_order": [
+        "volatile_tail", "evidence", "durable_facts", "recalled_history"]})
+    plan = charge_fixed(budget, "fact_check", {"guidelines": 100, "persona": 50, "tool_surface": 200,
+                                               "question": 50}, "acme")
+    assert plan.remainder == 3100 - 400
+    wants = {"durable_facts": 10, "evidence": 5000, "recalled_history": 0, "volatile_tail": 700}
+    grant(plan, lambda name, tokens: min(tokens, wants[name]))
+    # durable_facts leaves 1070 of its 1080 and recalled_history all its 270: the tail (first in
+    # overflow_order) takes what it needs, evidence (next) the rest
+    assert plan.allowances == {"durable_facts": 1080, "evidence": 675, "recalled_history": 270,
+                               "volatile_tail": 675}
+    assert plan.used == {"durable_facts": 10, "evidence": 2700 - 10 - 700, "recalled_history": 0,
+                         "volatile_tail": 700}
+    assert sum(plan.used.values()) == plan.remainder
+
+
+def test_a_required_fact_gets_its_room_from_unused_share(manager, two_tenants):
+    no_facts = {"durable_facts": 0.0, "evidence": 0.25, "recalled_history": 0.10, "volatile_tail": 0.25}
+    manager.set_context_budget(ACME, {**ACME_BUDGET, "shares": {**ACME_BUDGET["shares"], "fact_check": no_facts}})
+    m = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check").manifest
+    assert m["arithmetic"]["allowances"]["durable_facts"] == 0
+    assert placed(m)["ent_acme_helios_v2"] == ("durable_facts", "full", "current")
+    assert placed(m)["sum_acme_july"][2] == "historical"
+
+
+def test_a_required_fact_that_cannot_fit_fails_naming_its_slice_and_writes_nothing(manager, backend, window):
+    fixed = sum(window.manifest["arithmetic"]["fixed"].values())
+    manager.set_context_budget(ACME, {**ACME_BUDGET, "usable_context": 1900 + fixed + 40})
+    before = table_digest(backend)
+    with pytest.raises(ContextTooSmall, match="the durable_facts slice cannot hold the current fact "
+                                              "ent_acme_helios_v2") as err:
+        manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
+    assert err.value.field == "durable_facts"
+    assert table_digest(backend) == before
