@@ -67,7 +67,12 @@ def test_the_budget_arithmetic_starts_from_3100_and_splits_the_rest_by_shares(wi
     assert (a["usable_context"], a["reserves"]) == (5000, {"output": 400, "tool": 1000, "request_overhead": 500})
     assert a["available"] == 5000 - 400 - 1000 - 500 == 3100
     assert set(a["fixed"]) == {"guidelines", "persona", "tool_surface", "question"}
-    assert all(cost > 0 for cost in a["fixed"].values())
+    lines = window.text.split("\n")
+    for name in ("guidelines", "persona", "tool_surface"):  # each block at its o200k_base cost, and its newline
+        start = lines.index(f'<slice name="{name}">')
+        block = "\n".join(lines[start:lines.index("</slice>", start) + 1])
+        assert a["fixed"][name] == count_tokens(block) + 1, name
+    assert a["fixed"]["question"] == count_tokens(lines[0]) + 1 + count_tokens(lines[-1]) + 1  # metadata line too
     assert a["remainder"] == 3100 - sum(a["fixed"].values())
     shares = {"durable_facts": 0.40, "evidence": 0.25, "recalled_history": 0.10, "volatile_tail": 0.25}
     assert a["allowances"] == {k: math.floor(a["remainder"] * v) for k, v in shares.items()}
