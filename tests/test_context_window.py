@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import replace
@@ -12,6 +13,9 @@ from context_helpers import FACT_CHECK, JANE_IN_REVIEW, excluded, placed, refs
 
 from memgate.manager import ACME, GLOBEX, ContextBudget, ContextTooSmall, InvalidArgument, NotFound, count_tokens
 from memgate.manager.context.budget import charge_fixed, grant
+from memgate.manager.context.candidates import Candidate
+from memgate.manager.context.render import cost, record, slice_overhead
+from memgate.manager.context.tiers import SliceFitter
 from memgate.manager.demo.dataset import ACME_BUDGET
 
 TOOLS = ["clarify", "execute_query", "expand", "lookup_entity", "memory", "search_memory"]
@@ -123,7 +127,16 @@ def test_every_window_writes_one_thread_scoped_manifest_event(manager, backend, 
     assert m["budget_ref"] == {"type": "guideline_memory", "row_id": "context_context_budget", "version": 1}
     assert m["intent"] == "fact_check" and m["evaluated_at"] == row["valid_from"]
     assert m["renderer_version"] == "window-1" and m["selection_version"] == "selection-1/retrieval"
-    assert len(m["request_hash"]) == 64 and len(m["window_hash"]) == 64
+    assert m["request"] == {"question": FACT_CHECK, "intent": "fact_check", "tenant": "acme", "user": "jane",
+                            "agent": "research-assistant", "thread": "helios-review", "session": None}
+    assert m["request_hash"] == hashlib.sha256(
+        json.dumps(m["request"], sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert m["window_hash"] == hashlib.sha256(window.text.encode()).hexdigest()
+    assert m["change_marker"]["kind"] and len(m["change_marker"]["sha256"]) == 64
+    for entry in m["memories"]:
+        assert {"ref", "slice", "tier", "tokens", "status"} <= set(entry) and set(entry["ref"]) == {
+            "table", "id", "version"}
+    assert all(e["rule"] in {"lifecycle", "scope", "dedup", "conflict", "budget"} for e in m["exclusions"])
     versions = {tuple(v) for v in m["change_marker"]["versions"]}
     assert ("entity_memory", "ent_acme_helios_v1", 1) in versions  # read, then excluded: still read
     assert ("guideline_memory", "context_context_budget", 1) in versions
@@ -193,3 +206,24 @@ def test_a_required_fact_that_cannot_fit_fails_naming_its_slice_and_writes_nothi
         manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
     assert err.value.field == "durable_facts"
     assert table_digest(backend) == before
+
+
+def test_a_memory_is_fitted_whole_else_as_its_stored_summary_else_as_a_pointer(backend, two_tenants):
+    with backend.session(ACME) as s:
+        [row] = s.fetch_all("context_rows_workflow_memory", ids=json.dumps(["wfl_acme_eval"]))
+    runbook = Candidate("workflow", "durable_facts", row)
+    forms = {tier: record("workflow", row, tier=tier, status="current") for tier in ("full", "summary", "pointer")}
+    costs = {tier: cost(text) for tier, text in forms.items()}
+    assert costs["full"] > costs["summary"] > costs["pointer"]
+    assert "steps: 1. freeze qrels" in forms["full"] and "steps:" not in forms["summary"]
+    assert f'tier="pointer" full_tokens="{costs["full"]}"' in forms["pointer"]
+    assert "<content>Re-run a retrieval evaluation</content>" in forms["pointer"]  # its one line
+    fitter = SliceFitter({"durable_facts": [runbook]}, budget=ContextBudget.from_guideline(ACME_BUDGET),
+                         tenant="acme")
+    opening = slice_overhead("durable_facts")
+    for allowance, tier in ((opening + costs["full"], "full"), (opening + costs["full"] - 1, "summary"),
+                            (opening + costs["summary"] - 1, "pointer"), (opening + costs["pointer"] - 1, None)):
+        assert fitter.fill("durable_facts", allowance) == (opening + costs[tier] if tier else 0)
+        fitted = fitter.fitted["durable_facts"]
+        assert [p.tier for p in fitted.placed] == ([tier] if tier else [])
+        assert [c.id for c, _ in fitted.dropped] == ([] if tier else ["wfl_acme_eval"])  # a budget exclusion
