@@ -124,3 +124,26 @@ def test_equal_scores_are_ordered_by_priority_valid_from_table_and_id():
     assert out == [] and {c.score for c in admitted} == {1.0}
     # entity (priority 50) before workflow (40) before summary (20); newest first; then table, then id
     assert [c.id for c in admitted] == ["ent_c", "ent_a", "ent_b", "wfl_a", "sum_a"]
+
+
+def test_a_claim_derived_from_a_corrected_version_is_historical_beside_the_current_fact(manager, two_tenants):
+    _insert(manager, SHARED, "entity_memory", _claim(
+        "ent_acme_headline", "headline", "Helios RAG leads BEIR at 0.92", valid_from="2026-07-20T00:00:00.000Z",
+        source_table="entity_memory", source_id="ent_acme_helios_v1", source_version=1))
+    window = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
+    m = window.manifest
+    assert placed(m)["ent_acme_headline"] == ("durable_facts", "full", "historical")
+    [headline] = [e for e in m["memories"] if e["ref"]["id"] == "ent_acme_headline"]
+    assert [n["current_fact_id"] for n in headline["annotations"]] == ["ent_acme_helios_v2"]
+    assert placed(m)["ent_acme_helios_v2"] == ("durable_facts", "full", "current")  # its predecessor is not stale
+    record = window.text.split('<memory id="ent_acme_headline"')[1].split("</memory>")[0]
+    assert '<annotation current_fact_id="ent_acme_helios_v2">' in record
+
+
+def test_a_claim_derived_from_a_withdrawn_fact_is_left_out(manager, two_tenants):
+    _insert(manager, SHARED, "entity_memory",
+            _claim("ent_acme_rank", "rank", "first", valid_until=CORRECTED),
+            _claim("ent_acme_boast", "boast", "Helios RAG ranks first", source_table="entity_memory",
+                   source_id="ent_acme_rank", source_version=1))
+    m = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check").manifest
+    assert _exclusion(m, "ent_acme_boast") == ("conflict", "used a fact that has no current version")
