@@ -42,6 +42,7 @@ def test_a_turn_of_a_text_part_then_an_image_part_reads_back_in_that_order(manag
     [image_row] = operator_rows(backend, "image_memory", "WHERE id = :id", {"id": image.image_id})
     assert (image_row["user_id"], image_row["thread_id"], image_row["collection"]) == ("jane", "t-images",
                                                                                        "conversation")
+    assert (image_row["source_table"], image_row["source_id"]) == ("conversation_memory", row["id"])
 
 
 def test_an_image_part_may_reference_a_stored_image_and_the_same_bytes_are_one_row(manager, two_tenants, backend,

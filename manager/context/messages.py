@@ -19,6 +19,7 @@ from typing import Any
 from ..backend.base import Row, Session
 from ..errors import ImageNotVisible, InvalidArgument, NotVisible
 from ..identity import Identity
+from ..ids import new_id
 from ..kb.images import image_bytes, image_meta, store_image
 from .events import next_turn, write_event
 from .window import WindowKey
@@ -65,15 +66,16 @@ def write_turn(session: Session, identity: Identity, role: str, content: str | S
     or {"type": "image", "data": bytes, "name"?, "description"?}). Call inside a transaction."""
     if role not in ROLES:
         raise InvalidArgument(f"role must be user or assistant, got {role!r}", field="role")
+    turn_id = new_id("cnv")
     if isinstance(content, str):
         _require_text(content, "content")
         text, data = content, None
     else:
-        parts = _stored_parts(session, identity, content, now)
+        parts = _stored_parts(session, identity, content, now, turn_id)
         text = "\n".join(_line(session, p, now) for p in parts)
         data = {"parts": parts}
-    return write_event(session, identity, prefix="cnv", event_type="turn", role=role, content=text, now=now,
-                       data=data, turn_index=next_turn(session, WindowKey.of(identity)))
+    return write_event(session, identity, prefix="cnv", id=turn_id, event_type="turn", role=role, content=text,
+                       now=now, data=data, turn_index=next_turn(session, WindowKey.of(identity)))
 
 
 def read_turn(session: Session, turn_id: str, now: str, *, include_bytes: bool = False) -> Turn:
@@ -91,8 +93,8 @@ def read_turn(session: Session, turn_id: str, now: str, *, include_bytes: bool =
     return Turn(row["id"], row["role"], row["turn_index"], parts)
 
 
-def _stored_parts(session: Session, identity: Identity, parts: Sequence[Mapping[str, Any]],
-                  now: str) -> list[dict[str, str]]:
+def _stored_parts(session: Session, identity: Identity, parts: Sequence[Mapping[str, Any]], now: str,
+                  turn_id: str) -> list[dict[str, str]]:
     if not isinstance(parts, Sequence) or not parts:
         raise InvalidArgument("content must be text or a non-empty list of parts", field="content")
     stored = []
@@ -103,13 +105,14 @@ def _stored_parts(session: Session, identity: Identity, parts: Sequence[Mapping[
             _require_text(part.get("text"), f"{field}.text")
             stored.append({"type": "text", "text": part["text"]})
         elif kind == "image":
-            stored.append({"type": "image", "image_id": _image_id(session, identity, part, field, i, now)})
+            stored.append({"type": "image", "image_id": _image_id(session, identity, part, field, i, now, turn_id)})
         else:
             raise InvalidArgument(f"{field} must be a part with type \"text\" or \"image\"", field=field)
     return stored
 
 
-def _image_id(session: Session, identity: Identity, part: Mapping[str, Any], field: str, i: int, now: str) -> str:
+def _image_id(session: Session, identity: Identity, part: Mapping[str, Any], field: str, i: int, now: str,
+              turn_id: str) -> str:
     if ("image_id" in part) == ("data" in part):
         raise InvalidArgument(f"{field} needs image_id (a stored image) or data (its bytes), not both or neither",
                               field=field)
@@ -117,7 +120,7 @@ def _image_id(session: Session, identity: Identity, part: Mapping[str, Any], fie
         if not isinstance(part["data"], (bytes, bytearray)):
             raise InvalidArgument(f"{field}.data must be bytes", field=f"{field}.data")
         return store_image(session, identity, str(part.get("name") or f"part-{i}"), bytes(part["data"]), now,
-                           description=part.get("description"), field=f"{field}.data")
+                           description=part.get("description"), field=f"{field}.data", turn_id=turn_id)
     if image_meta(session, str(part["image_id"]), now) is None:
         raise ImageNotVisible(f"{field}.image_id {part['image_id']!r} is no image this caller can see")
     return str(part["image_id"])

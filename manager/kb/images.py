@@ -112,14 +112,16 @@ def ingest_image(open_session, identity: Identity, path: str | Path, embedder: E
 
 
 def store_image(s: Session, identity: Identity, name: str, data: bytes, now: str, *,
-                description: str | None = None, field: str = "data") -> str:
+                description: str | None = None, field: str = "data", turn_id: str | None = None) -> str:
     """An image a conversation turn carries, in the caller's scope (inside the caller's transaction).
 
-    Keyed by its content: the same bytes in the same scope are one row. Not searchable.
+    Keyed by its content: the same bytes in the same scope are one row, whose provenance is the
+    turn that first carried them (`turn_id`). Not searchable.
     """
     image = ImageBytes.of(name, data, field)
     row = {"tenant_id": identity.tenant, "user_id": identity.user, "agent_id": identity.agent,
-           "thread_id": identity.thread, "collection": MESSAGE_COLLECTION, "source_uri": f"sha256:{image.sha256}"}
+           "thread_id": identity.thread, "collection": MESSAGE_COLLECTION, "source_uri": f"sha256:{image.sha256}",
+           "source_table": "conversation_memory" if turn_id else None, "source_id": turn_id}
     existing = s.fetch_one("image_by_source", **_source_key(row))
     if existing is not None and existing["deleted_at"] is None and (description is None
                                                                      or description == existing["description"]):
