@@ -191,6 +191,16 @@ def test_query_cells_never_carry_a_lob_and_show_a_vector_by_size():
     assert oracledb.DB_TYPE_CLOB is not None
 
 
+@pytest.mark.parametrize("declared", ["CLOB", "NCLOB", "BLOB", "BFILE"])
+def test_a_lob_cell_renders_as_its_marker_from_the_declared_type_alone(declared):
+    """The manager's cell shaping knows no driver: the backend hands over the declared type, never the locator."""
+    from memgate.manager.output.cells import shape_cell
+
+    locator = object()  # stands for a LOB locator the cursor returned; never read
+    assert shape_cell(query_cell(locator, declared, 10), declared) == "<LOB>"
+    assert shape_cell(query_cell(array.array("f", [1.0, 2.0]), "VECTOR", 10), "VECTOR") == "<VECTOR(2)>"
+
+
 # -- the protocol ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("protocol,implementation", [("Backend", "OracleBackend"), ("Session", "OracleSession")])
