@@ -57,6 +57,7 @@ class MemoryManager:
                  memory_files: MemoryFileSettings | None = None, *, embedder: Embedder | None = None):
         self.backend = backend
         self.caps = caps or CapsSettings()
+        backend.set_call_timeout(self.caps.query_timeout_s)
         self.memory_files = memory_files or MemoryFileSettings()
         self._embedder = embedder  # None: the default embedder, loaded on first use
 

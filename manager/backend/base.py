@@ -194,6 +194,15 @@ class Backend(Protocol):
     def query_catalog(self) -> ViewCatalog:
         """The reviewed views execute_query may read, with their columns and declared types."""
 
+    def set_call_timeout(self, seconds: float) -> None:
+        """Bound each database round trip of a walled session to `seconds` (the manager passes
+        caps.query_timeout_s); a round trip past it ends the call with QueryTimeout.
+
+        Oracle: python-oracledb's Connection.call_timeout, set on every acquire (the server is
+        told to stop, and the session is dropped from the pool). SQLite runs each statement
+        in-process, with lock waits bounded by busy_timeout: there is no round trip to bound.
+        """
+
     def database_embedder(self) -> Any | None:
         """An embedder the database runs itself (an object with `name` and `embed(texts) -> ndarray`,
         like manager/kb/embed.py's), or None to use the local one."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from backend_helpers import table_digest
 
-from memgate.manager import ACME, AccessDenied, Conflict
+from memgate.manager import ACME, AccessDenied, Conflict, QueryTimeout
 
 T = "2026-09-01T00:00:00.000Z"
 
@@ -60,3 +60,14 @@ def test_text_and_numbers_come_back_as_the_manager_wrote_them(backend, two_tenan
                                           "source_versions_json": '[{"id": "a", "version": 2}]'})
         [row] = s.raw("SELECT content, source_versions_json, version FROM summarization_memory WHERE id = 'sum_text'")
     assert row == {"content": text, "source_versions_json": '[{"id": "a", "version": 2}]', "version": 1}
+
+
+def test_a_round_trip_past_the_call_timeout_ends_with_query_timeout_and_the_next_session_works(backend, two_tenants):
+    """Oracle's sessions carry call_timeout from caps.query_timeout_s; SQLite has no round trip to bound."""
+    if backend.dialect == "sqlite":
+        pytest.skip("SQLite runs statements in-process: set_call_timeout bounds nothing there (by design)")
+    backend.set_call_timeout(1)
+    with backend.session(ACME) as s, pytest.raises(QueryTimeout):
+        s.raw("BEGIN DBMS_SESSION.SLEEP(3); END;")
+    with backend.session(ACME) as s:
+        assert s.raw("SELECT count(*) AS n FROM entity_memory") == [{"n": 3}]

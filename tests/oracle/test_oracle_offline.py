@@ -8,6 +8,7 @@ import socket
 
 import numpy as np
 import oracledb
+from oracledb.errors import _Error as DriverError
 import pytest
 from click.testing import CliRunner
 from pydantic import ValidationError
@@ -61,6 +62,32 @@ def test_a_tool_session_on_an_unreachable_database_is_backend_unavailable(unreac
                 pass
     finally:
         backend.close()
+
+
+def test_the_manager_bounds_every_oracle_round_trip_by_caps_query_timeout_s(unreachable):
+    from memgate.manager import CapsSettings, MemoryManager
+
+    backend = open_backend(DatabaseSettings(backend="oracle", dsn=unreachable, onnx_model="DOC_MODEL"))
+    try:
+        MemoryManager(backend, CapsSettings(query_timeout_s=7.5))
+        assert backend._call_timeout_ms == 7500  # set on each acquire as Connection.call_timeout
+        assert backend.database_embedder()._call_timeout_ms == 7500
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize("error", [DriverError("DPY-4024: call timeout of 1000 ms exceeded"),
+                                   DriverError("ORA-01013: user requested cancel", code=1013)],
+                         ids=["thin", "thick"])
+def test_a_call_timeout_is_a_timeout_not_an_unreachable_database(error):
+    from memgate.manager import QueryTimeout
+    from memgate.manager.backend.oracle.errors import is_call_timeout, translate
+
+    exc = oracledb.DatabaseError(error)
+    assert is_call_timeout(exc)
+    translated = translate(exc)
+    assert isinstance(translated, QueryTimeout) and translated.status == "timeout"
+    assert "caps.query_timeout_s" in translated.message and "reach" not in translated.message
 
 
 def test_oracle_needs_a_dsn_and_takes_no_password_from_a_file():

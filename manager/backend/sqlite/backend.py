@@ -238,6 +238,9 @@ class SqliteBackend:
         with self._queries.walled_connection(identity) as conn:
             yield conn
 
+    def set_call_timeout(self, seconds: float) -> None:
+        """Nothing to bound: statements run in-process, lock waits end at busy_timeout."""
+
     def database_embedder(self) -> None:
         return None  # SQLite runs no models: the manager's local embedder makes every vector
 
