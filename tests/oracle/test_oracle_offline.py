@@ -90,6 +90,30 @@ def test_a_call_timeout_is_a_timeout_not_an_unreachable_database(error):
     assert "caps.query_timeout_s" in translated.message and "reach" not in translated.message
 
 
+@pytest.mark.parametrize("error", [DriverError("ORA-08180: no snapshot found based on specified time", code=8180),
+                                   DriverError("ORA-01555: snapshot too old: rollback segment too small", code=1555)],
+                         ids=["enable", "read"])
+def test_an_scn_older_than_undo_retention_says_so_and_what_to_do(error):
+    from memgate.manager import NotFound
+    from memgate.manager.backend.oracle.errors import translate
+
+    translated = translate(oracledb.DatabaseError(error))
+    assert isinstance(translated, NotFound)
+    assert "undo retention" in translated.message and "UNDO_RETENTION" in translated.hint
+
+
+def test_reading_as_of_a_marker_that_names_no_scn_is_refused_before_any_round_trip():
+    from memgate.manager import NotFound
+    from memgate.manager.backend.oracle.backend import OracleSession
+
+    session = OracleSession(conn=None)  # no connection is touched: the marker is refused first
+    for marker in ({"kind": "sqlite_versions_read"}, {"kind": "oracle_scn", "scn": "12"},
+                   {"kind": "oracle_scn", "scn": True}, {"kind": "oracle_scn"}):
+        with pytest.raises(NotFound, match="names no Oracle SCN"), session.as_of(marker):
+            pass
+    assert session.in_flashback is False
+
+
 def test_oracle_needs_a_dsn_and_takes_no_password_from_a_file():
     with pytest.raises(ValidationError, match="needs database.dsn"):
         DatabaseSettings(backend="oracle")

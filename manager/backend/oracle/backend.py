@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import oracledb
 
-from ...errors import InvalidArgument, SchemaMismatch
+from ...errors import InvalidArgument, NotFound, SchemaMismatch
 from ...identity import Identity
 from ..base import ChunkFilters, QueryRows, Row, ViewCatalog
 from ..settings import DatabaseSettings
@@ -57,6 +57,8 @@ class OracleSession:
         self._in_transaction = False
         #: True once a round trip ran past call_timeout: the connection goes back to no pool
         self.timed_out = False
+        #: True while as_of() has Flashback on: a connection left so is dropped, never pooled
+        self.in_flashback = False
 
     # -- named statements -------------------------------------------------------------
     def fetch_all(self, statement: str, **params: Any) -> list[Row]:
@@ -149,6 +151,30 @@ class OracleSession:
         """The database's current SCN: an operator can read the owner's tables AS OF SCN it."""
         with self._cursor(q.CHANGE_MARKER.text, {}) as cur:
             return {"kind": "oracle_scn", "scn": int(cur.fetchone()[0])}
+
+    @contextmanager
+    def as_of(self, marker: Mapping[str, Any]) -> Iterator[None]:
+        """Every read inside sees the database as of the marker's SCN (VPD still applies; no writes).
+
+        An SCN older than the undo the database keeps (ORA-08180, ORA-01555) raises NotFound
+        naming undo retention (errors.py), from the enable or from a read inside.
+        """
+        scn = marker.get("scn") if marker.get("kind") == "oracle_scn" else None
+        if not isinstance(scn, int) or isinstance(scn, bool) or scn <= 0:
+            raise NotFound(f"the change marker {dict(marker)!r} names no Oracle SCN to read as of",
+                           hint="Replay without --as-of-marker: this manifest was recorded on another backend.")
+        if self._in_transaction:
+            raise InvalidArgument("cannot read as of an SCN inside a transaction")
+        self._conn.rollback()  # ORA-08183: Flashback cannot start inside an uncommitted transaction
+        with self._cursor(q.ENABLE_AS_OF.text, {"scn": scn}):
+            pass
+        self.in_flashback = True
+        try:
+            yield
+        finally:
+            with self._cursor(q.DISABLE_AS_OF.text, {}):
+                pass
+            self.in_flashback = False
 
     # -- plumbing ---------------------------------------------------------------------------
     @contextmanager
@@ -261,8 +287,8 @@ class OracleBackend:
                 raise translate(exc) from exc
             yield session
         finally:
-            # A session that timed out is dropped unused: its identity goes with it.
-            broken = session.timed_out
+            # A session that timed out, or is still in Flashback, is dropped: its identity goes with it.
+            broken = session.timed_out or session.in_flashback
             if not broken:
                 try:
                     conn.rollback()
