@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from backend_helpers import table_digest
 
@@ -71,3 +73,26 @@ def test_a_round_trip_past_the_call_timeout_ends_with_query_timeout_and_the_next
         s.raw("BEGIN DBMS_SESSION.SLEEP(3); END;")
     with backend.session(ACME) as s:
         assert s.raw("SELECT count(*) AS n FROM entity_memory") == [{"n": 3}]
+
+
+def test_each_session_names_its_call_in_the_database_and_leaves_no_identity_behind(backend, two_tenants):
+    """Oracle: module, action and client identifier from the call; MEMGATE_CTX empty in the pool afterwards,
+    also after a session whose body raised. SQLite's context holder is per connection and tested in tests/sqlite."""
+    if backend.dialect == "sqlite":
+        pytest.skip("SQLite has no session attributes; its context holder is cleared on return (tests/sqlite)")
+    call = replace(ACME, tool="lookup_entity", call_id="call_0123456789")
+    with backend.session(call) as s:
+        [row] = s.raw("SELECT SYS_CONTEXT('USERENV', 'MODULE') AS module, SYS_CONTEXT('USERENV', 'ACTION') AS action, "
+                      "SYS_CONTEXT('USERENV', 'CLIENT_IDENTIFIER') AS client, "
+                      "SYS_CONTEXT('MEMGATE_CTX', 'TENANT') AS tenant FROM dual")
+    assert row == {"module": "memgate", "action": "lookup_entity", "client": "call_0123456789", "tenant": "acme"}
+    with pytest.raises(RuntimeError), backend.session(call):
+        raise RuntimeError("the tool failed")
+    accounts = backend._accounts  # below the protocol on purpose: what a pooled connection still carries
+    conn = accounts.acquire("app")
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT SYS_CONTEXT('MEMGATE_CTX', 'TENANT'), SYS_CONTEXT('MEMGATE_CTX', 'USER_ID') FROM dual")
+            assert cur.fetchone() == (None, None)
+    finally:
+        accounts.release("app", conn)

@@ -367,3 +367,15 @@ def test_the_readme_names_every_table_a_vpd_policy_covers():
     tables = re.findall(r"'([A-Z_]+)'", vpd.split("c_tables CONSTANT t_names := t_names(", 1)[1].split(");", 1)[0])
     assert len(tables) == 13
     assert [t for t in tables if f"`{t.lower()}`" not in section] == []
+
+
+def test_the_query_account_gets_read_on_the_reviewed_views_and_nothing_else():
+    """The second wall of execute_query: MEMGATE_QUERY may log in and READ the qv_ views, no more;
+    only MEMGATE_APP may run the context package that binds an identity."""
+    grants = [" ".join(sql_checks.strip_code(u).split()).upper() for _, u in _install_units()
+              if sql_checks.strip_code(u).strip().upper().startswith("GRANT")]
+    to_query = [g for g in grants if g.endswith(" TO MEMGATE_QUERY")]
+    assert "GRANT CREATE SESSION TO MEMGATE_QUERY" in to_query
+    others = [g for g in to_query if g != "GRANT CREATE SESSION TO MEMGATE_QUERY"]
+    assert others and all(re.fullmatch(r"GRANT READ ON QV_[A-Z_]+ TO MEMGATE_QUERY", g) for g in others), others
+    assert [g for g in grants if "MEMGATE_CTX_PKG" in g] == ["GRANT EXECUTE ON MEMGATE_CTX_PKG TO MEMGATE_APP"]

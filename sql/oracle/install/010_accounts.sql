@@ -80,7 +80,9 @@ GRANT CREATE SESSION TO memgate_app
 GRANT EXECUTE ON SYS.DBMS_FLASHBACK TO memgate_app
 /
 -- app, only with [database] onnx_model set: scoring the owner's ONNX embedding model with
--- VECTOR_EMBEDDING (NOT VERIFIED: the object privilege's exact spelling for mining models):
+-- VECTOR_EMBEDDING ("SELECT MINING MODEL: Apply the specified mining model object", e.g.
+-- "GRANT SELECT ON MINING MODEL sh.testmodel TO dmuser", Data Mining User's Guide, Object
+-- Privileges for Mining Models; not yet run against a live database):
 -- GRANT SELECT ON MINING MODEL memgate_owner.<model> TO memgate_app
 -- /
 -- query: connect; READ on the reviewed views comes from the owner (050)
