@@ -69,7 +69,7 @@ def test_a_round_trip_past_the_call_timeout_ends_with_query_timeout_and_the_next
     if backend.dialect == "sqlite":
         pytest.skip("SQLite runs statements in-process: set_call_timeout bounds nothing there (by design)")
     backend.set_call_timeout(1)
-    with backend.session(ACME) as s, pytest.raises(QueryTimeout):
+    with backend.session(ACME) as s, pytest.raises(QueryTimeout, match="caps.query_timeout_s"):
         s.raw("BEGIN DBMS_SESSION.SLEEP(3); END;")
     with backend.session(ACME) as s:
         assert s.raw("SELECT count(*) AS n FROM entity_memory") == [{"n": 3}]
@@ -86,7 +86,7 @@ def test_each_session_names_its_call_in_the_database_and_leaves_no_identity_behi
                       "SYS_CONTEXT('USERENV', 'CLIENT_IDENTIFIER') AS client, "
                       "SYS_CONTEXT('MEMGATE_CTX', 'TENANT') AS tenant FROM dual")
     assert row == {"module": "memgate", "action": "lookup_entity", "client": "call_0123456789", "tenant": "acme"}
-    with pytest.raises(RuntimeError), backend.session(call):
+    with pytest.raises(RuntimeError, match="the tool failed"), backend.session(call):
         raise RuntimeError("the tool failed")
     accounts = backend._accounts  # below the protocol on purpose: what a pooled connection still carries
     conn = accounts.acquire("app")
