@@ -112,8 +112,8 @@ def test_tenant_user_and_agent_ids_are_checked_where_they_enter(run, args, sqlit
     assert not sqlite_path.exists()
 
 
-def test_the_progress_bar_shows_paths_relative_to_the_folder_given(sqlite_path, folder):
-    """On a real terminal (a pty), as a person runs it."""
+def _ingest_on_a_terminal(sqlite_path, folder) -> str:
+    """`memgate ingest FOLDER` on a real terminal (a pty), as a person runs it: what the terminal showed."""
     import pty
     import subprocess
     import sys
@@ -135,8 +135,25 @@ def test_the_progress_bar_shows_paths_relative_to_the_folder_given(sqlite_path, 
         shown += chunk
     os.close(leader)
     assert done.returncode == 0
-    text = shown.decode()
+    return shown.decode()
+
+
+def test_the_progress_bar_shows_paths_relative_to_the_folder_given(sqlite_path, folder):
+    text = _ingest_on_a_terminal(sqlite_path, folder)
     assert "sub/faq.html" in text and "100%" in text
+
+
+def test_the_progress_bar_advances_by_bytes_not_by_files(sqlite_path, tmp_path):
+    """A file of nine tenths of the bytes is nine tenths of the bar (by files it would be half), so
+    the estimate after it does not extrapolate from a small file to a large one."""
+    docs = tmp_path / "sized"
+    docs.mkdir()
+    sentence = "The zebra herd crossed the river at dawn. "
+    (docs / "a_large.md").write_text(sentence * 180)  # 7560 bytes
+    (docs / "b_small.md").write_text(sentence * 20)   # 840 bytes
+    frames = _ingest_on_a_terminal(sqlite_path, docs).replace("\r", "\n").splitlines()
+    percents = [f.split("%")[0].split()[-1] for f in frames if "%" in f]
+    assert "90" in percents and "50" not in percents, frames
 
 
 def test_ingest_for_a_user_is_found_by_that_user_only(run, folder, backend):
