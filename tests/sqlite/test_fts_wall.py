@@ -92,3 +92,16 @@ def test_the_lexical_index_follows_chunk_deletes_and_edits(kb, backend):
         assert conn.execute(f"SELECT count(*) FROM base_kb_fts_{_slot(backend, 'acme')}_docsize").fetchone()[0] == 0
 
 
+
+
+def test_a_chunk_of_a_tenant_without_a_lexical_index_is_refused(kb, backend):
+    from memgate.manager.errors import BackendUnavailable
+
+    add_doc(kb, ACME, "a", "zebra")
+    with backend.unwalled_connection() as conn:
+        conn.execute("DELETE FROM base_kb_lexical_index WHERE tenant_id = 'acme'")
+    with backend.session(ACME) as s:  # this connection still points at acme's old slot
+        with pytest.raises(BackendUnavailable, match="no lexical index"), s.transaction():
+            s.insert("knowledge_base_chunk", {"id": "chk_unindexed", "tenant_id": "acme", "document_id": "d",
+                                              "position": 0, "content": "unindexed zebra"})
+        assert s.raw("SELECT count(*) AS n FROM knowledge_base_chunk WHERE id = 'chk_unindexed'") == [{"n": 0}]

@@ -94,6 +94,9 @@ def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
     if isinstance(exc, sqlite3.IntegrityError) and "UNIQUE" in text:
         return Conflict("another writer committed this version first; nothing was written",
                         hint="Read the current version and retry.")
+    if "no lexical index" in text:
+        return BackendUnavailable("the tenant has no lexical index, so its chunks cannot be written",
+                                  hint="Open a session for the tenant (any memgate command) or run `memgate init`.")
     if "immutable" in text or "append-only" in text:
         return AccessDenied("write refused: that record cannot be changed in place")
     if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
