@@ -156,7 +156,7 @@ class MemoryManager:
         """The live link of `link_type` from one memory to another, as the caller sees them."""
         now = now_iso()
         with self.backend.session(identity, now=now) as s:
-            return link_store.find_link(s, from_id, link_type, to_id, now)
+            return link_store.find_link(s, identity, from_id, link_type, to_id, now)
 
     def memory_links(self, identity: Identity, memory_id: str, *,
                      memory_type: str | None = None) -> list[link_store.LinkView]:

@@ -53,7 +53,8 @@ def read_end(session: Session, id: str, type: str | None, field: str, now: str) 
     found = [r for r in ends_by_id(session, [id], type) if r["deleted_at"] is None or r["deleted_at"] > now]
     if not found:
         raise InvalidArgument(f"{field} {id!r} is no memory you can see; link ids your results showed",
-                              field=field)
+                              field=field, hint="Check the id and the scope it lives in: a user's memories "
+                                                "are visible only with that user (--user).")
     if len(found) > 1:
         kinds = ", ".join(sorted(r["memory_type"] for r in found))
         raise InvalidArgument(f"{field} {id!r} names memories of several types ({kinds}); say which",
@@ -151,7 +152,7 @@ class LinkView:
     far: Row
 
 
-def find_link(session: Session, from_id: str, link_type: str, to_id: str, now: str) -> Row:
+def find_link(session: Session, identity: Identity, from_id: str, link_type: str, to_id: str, now: str) -> Row:
     """The live link `from_id link_type to_id` (either spelling of the relation) the caller can see."""
     stored, swap = split_relation(link_type)
     first, second = read_end(session, from_id, None, "from_id", now), read_end(session, to_id, None, "to_id", now)
@@ -160,7 +161,7 @@ def find_link(session: Session, from_id: str, link_type: str, to_id: str, now: s
                              to_type=target.type, to_id=target.id)
     if live is None:
         raise NotFound(f"no live link {from_id} {link_type} {to_id}",
-                       hint=f"List the links of {from_id} with `memgate link ls {from_id} -t TENANT`.")
+                       hint=f"List the links of {from_id} with `memgate link ls {from_id} -t {identity.tenant}`.")
     return live
 
 
