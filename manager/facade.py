@@ -102,16 +102,17 @@ class MemoryManager:
             versions = [v for c in claims for v in ([c.current] if c.current else []) + c.history]
             notes = stale.stale_facts(s, {v.id: stale.refs_of(v.row) for v in versions}, now,
                                       own_claims={v.id: (v.row["subject"], v.row["predicate"]) for v in versions})
-            linked = None
+            linked, linked_more = None, False
             if num_hops:
                 roots = [v for c in claims for v in ([c.current] if c.current else [])
                          + (c.history[:self.caps.history_rows] if history else [])]
                 found = link_traversal.traverse(s, [("entity_memory", v.id) for v in roots], now, hops=num_hops,
                                                 limit=max_linked_results)
-                linked = {key[1]: items for key, items in found.items()}
+                linked, linked_more = link_traversal.bounded(found, max_linked_results)
         return render_claims(claims, subject=subject, predicate=predicate, include_history=history,
-                             more=more, history_rows=self.caps.history_rows, cell_chars=self.caps.cell_chars,
-                             max_tokens=self._result_tokens(identity), annotations=notes, linked=linked)
+                             more=more or linked_more, history_rows=self.caps.history_rows,
+                             cell_chars=self.caps.cell_chars, max_tokens=self._result_tokens(identity),
+                             annotations=notes, linked=linked)
 
     def correct_entity(self, identity: Identity, subject: str, predicate: str, content: str, *,
                        content_json: Any = None, confidence: float | None = None,
@@ -397,7 +398,7 @@ class MemoryManager:
         hits = self.search_chunks(identity, query, collection=collection, limit=asked + 1,
                                   include_ended=include_invalid_results)
         notes = {}
-        linked = None
+        linked, linked_more = None, False
         if any(h.source for h in hits) or num_hops:
             now = now_iso()
             with self.backend.session(identity, now=now) as s:
@@ -406,10 +407,10 @@ class MemoryManager:
                 if num_hops:
                     found = link_traversal.traverse(s, [("knowledge_base_chunk", h.id) for h in hits[:asked]], now,
                                                     hops=num_hops, limit=max_linked_results)
-                    linked = {key[1]: items for key, items in found.items()}
+                    linked, linked_more = link_traversal.bounded(found, max_linked_results)
         return render_hits(hits, query=query, collection=collection, asked=asked,
                            max_tokens=self._result_tokens(identity), annotations=notes, linked=linked,
-                           cell_chars=self.caps.cell_chars)
+                           linked_more=linked_more, cell_chars=self.caps.cell_chars)
 
     def search_chunks(self, identity: Identity, query: str, *, collection: str | None = None,
                       document_id: str | None = None, limit: int = 10,

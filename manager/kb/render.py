@@ -17,7 +17,8 @@ __all__ = ["render_hits"]
 
 def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, max_tokens: int,
                 asked: int, annotations: Mapping[str, tuple[StaleFact, ...]] | None = None,
-                linked: Mapping[str, list[Linked]] | None = None, cell_chars: int = 500) -> ToolOutput:
+                linked: Mapping[str, list[Linked]] | None = None, linked_more: bool = False,
+                cell_chars: int = 500) -> ToolOutput:
     """At most `asked` records best first, as many as fit in `max_tokens` (head included).
 
     `hits` may hold one more than `asked`: that extra hit only says "more exist". A record
@@ -26,7 +27,8 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
     search result is read as passages, not as table cells. `annotations` are the stale
     facts a chunk used (its provenance names a since-corrected claim version). `linked` (when
     the call asked for hops) holds each chunk's linked results, each clipped at `cell_chars`:
-    they follow their chunk, in the tokens the chunks leave.
+    they follow their chunk, in the tokens the chunks leave; `linked_more` says a chunk had
+    more than max_linked_results.
     """
     notes = annotations or {}
     more_rows = len(hits) > asked
@@ -50,7 +52,7 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
     groups = [(linked or {}).get(h.id, []) for h in shown]
     left = max_tokens - reserve - sum(count_tokens(r) + 1 for r in records)
     attached = fit_linked(groups, cell_chars, left, frozenset(h.id for h in shown))
-    more = more_rows or len(records) < len(hits) or any(len(a) < len(g) for a, g in zip(attached, groups))
+    more = more_rows or linked_more or len(records) < len(hits) or any(len(a) < len(g) for a, g in zip(attached, groups))
     n_linked = sum(len(a) for a in attached) if hops else None
     body = "\n".join(line for record, extra in zip(records, attached) for line in (record, *extra))
     text = with_token_count(lambda tokens: head_of(len(records), more, tokens, n_linked), body or None)

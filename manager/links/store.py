@@ -117,7 +117,7 @@ def remove_link(session: Session, link_id: str, now: str) -> Row:
         row = session.fetch_one("memory_link_by_id", id=link_id)
         if row is None or row["deleted_at"] is not None:
             raise NotFound(f"no live link {link_id!r} you can see",
-                           hint="List a memory's links with `memgate link ls ID -t TENANT`.")
+                           hint="List the links of one of its memories (memgate link ls MEMORY_ID) for the link id.")
         session.execute("memory_link_delete", id=link_id, now=now)
     return {**row, "deleted_at": now}
 

@@ -17,7 +17,7 @@ from ..errors import InvalidArgument
 from .kinds import MAX_HOPS, MAX_LINKED, record_type, relation_from
 from .store import far_ends, links_touching
 
-__all__ = ["CURRENT", "HISTORICAL", "Linked", "check_bounds", "traverse"]
+__all__ = ["CURRENT", "HISTORICAL", "Linked", "bounded", "check_bounds", "traverse"]
 
 CURRENT, HISTORICAL = "current", "historical"
 #: a memory: (logical table, id)
@@ -65,7 +65,10 @@ def check_bounds(num_hops: int, max_linked_results: int) -> None:
 
 
 def traverse(session: Session, roots: list[Key], now: str, *, hops: int, limit: int) -> dict[Key, list[Linked]]:
-    """Per root, up to `limit` linked memories within `hops`, nearest first, in the order links were made."""
+    """Per root, up to `limit` linked memories within `hops`, nearest first, in the order links were made.
+
+    A root that has more gets `limit + 1` (the extra one only says "more exist"; see `bounded`).
+    """
     found: dict[Key, list[Linked]] = {r: [] for r in roots}
     seen: dict[Key, set[Key]] = {r: {r} for r in roots}
     frontier: dict[Key, list[Key]] = {r: [r] for r in roots}
@@ -87,7 +90,7 @@ def traverse(session: Session, roots: list[Key], now: str, *, hops: int, limit: 
             following[root] = []
             for node in frontier[root]:
                 for link, far, outgoing in steps.get(node, ()):
-                    if len(found[root]) >= limit:
+                    if len(found[root]) > limit:
                         break
                     row = ends.get(far)
                     if far in seen[root] or row is None or not _readable(row, now):
@@ -100,6 +103,11 @@ def traverse(session: Session, roots: list[Key], now: str, *, hops: int, limit: 
                     following[root].append(far)
         frontier = following
     return found
+
+
+def bounded(found: dict[Key, list[Linked]], limit: int) -> tuple[dict[str, list[Linked]], bool]:
+    """traverse()'s result by root id, cut to `limit` each, and whether any root had more."""
+    return {key[1]: items[:limit] for key, items in found.items()}, any(len(i) > limit for i in found.values())
 
 
 def _readable(row: Row, now: str) -> bool:
