@@ -40,11 +40,11 @@ from .kb import search as kb_search
 from .kb import sources as kb_sources
 from .kb.embed import Embedder, default_embedder
 from .kb.render import render_hits
+from .limits import CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .links import kinds as link_kinds
 from .links import render as link_render
 from .links import store as link_store
 from .links import traverse as link_traversal
-from .limits import CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .output.results import ToolOutput
 from .query import execute as query_run
 from .query import functions as query_functions

@@ -21,7 +21,8 @@ PRESET = Path(__file__).resolve().parent.parent / "config" / "toolbox.links.json
 
 def _records(result) -> list[dict]:
     """Each `<memory ...>` record's attributes, in the order the text shows them."""
-    return [dict(re.findall(r'(\w+)="([^"]*)"', head)) for head in re.findall(r"<memory ([^>]*)>", result.content[0].text)]
+    heads = re.findall(r"<memory ([^>]*)>", result.content[0].text)
+    return [dict(re.findall(r'(\w+)="([^"]*)"', head)) for head in heads]
 
 
 def _linked(result, parent: str) -> list[dict]:
@@ -128,7 +129,7 @@ async def test_a_cycle_of_links_ends_and_shows_each_memory_once(sqlite_path, man
     records = _records(result)
     assert any(r.get("relation") == "is_refined_by" for r in records)
     for direct in [r["id"] for r in records if "linked_to" not in r]:
-        reached, frontier = [], {direct}
+        reached = []
         for r in records[records.index(next(x for x in records if x["id"] == direct)) + 1:]:
             if "linked_to" not in r:
                 break

@@ -2,7 +2,8 @@
 
 A correction never edits a claim: in one transaction it closes the current
 version (valid_until = now), inserts the next version, whose provenance
-points at the one it replaced, and links the two (next `supersedes` previous). The base table's triggers refuse in-place edits
+points at the one it replaced, and links the two (next `supersedes`
+previous). The base table's triggers refuse in-place edits
 and a unique index on the version makes a concurrent second correction fail.
 """
 

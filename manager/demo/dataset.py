@@ -4,8 +4,9 @@ acme (user jane, agent research-assistant) holds model:helios-rag beir_ndcg10
 version 1 = 0.92 (superseded) and version 2 = 0.78 (current, corrected), plus
 a July summary that used 0.92, two turns of jane's thread `helios-review`, and the
 research assistant's memory-tool file /memories/progress.md (store
-agent:research-assistant). Links: version 2 supersedes version 1 (the correction's link),
-the August report's first passage supports version 2 and contradicts the July summary. globex holds its own claim on the same subject. Each tenant
+agent:research-assistant). Links: version 2 supersedes version 1 (the
+correction's link); the August report's first passage supports version 2 and
+contradicts the July summary. globex holds its own claim on the same subject. Each tenant
 has a context budget (row id context_context_budget).
 """
 
@@ -180,7 +181,8 @@ def _seed_acme(s: Session, identity: Identity) -> None:
 
 def _seed_acme_links(s: Session, identity: Identity) -> None:
     """The correction's link, and two explicit ones from the August report's first passage."""
-    versions = {r["id"]: r for r in s.fetch_all("entity_versions", subject="model:helios-rag", predicate="beir_ndcg10")}
+    versions = {r["id"]: r for r in s.fetch_all("entity_versions", subject="model:helios-rag",
+                                                predicate="beir_ndcg10")}
     link_correction(s, identity, versions["ent_acme_helios_v2"], versions["ent_acme_helios_v1"], CORRECTED)
     for relation, target in (("supports", "ent_acme_helios_v2"), ("contradicts", "sum_acme_july")):
         link_store.link_between(s, identity, "chk_acme_1_0", relation, target, now=REVIEW)

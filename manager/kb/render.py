@@ -52,7 +52,8 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
     groups = [(linked or {}).get(h.id, []) for h in shown]
     left = max_tokens - reserve - sum(count_tokens(r) + 1 for r in records)
     attached = fit_linked(groups, cell_chars, left, frozenset(h.id for h in shown))
-    more = more_rows or linked_more or len(records) < len(hits) or any(len(a) < len(g) for a, g in zip(attached, groups))
+    more = (more_rows or linked_more or len(records) < len(hits)
+            or any(len(a) < len(g) for a, g in zip(attached, groups)))
     n_linked = sum(len(a) for a in attached) if hops else None
     body = "\n".join(line for record, extra in zip(records, attached) for line in (record, *extra))
     text = with_token_count(lambda tokens: head_of(len(records), more, tokens, n_linked), body or None)

@@ -46,8 +46,8 @@ def fit_linked(groups: Sequence[Sequence[Linked]], cell_chars: int, tokens_left:
 def written(row: Row, created: bool) -> ToolOutput:
     """link_memory's answer: the link as stored, and whether it was already there."""
     line = f"{row['from_id']} {row['link_type']} {row['to_id']}"
-    text = with_token_count(lambda tokens: metadata_line(link=row["id"], new="yes" if created else "no (already linked)",
-                                                         tokens=tokens), line)
+    new = "yes" if created else "no (already linked)"
+    text = with_token_count(lambda tokens: metadata_line(link=row["id"], new=new, tokens=tokens), line)
     return ToolOutput(text=text, rows=1, tokens=count_tokens(text), cited_ids=(row["from_id"], row["to_id"]),
                       structured={"link": {k: row[k] for k in ("id", "from_type", "from_id", "link_type", "to_type",
                                                                "to_id", "provenance")}, "created": created})

@@ -63,7 +63,8 @@ def test_adding_a_link_again_returns_the_one_there_and_removing_keeps_the_row(ma
     again, created = manager.add_link(ACME, "ent_acme_helios_v2", "is_supported_by", "chk_acme_1_1")
     assert (again["id"], created) == (first["id"], False)
     removed = manager.remove_link(ACME, first["id"])
-    assert removed["deleted_at"] is not None and _links(backend, id=first["id"])[0]["deleted_at"] == removed["deleted_at"]
+    assert removed["deleted_at"] is not None
+    assert _links(backend, id=first["id"])[0]["deleted_at"] == removed["deleted_at"]
     assert [v.far["id"] for v in manager.memory_links(ACME, "chk_acme_1_1")] == []
     with pytest.raises(NotFound):
         manager.remove_link(ACME, first["id"])

@@ -8,8 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["HINTS", "LINKED", "READ_ONLY", "Describer", "HandlerSpec", "Hinter", "Interaction", "RowArguments", "SchemaShaper",
-           "StrictArgs"]
+__all__ = ["HINTS", "LINKED", "READ_ONLY", "Describer", "HandlerSpec", "Hinter", "Interaction", "RowArguments",
+           "SchemaShaper", "StrictArgs"]
 
 SchemaShaper = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 #: (manager, identity) -> text appended to the row's usage_notes in the tool description
