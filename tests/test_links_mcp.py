@@ -178,7 +178,7 @@ async def test_a_link_to_a_memory_the_caller_cannot_see_is_refused_and_nothing_i
         sqlite_path, manager, backend, two_tenants, who, to_id):
     manager.seed_tools(ACME, load_tool_definitions(PRESET))
     before = table_digest(backend, skip=("mcp_call_log",))
-    with pytest.raises(ToolError) as refused:
+    with pytest.raises(ToolError, match="^Invalid arguments for 'to_id'") as refused:
         await _call(sqlite_path, "link_memory", {"from_id": "chk_acme_1_1", "link_type": "contradicts",
                                                  "to_id": to_id}, **who)
     assert str(refused.value) == (f"Invalid arguments for 'to_id': to_id {to_id!r} is no memory you can see; "

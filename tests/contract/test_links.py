@@ -66,7 +66,7 @@ def test_adding_a_link_again_returns_the_one_there_and_removing_keeps_the_row(ma
     assert removed["deleted_at"] is not None
     assert _links(backend, id=first["id"])[0]["deleted_at"] == removed["deleted_at"]
     assert [v.far["id"] for v in manager.memory_links(ACME, "chk_acme_1_1")] == []
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match="^no live link 'lnk_[0-9a-f]+' you can see$"):
         manager.remove_link(ACME, first["id"])
 
 

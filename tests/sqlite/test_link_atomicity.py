@@ -13,7 +13,7 @@ def test_a_correction_whose_link_fails_leaves_the_old_version_current(manager, b
     with backend.unwalled_connection() as conn:
         conn.execute("CREATE TRIGGER fail_link BEFORE INSERT ON base_memory_link"
                      " BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
-    with pytest.raises(InvalidArgument):
+    with pytest.raises(InvalidArgument, match="^the record is incomplete or malformed$"):
         manager.correct_entity(acme, "model:helios-rag", "beir_ndcg10", "0.81")
     claims, _ = manager.lookup_claims(acme, "model:helios-rag", "beir_ndcg10")
     current = claims[0].current
