@@ -61,6 +61,7 @@ class MemoryManager:
                  memory_files: MemoryFileSettings | None = None, *, embedder: Embedder | None = None):
         self.backend = backend
         self.caps = caps or CapsSettings()
+        backend.set_call_timeout(self.caps.query_timeout_s)
         self.memory_files = memory_files or MemoryFileSettings()
         self._embedder = embedder  # None: the default embedder, loaded on first use
 
@@ -213,10 +214,11 @@ class MemoryManager:
         with self.backend.session(identity, now=now_iso()) as s:
             return context_manifests.read(s, manifest_id, identity.tenant)
 
-    def replay_context(self, identity: Identity, manifest_id: str) -> Replay:
-        """Rebuild a window from its manifest's row versions, as `identity` may see them now."""
+    def replay_context(self, identity: Identity, manifest_id: str, *, as_of_marker: bool = False) -> Replay:
+        """Rebuild a window from its manifest's row versions, as `identity` may see them now, or with
+        `as_of_marker` as the database held them at the manifest's change marker (Oracle's SCN)."""
         with self.backend.session(identity, now=now_iso()) as s:
-            return context_replay.replay(s, manifest_id, identity.tenant,
+            return context_replay.replay(s, manifest_id, identity.tenant, as_of_marker=as_of_marker,
                                          exists=lambda ids: self._operator_rows_exist(identity.tenant, ids))
 
     def expand(self, identity: Identity, memory_id: str) -> ToolOutput:
