@@ -186,3 +186,33 @@ async def test_a_link_to_a_memory_the_caller_cannot_see_is_refused_and_nothing_i
     assert table_digest(backend, skip=("mcp_call_log",)) == before
     assert [r["status"] for r in operator_rows(backend, "mcp_call_log", "WHERE tool_name = 'link_memory'")] == [
         "invalid"]
+
+
+async def test_include_invalid_results_lets_an_ended_chunk_be_a_direct_result_labelled_historical(
+        sqlite_path, backend, two_tenants):
+    with backend.session(Identity(tenant="acme")) as s:
+        s.raw("UPDATE knowledge_base_chunk SET valid_until = :t WHERE id = 'chk_acme_1_1'",
+              {"t": "2026-09-01T00:00:00.000Z"})
+        s.raw("UPDATE knowledge_base_chunk SET deleted_at = :t WHERE id = 'chk_acme_2_0'",
+              {"t": "2026-09-01T00:00:00.000Z"})
+    query = {"query": "Recall@100 retriever metric fact store"}
+    current = {r["id"]: r["status"] for r in _records(await _call(sqlite_path, "search_memory", query))}
+    ended = {r["id"]: r["status"] for r in _records(
+        await _call(sqlite_path, "search_memory", {**query, "include_invalid_results": True}))}
+    assert "chk_acme_1_1" not in current and ended["chk_acme_1_1"] == "historical"
+    assert "chk_acme_2_0" not in current and "chk_acme_2_0" not in ended  # deleted: never
+
+
+async def test_a_short_budget_cuts_linked_results_before_any_direct_result(sqlite_path, manager, two_tenants):
+    args = {"query": "August re-run nDCG", "max_results": 1}
+    full = await _call(sqlite_path, "search_memory", {**args, "num_hops": 1})
+    direct_only = await _call(sqlite_path, "search_memory", args)
+    assert len(_linked(full, "chk_acme_1_0")) == 2
+    # room for the direct result (and the longer metadata line), not for both linked records
+    tokens = int(re.search(r"tokens: (\d+)", direct_only.content[0].text).group(1))
+    manager.set_context_budget(ACME, {**manager.context_budget(ACME).to_json(), "max_tool_result_tokens": tokens + 40})
+    short = await _call(sqlite_path, "search_memory", {**args, "num_hops": 1})
+    assert [r["id"] for r in _records(short) if "linked_to" not in r] == ["chk_acme_1_0"]
+    assert len(_linked(short, "chk_acme_1_0")) < 2
+    assert "more exist: yes" in short.content[0].text.splitlines()[0]
+    assert int(re.search(r"tokens: (\d+)", short.content[0].text).group(1)) <= tokens + 40
