@@ -9,6 +9,7 @@ import pytest
 from backend_helpers import operator_rows, table_digest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
+from image_helpers import image_bytes
 from mcp_helpers import stdio_app
 
 from memgate.manager import ACME, Identity, load_tool_definitions
@@ -216,3 +217,17 @@ async def test_a_short_budget_cuts_linked_results_before_any_direct_result(sqlit
     assert len(_linked(short, "chk_acme_1_0")) < 2
     assert "more exist: yes" in short.content[0].text.splitlines()[0]
     assert int(re.search(r"tokens: (\d+)", short.content[0].text).group(1)) <= tokens + 40
+
+
+async def test_an_image_linked_to_a_claim_shows_as_its_description_never_its_bytes(sqlite_path, manager, two_tenants,
+                                                                                 tmp_path):
+    chart = tmp_path / "ndcg.png"
+    chart.write_bytes(image_bytes())
+    image_id = manager.ingest_file(ACME, chart, description="Helios nDCG@10 by month").image_id
+    manager.add_link(ACME, image_id, "supports", "ent_acme_helios_v2")
+    result = await _call(sqlite_path, "lookup_entity", {**HELIOS, "num_hops": 1, "include_history": False})
+    [image] = [r for r in _records(result) if r["id"] == image_id]
+    assert (image["type"], image["relation"], image["direction"]) == ("image", "supports", "in")
+    record = result.content[0].text.split(f'<memory id="{image_id}"')[1].split("</memory>")[0]
+    assert "<content>ndcg.png\nHelios nDCG@10 by month</content>" in record
+    assert len(result.content) == 1 and result.content[0].type == "text"

@@ -7,6 +7,7 @@ log gets the detail.
 
 from __future__ import annotations
 
+import base64
 import logging
 import time
 import uuid
@@ -19,7 +20,7 @@ import jsonschema
 from fastmcp.exceptions import ToolError
 from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
-from mcp.types import TextContent
+from mcp.types import ImageContent, TextContent
 from pydantic import ValidationError
 
 from memgate.manager import (
@@ -97,7 +98,9 @@ class ToolDispatcher:
                          result_tokens=output.tokens, result_text=output.text,
                          cited_ids=output.cited_ids, duration_ms=_ms(started))
         await self._log(ctx.identity, record)
-        return ToolResult(content=[TextContent(type="text", text=output.text)], is_error=output.is_error,
+        images = [ImageContent(type="image", data=base64.b64encode(i.data).decode("ascii"), mime_type=i.mime_type)
+                  for i in output.images]
+        return ToolResult(content=[TextContent(type="text", text=output.text), *images], is_error=output.is_error,
                           structured_content=structured)
 
     async def gone(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:

@@ -19,7 +19,7 @@ PROVENANCES = ("explicit", "correction", "extraction")
 MEMORY_TYPES = {
     "entity_memory": "entity", "workflow_memory": "workflow", "summarization_memory": "summary",
     "knowledge_base_document": "kb_document", "knowledge_base_chunk": "kb_chunk",
-    "conversation_memory": "conversation",
+    "conversation_memory": "conversation", "image_memory": "image",
 }
 _BY_RECORD_TYPE = {short: table for table, short in MEMORY_TYPES.items()}
 #: hops a retrieval may follow from a direct result

@@ -8,7 +8,7 @@ from memgate.manager import LINK_RELATIONS, MemoryManager
 
 from .common import friendly_errors, open_manager, operator_identity, scope_options, settings_from, tenant_option
 
-_TYPES = click.Choice(["entity", "workflow", "summary", "kb_document", "kb_chunk", "conversation"])
+_TYPES = click.Choice(["entity", "workflow", "summary", "kb_document", "kb_chunk", "conversation", "image"])
 
 
 def register(cli: click.Group) -> None:

@@ -1,7 +1,7 @@
 -- Links: the memories :ids (a JSON list) names, of every linkable type, as the caller's wall shows
 -- them, whatever their lifecycle state; :type (a logical table name) narrows to one type, NULL
 -- reads them all. label and content are what a linked result shows (a document shows its title,
--- never its full text).
+-- never its full text; an image its file name and description, never its bytes).
 SELECT 'entity_memory' AS memory_type, id, user_id, agent_id, thread_id, version, valid_from, valid_until,
        deleted_at, subject || ' ' || predicate AS label, content
 FROM entity_memory WHERE (:type IS NULL OR :type = 'entity_memory') AND id IN (SELECT value FROM json_each(:ids))
@@ -29,3 +29,7 @@ SELECT 'conversation_memory', id, user_id, agent_id, thread_id, version, valid_f
        event_type, content
 FROM conversation_memory
 WHERE (:type IS NULL OR :type = 'conversation_memory') AND id IN (SELECT value FROM json_each(:ids))
+UNION ALL
+SELECT 'image_memory', id, user_id, agent_id, thread_id, version, valid_from, valid_until, deleted_at,
+       title, description
+FROM image_memory WHERE (:type IS NULL OR :type = 'image_memory') AND id IN (SELECT value FROM json_each(:ids))

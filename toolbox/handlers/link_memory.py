@@ -15,7 +15,7 @@ from .spec import HandlerSpec, StrictArgs
 
 Relation = Literal["supersedes", "refines", "supports", "duplicates", "contradicts",
                    "is_superseded_by", "is_refined_by", "is_supported_by", "is_duplicated_by", "is_contradicted_by"]
-MemoryType = Literal["entity", "workflow", "summary", "kb_document", "kb_chunk", "conversation"]
+MemoryType = Literal["entity", "workflow", "summary", "kb_document", "kb_chunk", "conversation", "image"]
 
 
 class LinkMemoryArgs(StrictArgs):

@@ -66,6 +66,10 @@ BEGIN
             (CASE WHEN deleted_at IS NULL THEN tenant_id END, CASE WHEN deleted_at IS NULL THEN from_type END,
              CASE WHEN deleted_at IS NULL THEN from_id END, CASE WHEN deleted_at IS NULL THEN link_type END,
              CASE WHEN deleted_at IS NULL THEN to_type END, CASE WHEN deleted_at IS NULL THEN to_id END)');
+  -- one image per source in a collection and scope (SQLite migration 010); source_uri is NOT NULL
+  ensure('CREATE UNIQUE INDEX image_source_uq ON image_memory
+            (tenant_id, collection, source_uri, user_id, agent_id, thread_id)');
+  ensure('CREATE INDEX image_document_ix ON image_memory (tenant_id, document_id)');
   -- SQLite's primary key (kind, issuer, value); issuer is NULL for every kind but iss_sub
   ensure('CREATE UNIQUE INDEX tenant_mapping_uq ON tenant_mapping (kind, issuer, value)');
 END;

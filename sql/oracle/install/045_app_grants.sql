@@ -28,6 +28,8 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON knowledge_base_document TO memgate_app
 /
 GRANT SELECT, INSERT, UPDATE, DELETE ON knowledge_base_chunk TO memgate_app
 /
+GRANT SELECT, INSERT, UPDATE, DELETE ON image_memory TO memgate_app
+/
 GRANT SELECT, INSERT, UPDATE, DELETE ON conversation_memory TO memgate_app
 /
 GRANT SELECT, INSERT, UPDATE, DELETE ON summarization_memory TO memgate_app
