@@ -15,6 +15,7 @@ from ..backend.base import Row, Session
 from ..errors import InvalidArgument, NotFound
 from ..identity import Identity
 from ..ids import new_id
+from ..output.echo import clip_echo
 from .kinds import PROVENANCES, REVERSE, memory_type, split_relation
 
 __all__ = ["LinkEnd", "LinkView", "add_link", "ends_by_id", "far_ends", "find_link", "link_between", "links_of",
@@ -52,12 +53,12 @@ def read_end(session: Session, id: str, type: str | None, field: str, now: str) 
         raise InvalidArgument(f"{field} must be a memory id", field=field)
     found = [r for r in ends_by_id(session, [id], type) if r["deleted_at"] is None or r["deleted_at"] > now]
     if not found:
-        raise InvalidArgument(f"{field} {id!r} is no memory you can see; link ids your results showed",
+        raise InvalidArgument(f"{field} {clip_echo(id)!r} is no memory you can see; link ids your results showed",
                               field=field, hint="Check the id and the scope it lives in: a user's memories "
                                                 "are visible only with that user (--user).")
     if len(found) > 1:
         kinds = ", ".join(sorted(r["memory_type"] for r in found))
-        raise InvalidArgument(f"{field} {id!r} names memories of several types ({kinds}); say which",
+        raise InvalidArgument(f"{field} {clip_echo(id)!r} names memories of several types ({kinds}); say which",
                               field=f"{field}_type")
     return LinkEnd(found[0])
 
@@ -116,7 +117,7 @@ def remove_link(session: Session, link_id: str, now: str) -> Row:
     with session.transaction():
         row = session.fetch_one("memory_link_by_id", id=link_id)
         if row is None or row["deleted_at"] is not None:
-            raise NotFound(f"no live link {link_id!r} you can see",
+            raise NotFound(f"no live link {clip_echo(link_id)!r} you can see",
                            hint="List the links of one of its memories (memgate link ls MEMORY_ID) for the link id.")
         session.execute("memory_link_delete", id=link_id, now=now)
     return {**row, "deleted_at": now}
