@@ -11,6 +11,7 @@ from . import (
     db_cmds,
     fact_cmds,
     ingest_cmd,
+    link_cmds,
     log_cmds,
     memory_cmds,
     serve_cmd,
@@ -42,8 +43,8 @@ def cli(config: str | None, db: str | None) -> None:
     """
 
 
-for module in (serve_cmd, db_cmds, fact_cmds, tools_cmds, tenants_cmds, log_cmds, memory_cmds, ingest_cmd,
-               context_cmds):
+for module in (serve_cmd, db_cmds, fact_cmds, link_cmds, tools_cmds, tenants_cmds, log_cmds, memory_cmds,
+               ingest_cmd, context_cmds):
     module.register(cli)
 
 

@@ -8,6 +8,7 @@ JOIN knowledge_base_chunk c ON c.seq = m.seq
 WHERE m.fts MATCH :expr
   AND (:collection IS NULL OR c.collection = :collection)
   AND (:document IS NULL OR c.document_id = :document)
-  AND c.deleted_at IS NULL AND c.valid_from <= :now AND (c.valid_until IS NULL OR c.valid_until > :now)
+  AND c.deleted_at IS NULL AND c.valid_from <= :now
+  AND (c.valid_until IS NULL OR c.valid_until > :now OR :ended = 1)
 ORDER BY m.bm25, m.seq
 LIMIT :limit

@@ -113,7 +113,8 @@ class SqliteSession:
     @staticmethod
     def _chunk_params(filters: ChunkFilters) -> dict[str, Any]:
         # Scope (user, agent, thread) is the wall's: the views filter it, no statement repeats it.
-        return dict(collection=filters.collection, document=filters.document_id, now=filters.now)
+        return dict(collection=filters.collection, document=filters.document_id, now=filters.now,
+                    ended=1 if filters.include_ended else 0)
 
     def _run(self, sql: str, params: Any) -> sqlite3.Cursor:
         if self._walled:
