@@ -39,7 +39,7 @@ from memgate.manager import (
 from . import agent_errors
 from .argument_values import argument_problem
 from .policy import check_access
-from .rows import RowTool, check_row, validation_schema
+from .rows import RowTool, checked_row
 
 log = logging.getLogger("memgate.toolbox")
 
@@ -121,13 +121,35 @@ class ToolDispatcher:
 
     async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity,
                    call_id: str) -> ToolOutput | ToolResult:
-        row = await self._current_row(tool, identity)
+        timeout = self.manager.caps.query_timeout_s + 5
+        if tool.spec.interact is None:
+            # One worker-thread hop for the re-read, the checks and the method: each hop
+            # costs more than the checks themselves once a row's schema is checked.
+            def prepare_and_call() -> ToolOutput:
+                spec, kwargs = self._prepare(tool, arguments, identity)
+                return self._invoke(spec, kwargs, identity, call_id, tool.name)
+
+            with anyio.fail_after(timeout):
+                return await anyio.to_thread.run_sync(prepare_and_call, abandon_on_cancel=True)
+        spec, kwargs = await anyio.to_thread.run_sync(lambda: self._prepare(tool, arguments, identity))
+        step = await spec.interact(dict(kwargs))  # in the request's event loop: it talks to the client
+        if isinstance(step, ToolResult):
+            return step
+        kwargs.update(step)
+        with anyio.fail_after(timeout):
+            return await anyio.to_thread.run_sync(lambda: self._invoke(spec, kwargs, identity, call_id, tool.name),
+                                                  abandon_on_cancel=True)
+
+    def _prepare(self, tool: RowTool, arguments: dict[str, Any], identity: Identity) -> tuple[Any, dict[str, Any]]:
+        """Re-read and re-check the row, validate the arguments: the handler spec and the method's kwargs."""
+        row = self._current_row(tool, identity)
         check_access(row.access_policy, identity)
-        spec = check_row(row)
+        checked = checked_row(row)
+        spec = checked.spec
         if problem := argument_problem(arguments):
             field, reason = problem
             raise InvalidArgument(reason, field=field)
-        _validate(arguments, validation_schema(row, spec))
+        _validate(arguments, checked.validator)
         if spec.args_model is None:  # the row's schema is the whole argument model (report binds)
             kwargs = spec.row_arguments(arguments, row.tool_schema)
         else:
@@ -137,28 +159,24 @@ class ToolDispatcher:
                 err = exc.errors()[0]
                 raise InvalidArgument(err["msg"], field=".".join(str(p) for p in err["loc"]) or None) from exc
             kwargs = args.model_dump(exclude_unset=True)
-        method = getattr(self.manager, spec.method)
         if spec.takes_policy:
             kwargs["policy"] = row.access_policy
-        if spec.interact is not None:
-            step = await spec.interact(dict(kwargs))
-            if isinstance(step, ToolResult):
-                return step
-            kwargs.update(step)
+        return spec, kwargs
+
+    def _invoke(self, spec: Any, kwargs: dict[str, Any], identity: Identity, call_id: str,
+                tool_name: str) -> ToolOutput:
+        method = getattr(self.manager, spec.method)
 
         def call() -> ToolOutput:
             return method(identity, **kwargs)
 
-        def call_as_round() -> ToolOutput:
-            return self.manager.run_tool_round(identity, call_id=call_id, tool_name=tool.name, call=call)
+        if not spec.charged:
+            return call()
+        return self.manager.run_tool_round(identity, call_id=call_id, tool_name=tool_name, call=call)
 
-        timeout = self.manager.caps.query_timeout_s + 5
-        with anyio.fail_after(timeout):
-            return await anyio.to_thread.run_sync(call_as_round if spec.charged else call, abandon_on_cancel=True)
-
-    async def _current_row(self, tool: RowTool, identity: Identity) -> ToolRow:
+    def _current_row(self, tool: RowTool, identity: Identity) -> ToolRow:
         """Re-read the row: it must still be active for this caller and at the listed version."""
-        rows = await anyio.to_thread.run_sync(lambda: self.manager.active_tools(identity, tool.name))
+        rows = self.manager.active_tools(identity, tool.name)
         if not rows:
             raise RowGone(f"toolbox row {tool.name!r} is no longer active")
         row = ToolRow.from_row(rows[0])
@@ -207,8 +225,7 @@ def _structured(tool: RowTool, output: ToolOutput) -> dict[str, Any] | None:
     return output.structured
 
 
-def _validate(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
-    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+def _validate(arguments: dict[str, Any], validator: jsonschema.Draft202012Validator) -> None:
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is not None:
         field = ".".join(str(p) for p in error.absolute_path) or _missing_field(error)
