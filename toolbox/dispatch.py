@@ -1,15 +1,23 @@
 """One tool call, start to end: re-check, validate, call one manager method, log.
 
 Every outcome (ok, denied, invalid, error, timeout) writes exactly one
-mcp_call_log row. The model gets a generic sentence for failures; the operator
-log gets the detail.
+mcp_call_log row, before the answer goes back. The model gets a generic sentence
+for failures; the operator log gets the detail.
+
+A row the database cannot take now (busy past its timeout, or unreachable) is held in
+memory, said at ERROR in the operator log, and written before the next call's row; a
+call that failed because the database was unavailable holds its row at once rather than
+wait a second busy timeout for it. Held rows die with the process: each one's call id,
+tool and status are in the operator log line that held it.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,6 +31,7 @@ from mcp.types import TextContent
 from pydantic import ValidationError
 
 from memgate.manager import (
+    BackendUnavailable,
     CallRecord,
     Identity,
     InvalidArgument,
@@ -45,6 +54,8 @@ log = logging.getLogger("memgate.toolbox")
 
 #: what the call log records for a call whose answer is a request for the user's input
 ASKED_THE_USER = "(asked the user for input; the answer comes in a second call)"
+#: call-log rows held while the database cannot take them; past this the oldest is dropped, CRITICAL
+HELD_ROWS_LIMIT = 1000
 
 
 class StructuredOutputInvalid(Exception):
@@ -66,6 +77,8 @@ class ToolDispatcher:
     def __init__(self, manager: MemoryManager, resolve: CallContextResolver):
         self.manager = manager
         self.resolve = resolve
+        self._held: deque[tuple[Identity, CallRecord]] = deque()
+        self._held_lock = threading.Lock()
 
     async def __call__(self, tool: RowTool, arguments: dict[str, Any]) -> ToolResult:
         started = time.perf_counter()
@@ -84,7 +97,7 @@ class ToolDispatcher:
             status, message = self._failure(exc, tool, call_id)
             record = replace(record, status=status, error_class=type(exc).__name__, result_text=message,
                              duration_ms=_ms(started))
-            await self._log(ctx.identity, record)
+            await self._log(ctx.identity, record, hold=isinstance(exc, BackendUnavailable))
             if isinstance(exc, (KeyboardInterrupt, SystemExit, anyio.get_cancelled_exc_class())):
                 raise
             # _failure logged the call's one line; DEBUG keeps FastMCP from logging a second.
@@ -202,11 +215,47 @@ class ToolDispatcher:
         log.error("call %s to %s failed", call_id, tool.name, exc_info=exc)
         return "error", agent_errors.agent_message(exc, call_id)
 
-    async def _log(self, identity: Identity, record: CallRecord) -> None:
+    async def _log(self, identity: Identity, record: CallRecord, *, hold: bool = False) -> None:
+        if hold:  # the database just failed this call: do not wait a second busy timeout for its row
+            self._hold(identity, record, "the database was unavailable to the call itself")
+            return
         try:
-            await anyio.to_thread.run_sync(lambda: self.manager.log_call(identity, record))
+            await anyio.to_thread.run_sync(lambda: self._write(identity, record))
+        except BackendUnavailable as exc:
+            self._hold(identity, record, exc.message)
         except Exception:  # the call's outcome stands; a lost log row must be loud
             log.critical("could not write mcp_call_log row for call %s", record.call_id, exc_info=True)
+
+    def _write(self, identity: Identity, record: CallRecord) -> None:
+        """Held rows first, oldest first, then this one; BackendUnavailable when the database still cannot."""
+        while True:
+            with self._held_lock:
+                if not self._held:
+                    break
+                held_identity, held = self._held.popleft()
+            try:
+                self.manager.log_call(held_identity, held)
+            except BackendUnavailable:
+                with self._held_lock:
+                    self._held.appendleft((held_identity, held))
+                raise
+            except Exception:
+                log.critical("could not write held mcp_call_log row for call %s; it is lost", held.call_id,
+                             exc_info=True)
+            else:
+                log.warning("wrote held mcp_call_log row for call %s (%s, %s)", held.call_id, held.tool_name,
+                            held.status)
+        self.manager.log_call(identity, record)
+
+    def _hold(self, identity: Identity, record: CallRecord, why: str) -> None:
+        with self._held_lock:
+            self._held.append((identity, record))
+            dropped = self._held.popleft() if len(self._held) > HELD_ROWS_LIMIT else None
+        log.error("mcp_call_log row for call %s (%s, %s, tenant %s) is held until the database takes writes: %s",
+                  record.call_id, record.tool_name, record.status, identity.tenant, why)
+        if dropped is not None:
+            log.critical("more than %d mcp_call_log rows held: the row for call %s (%s, %s) is lost",
+                         HELD_ROWS_LIMIT, dropped[1].call_id, dropped[1].tool_name, dropped[1].status)
 
 
 def _structured(tool: RowTool, output: ToolOutput) -> dict[str, Any] | None:
