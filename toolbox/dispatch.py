@@ -4,9 +4,9 @@ Every outcome (ok, denied, invalid, error, timeout) writes exactly one
 mcp_call_log row, before the answer goes back. The model gets a generic sentence
 for failures; the operator log gets the detail.
 
-A row the database cannot take now (busy past its timeout, or unreachable) is held in
-memory, said at ERROR in the operator log, and written before the next call's row; a
-call that failed because the database was unavailable holds its row at once rather than
+A row the database cannot take now (another writer held the lock past the busy timeout)
+is held in memory, said at ERROR in the operator log, and written before the next call's
+row; a call that failed because the database was busy holds its row at once rather than
 wait a second busy timeout for it. Held rows die with the process: each one's call id,
 tool and status are in the operator log line that held it.
 """
@@ -31,8 +31,8 @@ from mcp.types import TextContent
 from pydantic import ValidationError
 
 from memgate.manager import (
-    BackendUnavailable,
     CallRecord,
+    DatabaseBusy,
     Identity,
     InvalidArgument,
     MemgateError,
@@ -90,26 +90,30 @@ class ToolDispatcher:
                             arguments=arguments, handler=tool.row.tool_handler,
                             toolbox_row_id=tool.row.id, toolbox_row_version=tool.row.version,
                             transport=ctx.transport)
+        claim = _LogClaim()
         try:
-            output = await self._run(tool, arguments, ctx.identity, call_id)
-            structured = None if isinstance(output, ToolResult) else _structured(tool, output)
+            output, structured, logged = await self._run(tool, arguments, ctx.identity, record, started, claim)
         except BaseException as exc:  # noqa: BLE001 - every outcome is logged, then re-raised as text
-            status, message = self._failure(exc, tool, call_id)
-            record = replace(record, status=status, error_class=type(exc).__name__, result_text=message,
-                             duration_ms=_ms(started))
-            await self._log(ctx.identity, record, hold=isinstance(exc, BackendUnavailable))
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, anyio.get_cancelled_exc_class())):
-                raise
-            # _failure logged the call's one line; DEBUG keeps FastMCP from logging a second.
-            raise ToolError(message, log_level=logging.DEBUG) from None
+            if not claim.take(_LOOP):
+                # The worker finished the call and logged it as it ran out of time: answer with its result.
+                if not isinstance(exc, TimeoutError) or not await anyio.to_thread.run_sync(claim.done.wait, 30.0):
+                    raise
+                output, structured = claim.outcome
+                logged = True
+            else:
+                status, message = self._failure(exc, tool, call_id)
+                record = replace(record, status=status, error_class=type(exc).__name__, result_text=message,
+                                 duration_ms=_ms(started))
+                await self._log(ctx.identity, record, hold=isinstance(exc, DatabaseBusy))
+                if isinstance(exc, (KeyboardInterrupt, SystemExit, anyio.get_cancelled_exc_class())):
+                    raise
+                # _failure logged the call's one line; DEBUG keeps FastMCP from logging a second.
+                raise ToolError(message, log_level=logging.DEBUG) from None
         if isinstance(output, ToolResult):  # the handler's own answer: a request for the user's input
-            record = replace(record, result_text=ASKED_THE_USER, duration_ms=_ms(started))
-            await self._log(ctx.identity, record)
+            await self._log(ctx.identity, replace(record, result_text=ASKED_THE_USER, duration_ms=_ms(started)))
             return output
-        record = replace(record, status=output.status, rows_returned=output.rows, truncated=output.truncated,
-                         result_tokens=output.tokens, result_text=output.text,
-                         cited_ids=output.cited_ids, duration_ms=_ms(started))
-        await self._log(ctx.identity, record)
+        if not logged:
+            await self._log(ctx.identity, _done(record, output, started))
         return ToolResult(content=[TextContent(type="text", text=output.text)], is_error=output.is_error,
                           structured_content=structured)
 
@@ -132,26 +136,38 @@ class ToolDispatcher:
             result_text=message, duration_ms=0.0))
         raise ToolError(message, log_level=logging.DEBUG)
 
-    async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity,
-                   call_id: str) -> ToolOutput | ToolResult:
+    async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity, record: CallRecord,
+                   started: float, claim: "_LogClaim") -> tuple[Any, dict[str, Any] | None, bool]:
+        """(the method's ToolOutput or the handler's ToolResult, structured content, whether it is logged)."""
         timeout = self.manager.caps.query_timeout_s + 5
         if tool.spec.interact is None:
-            # One worker-thread hop for the re-read, the checks and the method: each hop
-            # costs more than the checks themselves once a row's schema is checked.
-            def prepare_and_call() -> ToolOutput:
+            # One worker-thread hop for the re-read, the checks, the method and the call-log row:
+            # each hop costs more than the checks themselves once a row's schema is checked, and
+            # on a busy machine a hop waits for a time slice. The row is still written before
+            # the answer goes back; the claim makes sure a call the loop gave up on is logged
+            # once, as the loop saw it.
+            def call_and_log() -> tuple[ToolOutput, dict[str, Any] | None, bool]:
                 spec, kwargs = self._prepare(tool, arguments, identity)
-                return self._invoke(spec, kwargs, identity, call_id, tool.name)
+                output = self._invoke(spec, kwargs, identity, record.call_id, tool.name)
+                structured = _structured(tool, output)
+                if not claim.take(_WORKER):
+                    return output, structured, True  # the loop timed out first and logged that
+                self._log_now(identity, _done(record, output, started))
+                claim.outcome = (output, structured)
+                claim.done.set()
+                return output, structured, True
 
             with anyio.fail_after(timeout):
-                return await anyio.to_thread.run_sync(prepare_and_call, abandon_on_cancel=True)
+                return await anyio.to_thread.run_sync(call_and_log, abandon_on_cancel=True)
         spec, kwargs = await anyio.to_thread.run_sync(lambda: self._prepare(tool, arguments, identity))
         step = await spec.interact(dict(kwargs))  # in the request's event loop: it talks to the client
         if isinstance(step, ToolResult):
-            return step
+            return step, None, False
         kwargs.update(step)
         with anyio.fail_after(timeout):
-            return await anyio.to_thread.run_sync(lambda: self._invoke(spec, kwargs, identity, call_id, tool.name),
-                                                  abandon_on_cancel=True)
+            output = await anyio.to_thread.run_sync(
+                lambda: self._invoke(spec, kwargs, identity, record.call_id, tool.name), abandon_on_cancel=True)
+        return output, _structured(tool, output), False
 
     def _prepare(self, tool: RowTool, arguments: dict[str, Any], identity: Identity) -> tuple[Any, dict[str, Any]]:
         """Re-read and re-check the row, validate the arguments: the handler spec and the method's kwargs."""
@@ -216,18 +232,21 @@ class ToolDispatcher:
         return "error", agent_errors.agent_message(exc, call_id)
 
     async def _log(self, identity: Identity, record: CallRecord, *, hold: bool = False) -> None:
-        if hold:  # the database just failed this call: do not wait a second busy timeout for its row
-            self._hold(identity, record, "the database was unavailable to the call itself")
+        if hold:  # the database was busy for this call: do not wait a second busy timeout for its row
+            self._hold(identity, record, "the database was busy for the call itself")
             return
+        await anyio.to_thread.run_sync(lambda: self._log_now(identity, record))
+
+    def _log_now(self, identity: Identity, record: CallRecord) -> None:
         try:
-            await anyio.to_thread.run_sync(lambda: self._write(identity, record))
-        except BackendUnavailable as exc:
+            self._write(identity, record)
+        except DatabaseBusy as exc:
             self._hold(identity, record, exc.message)
         except Exception:  # the call's outcome stands; a lost log row must be loud
             log.critical("could not write mcp_call_log row for call %s", record.call_id, exc_info=True)
 
     def _write(self, identity: Identity, record: CallRecord) -> None:
-        """Held rows first, oldest first, then this one; BackendUnavailable when the database still cannot."""
+        """Held rows first, oldest first, then this one; DatabaseBusy when the database still cannot."""
         while True:
             with self._held_lock:
                 if not self._held:
@@ -235,7 +254,7 @@ class ToolDispatcher:
                 held_identity, held = self._held.popleft()
             try:
                 self.manager.log_call(held_identity, held)
-            except BackendUnavailable:
+            except DatabaseBusy:
                 with self._held_lock:
                     self._held.appendleft((held_identity, held))
                 raise
@@ -256,6 +275,32 @@ class ToolDispatcher:
         if dropped is not None:
             log.critical("more than %d mcp_call_log rows held: the row for call %s (%s, %s) is lost",
                          HELD_ROWS_LIMIT, dropped[1].call_id, dropped[1].tool_name, dropped[1].status)
+
+
+_LOOP, _WORKER = "loop", "worker"
+
+
+class _LogClaim:
+    """Who writes a call's one log row: the worker that finished the call, or the loop that gave up on it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owner: str | None = None
+        #: set once the worker has written its row; `outcome` is then (output, structured)
+        self.done = threading.Event()
+        self.outcome: tuple[ToolOutput, dict[str, Any] | None] | None = None
+
+    def take(self, who: str) -> bool:
+        with self._lock:
+            if self._owner is None:
+                self._owner = who
+            return self._owner == who
+
+
+def _done(record: CallRecord, output: ToolOutput, started: float) -> CallRecord:
+    return replace(record, status=output.status, rows_returned=output.rows, truncated=output.truncated,
+                   result_tokens=output.tokens, result_text=output.text, cited_ids=output.cited_ids,
+                   duration_ms=_ms(started))
 
 
 def _structured(tool: RowTool, output: ToolOutput) -> dict[str, Any] | None:
