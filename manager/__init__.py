@@ -29,6 +29,8 @@ from .errors import (
     Conflict,
     ContextTooSmall,
     DatabaseBusy,
+    ImageNotShown,
+    ImageNotVisible,
     InvalidArgument,
     MemgateError,
     NoCaller,
@@ -44,6 +46,7 @@ from .errors import (
     TenantUnmapped,
 )
 from .context.assemble import ContextWindow
+from .context.messages import ImagePart, TextPart, Turn
 from .context.replay import Replay
 from .context.rerank import Reranker
 from .facade import MemoryManager
@@ -52,12 +55,14 @@ from .files.stores import validate_store_policy
 from .files.texts import MEMORY_PROTOCOL
 from .identity import ID_RULE, UNMAPPED_TENANT, Identity, check_id
 from .kb.embed import Embedder, HashingEmbedder, default_embedder
+from .kb.image_header import IMAGE_EXTENSIONS, is_image_path
+from .kb.images import NOT_SEARCHABLE, sidecar_paths
 from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
 from .kb.links import is_web_url
 from .kb.parse import SUPPORTED_EXTENSIONS
 from .limits import ROWS_CEILING, CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .output.echo import clip_echo
-from .output.results import ToolOutput
+from .output.results import ImageData, ToolOutput
 from .registry.calllog import STATUSES as CALL_STATUSES
 from .registry.calllog import CallRecord
 from .registry.defaults import load_tool_definitions
@@ -67,14 +72,16 @@ from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
 from .tokens import count_tokens
 
 __all__ = [
-    "ACME", "CALL_STATUSES", "DEMO_QUESTION", "DEMO_TENANTS", "FAILED", "GLOBEX", "ID_RULE", "MEMORY_COMMANDS",
-    "MEMORY_PROTOCOL", "NEW", "REPLACED", "ROWS_CEILING", "SUPPORTED_EXTENSIONS", "TENANT_MAPPING_KINDS",
-    "UNCHANGED", "UNMAPPED_TENANT", "AccessDenied", "Backend", "BackendUnavailable", "CallRecord", "CapsSettings",
-    "ChunkSettings", "ConfigError", "Conflict", "ContextBudget", "ContextTooSmall", "ContextWindow", "DatabaseBusy",
-    "DatabaseSettings", "Embedder", "HashingEmbedder", "Identity", "IngestResult", "InvalidArgument", "MemgateError",
+    "ACME", "CALL_STATUSES", "DEMO_QUESTION", "DEMO_TENANTS", "FAILED", "GLOBEX", "ID_RULE", "IMAGE_EXTENSIONS",
+    "MEMORY_COMMANDS", "MEMORY_PROTOCOL", "NEW", "NOT_SEARCHABLE", "REPLACED", "ROWS_CEILING",
+    "SUPPORTED_EXTENSIONS", "TENANT_MAPPING_KINDS", "UNCHANGED", "UNMAPPED_TENANT", "AccessDenied", "Backend",
+    "BackendUnavailable", "CallRecord", "CapsSettings", "ChunkSettings", "ConfigError", "Conflict", "ContextBudget",
+    "ContextTooSmall", "ContextWindow", "DatabaseBusy", "DatabaseSettings", "Embedder", "HashingEmbedder",
+    "Identity", "ImageData", "ImageNotShown", "ImageNotVisible", "ImagePart", "IngestResult", "InvalidArgument", "MemgateError",
     "MemoryFileSettings", "MemoryManager", "NoCaller", "NotFound", "NotIssued", "NotVisible", "QueryRejected",
-    "QueryTimeout", "Replay", "Reranker", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice", "TenantMapping",
-    "TenantMismatch", "TenantUnmapped", "TokenAttributes", "ToolOutput", "ToolRow", "check_id", "clip_echo",
-    "count_tokens", "days_ago_iso", "default_database_path", "default_embedder", "is_web_url", "load_tool_definitions",
-    "now_iso", "open_backend", "record_demo_window", "seed_demo", "validate_store_policy",
+    "QueryTimeout", "Replay", "Reranker", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice",
+    "TenantMapping", "TenantMismatch", "TenantUnmapped", "TextPart", "TokenAttributes", "ToolOutput", "ToolRow",
+    "Turn", "check_id", "clip_echo", "count_tokens", "days_ago_iso", "default_database_path", "default_embedder",
+    "is_image_path", "is_web_url", "load_tool_definitions", "now_iso", "open_backend", "record_demo_window",
+    "seed_demo", "sidecar_paths", "validate_store_policy",
 ]

@@ -58,6 +58,14 @@ class NotVisible(AccessDenied):
     """An id the caller cannot read: absent, no longer current, or behind the wall; the three are not told apart."""
 
 
+class ImageNotShown(NotIssued):
+    """An image id no result the caller received showed, or an image it can no longer read."""
+
+
+class ImageNotVisible(NotVisible):
+    """An image id the caller cannot read now: absent, deleted, or behind the wall, not told apart."""
+
+
 class NotFound(MemgateError):
     """The thing asked for does not exist for this caller."""
 

@@ -9,7 +9,7 @@ and saying when more exists. The manager knows nothing of MCP.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
@@ -22,23 +22,27 @@ from .claims.render import render_claims
 from .clock import now_iso
 from .context import assemble as context_assembly
 from .context import clarify as context_clarify
-from .context import events as context_events
 from .context import expand as context_expand
 from .context import manifest as context_manifests
+from .context import messages as context_messages
 from .context import replay as context_replay
 from .context import rounds as context_rounds
 from .context.assemble import ContextWindow
+from .context.messages import Turn
 from .context.replay import Replay
 from .context.rerank import Reranker
 from .context.window import WindowKey
-from .errors import InvalidArgument, NotFound, NotVisible
+from .errors import ImageNotVisible, InvalidArgument, NotFound, NotVisible
 from .files.commands import MemoryFiles, open_store
 from .files.stores import resolve_store, store_from_key
 from .identity import Identity
+from .kb import image_view as kb_image_view
+from .kb import images as kb_images
 from .kb import ingest as kb_ingest
 from .kb import search as kb_search
 from .kb import sources as kb_sources
 from .kb.embed import Embedder, default_embedder
+from .kb.image_header import is_image_path
 from .kb.render import render_hits
 from .limits import CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .output.results import ToolOutput
@@ -57,6 +61,7 @@ class MemoryManager:
                  memory_files: MemoryFileSettings | None = None, *, embedder: Embedder | None = None):
         self.backend = backend
         self.caps = caps or CapsSettings()
+        backend.set_call_timeout(self.caps.query_timeout_s)
         self.memory_files = memory_files or MemoryFileSettings()
         self._embedder = embedder  # None: the default embedder, loaded on first use
 
@@ -155,17 +160,38 @@ class MemoryManager:
         with self.backend.session(identity, now=now_iso()) as s:
             return context_manifests.read(s, manifest_id, identity.tenant)
 
-    def replay_context(self, identity: Identity, manifest_id: str) -> Replay:
-        """Rebuild a window from its manifest's row versions, as `identity` may see them now."""
+    def replay_context(self, identity: Identity, manifest_id: str, *, as_of_marker: bool = False) -> Replay:
+        """Rebuild a window from its manifest's row versions, as `identity` may see them now, or with
+        `as_of_marker` as the database held them at the manifest's change marker (Oracle's SCN)."""
         with self.backend.session(identity, now=now_iso()) as s:
-            return context_replay.replay(s, manifest_id, identity.tenant,
+            return context_replay.replay(s, manifest_id, identity.tenant, as_of_marker=as_of_marker,
                                          exists=lambda ids: self._operator_rows_exist(identity.tenant, ids))
 
-    def expand(self, identity: Identity, memory_id: str) -> ToolOutput:
-        """Handler `expand`: the full form of a pointer or summary issued in the caller's current window."""
+    def expand(self, identity: Identity, memory_id: str, include_bytes: bool = False) -> ToolOutput:
+        """Handler `expand`: the full form of a pointer or summary issued in the caller's current window,
+        or an image a result showed the caller (with its bytes when `include_bytes`, within the cap)."""
         _require_text(memory_id, "memory_id")
-        with self.backend.session(identity, now=now_iso()) as s:
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            if kb_images.is_image_id(memory_id):
+                return context_expand.expand_image(s, memory_id, now, include_bytes=include_bytes,
+                                                   max_image_bytes=self.caps.max_image_bytes)
             return context_expand.expand(s, WindowKey.of(identity), memory_id)
+
+    def fetch_image(self, identity: Identity, image_id: str) -> ToolOutput:
+        """Handler `fetch_image`: an image the caller may read now, by id, with its bytes (within the cap).
+
+        For toolboxes without expand. Like fetch, the wall is the authority: an id that is absent,
+        deleted, or another tenant's or user's is the same NotVisible.
+        """
+        _require_text(image_id, "image_id")
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            shown = kb_image_view.show_image(s, image_id, now, head={"fetch_image": image_id}, asked_bytes=True,
+                                             max_image_bytes=self.caps.max_image_bytes)
+        if shown is None:
+            raise ImageNotVisible(f"{image_id!r} is no image this caller can see now")
+        return shown
 
     def clarify(self, identity: Identity, question: str, options: list[str] | None = None, *,
                 action: str = "fallback", answer: str | None = None) -> ToolOutput:
@@ -176,16 +202,23 @@ class MemoryManager:
             return context_clarify.record_clarification(s, identity, question=question, options=options,
                                                         action=action, answer=answer, now=now)
 
-    def record_turn(self, identity: Identity, role: str, content: str) -> Row:
-        """Append a turn to the caller's conversation (its thread, else its server session): the volatile tail."""
-        _require_text(content, "content")
-        if role not in ("user", "assistant"):
-            raise InvalidArgument(f"role must be user or assistant, got {role!r}", field="role")
+    def record_turn(self, identity: Identity, role: str, content: str | Sequence[Mapping[str, Any]]) -> Row:
+        """Append a turn to the caller's conversation (its thread, else its server session): the volatile tail.
+
+        `content` is text, or ordered parts: `{"type": "text", "text": ...}` and `{"type": "image",
+        "image_id": ...}` (a stored image the caller can see) or `{"type": "image", "data": bytes,
+        "name": ..., "description": ...}` (stored with the turn, in the caller's scope).
+        """
         now = now_iso()
         with self.backend.session(identity, now=now) as s, s.transaction():
-            return context_events.write_event(s, identity, prefix="cnv", event_type="turn", role=role,
-                                              content=content, now=now,
-                                              turn_index=context_events.next_turn(s, WindowKey.of(identity)))
+            return context_messages.write_turn(s, identity, role, content, now)
+
+    def read_turn(self, identity: Identity, turn_id: str, *, include_bytes: bool = False) -> Turn:
+        """A turn of the caller's conversation, its parts in order; image bytes only with include_bytes."""
+        _require_text(turn_id, "turn_id")
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return context_messages.read_turn(s, turn_id, now, include_bytes=include_bytes)
 
     def run_tool_round(self, identity: Identity, *, call_id: str, tool_name: str,
                        call: Callable[[], ToolOutput]) -> ToolOutput:
@@ -330,13 +363,15 @@ class MemoryManager:
         _require_text(query, "query")
         asked = self.caps.rows(max_results if max_results is not None else kb_search.DEFAULT_RESULTS)
         hits = self.search_chunks(identity, query, collection=collection, limit=asked + 1)
-        notes = {}
-        if any(h.source for h in hits):
+        notes, images = {}, {}
+        if hits:
             now = now_iso()
             with self.backend.session(identity, now=now) as s:
-                notes = stale.stale_facts(s, {h.id: [h.source] for h in hits if h.source}, now)
+                images = kb_images.images_of_documents(s, (h.document_id for h in hits), now)
+                if any(h.source for h in hits):
+                    notes = stale.stale_facts(s, {h.id: [h.source] for h in hits if h.source}, now)
         return render_hits(hits, query=query, collection=collection, asked=asked,
-                           max_tokens=self._result_tokens(identity), annotations=notes)
+                           max_tokens=self._result_tokens(identity), annotations=notes, images=images)
 
     def search_chunks(self, identity: Identity, query: str, *, collection: str | None = None,
                       document_id: str | None = None, limit: int = 10,
@@ -377,8 +412,19 @@ class MemoryManager:
 
     def ingest_file(self, identity: Identity, path: str | Path, *, collection: str = "default",
                     user_id: str | None = None, agent_id: str | None = None,
-                    settings: ChunkSettings = ChunkSettings()) -> kb_ingest.IngestResult:
-        """Parse, chunk, embed and store one file; a no-op when it is unchanged since the last ingest."""
+                    settings: ChunkSettings = ChunkSettings(), description: str | None = None) -> kb_ingest.IngestResult:
+        """Parse, chunk, embed and store one file; a no-op when it is unchanged since the last ingest.
+
+        An image file (.png, .jpg, .jpeg, .webp, .gif) is stored with its bytes; what search finds
+        is `description` (else a sidecar NAME.txt or NAME.md beside it) plus its file name.
+        """
+        if is_image_path(path):
+            return kb_images.ingest_image(lambda: self.backend.session(identity), identity, path, self.embedder,
+                                          now_iso(), collection=collection, user_id=user_id, agent_id=agent_id,
+                                          description=description, settings=settings)
+        if description is not None:
+            raise InvalidArgument(f"a description is for image files only; {Path(path).name} is not one",
+                                  field="description", hint="Leave --description out for text files.")
         return kb_ingest.ingest_path(lambda: self.backend.session(identity), identity, path, self.embedder,
                                      now_iso(), collection=collection, user_id=user_id, agent_id=agent_id,
                                      settings=settings)

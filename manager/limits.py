@@ -13,10 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .errors import InvalidArgument
 
-__all__ = ["ROWS_CEILING", "SHARE_NAMES", "CapsSettings", "ChunkSettings", "ContextBudget", "MemoryFileSettings",
-           "RankWeights", "SliceShares"]
+__all__ = ["MAX_STORED_IMAGE_BYTES", "ROWS_CEILING", "SHARE_NAMES", "CapsSettings", "ChunkSettings", "ContextBudget",
+           "MemoryFileSettings", "RankWeights", "SliceShares"]
 
 ROWS_CEILING = 5000
+#: the largest image memgate stores (ingest, a conversation turn's image part); what a result
+#: may carry is the smaller caps.max_image_bytes
+MAX_STORED_IMAGE_BYTES = 64 * 1024 * 1024
 
 
 class CapsSettings(BaseModel):
@@ -32,6 +35,8 @@ class CapsSettings(BaseModel):
     query_max_chars: int = Field(32_000, ge=100, le=1_000_000, description="longest SQL text admitted")
     result_log_chars: int = Field(16_000, ge=0, le=1_000_000,
                                   description="chars of each result kept in mcp_call_log.result_text")
+    max_image_bytes: int = Field(5_000_000, ge=1, le=MAX_STORED_IMAGE_BYTES,
+                                 description="largest image a result carries (expand include_bytes, fetch_image)")
 
     @model_validator(mode="after")
     def _default_within_max(self) -> "CapsSettings":

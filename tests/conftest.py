@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 
 import pytest
+from backend_helpers import open_sqlite
 
-# The server must never try to reach the network from tests.
+from memgate.manager import ACME, GLOBEX, MemoryManager, load_tool_definitions, seed_demo
+
+# The server must never try to reach the network from tests. fastmcp reads this when it is
+# first imported, by the test modules collected after this file (the manager never imports it).
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
-
-from backend_helpers import open_sqlite  # noqa: E402
-
-from memgate.manager import ACME, GLOBEX, MemoryManager, load_tool_definitions, seed_demo  # noqa: E402
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from image_helpers import image_bytes
 
 from memgate.server.cli import cli
 
@@ -87,6 +88,10 @@ def _run(command: str, demo_db: Path, tmp_path: Path, monkeypatch) -> tuple[int,
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text("# How we report metrics\n\nCite the current version of a metric.\n")
     (tmp_path / "report.pdf").write_bytes(b"%PDF-1.4 a stand-in the summary reports as failed")
+    (tmp_path / "chart.png").write_bytes(image_bytes("PNG"))  # the image examples'
+    (tmp_path / "screenshots").mkdir()
+    (tmp_path / "screenshots" / "login.png").write_bytes(image_bytes("PNG", color=(0, 0, 255)))
+    (tmp_path / "screenshots" / "login.png.txt").write_text("The login page, with the SSO button")
     shutil.copytree(ROOT / "config" / "reports", tmp_path / "config" / "reports")  # the add-report example's
     for preset in (ROOT / "config").glob("toolbox.*.json"):  # the `init --tools-file` examples'
         shutil.copy(preset, tmp_path / "config" / preset.name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -51,6 +52,19 @@ def test_the_demo_budget_leaves_3100_tokens_before_fixed_slices():
     with pytest.raises(InvalidArgument, match="intent must be one of comparison, fact_check") as err:
         budget.shares_for("poetry")
     assert err.value.field == "intent"
+
+
+def test_the_demo_seeds_the_budget_with_exactly_these_values(backend, two_tenants):
+    [row] = operator_rows(backend, "guideline_memory", "WHERE tenant_id = 'acme' AND guideline_key = 'context_budget'")
+    assert json.loads(row["content_json"]) == {
+        "usable_context": 5000, "output_reserve": 400, "tool_reserve": 1000, "request_overhead_reserve": 500,
+        "max_rounds": 3, "max_tool_result_tokens": 1000,
+        "weights": {"rerank": 0.60, "confidence": 0.25, "recency": 0.15}, "recency_days": 60,
+        "shares": {"comparison": {"durable_facts": 0.15, "evidence": 0.60, "recalled_history": 0.05,
+                                  "volatile_tail": 0.20},
+                   "fact_check": {"durable_facts": 0.40, "evidence": 0.25, "recalled_history": 0.10,
+                                  "volatile_tail": 0.25}},
+        "overflow_order": ["evidence", "durable_facts", "volatile_tail", "recalled_history"]}
 
 
 def test_every_tenant_has_its_budget_under_the_same_row_id(manager, backend, two_tenants):

@@ -77,3 +77,10 @@ def test_budget_set_validates_and_versions_the_guideline(run):
     too_small = run("context", FACT_CHECK, "-t", "acme", "-i", "fact_check", ok=False).output
     assert "the guidelines slice needs" in too_small and "memgate budget set -t acme usable_context=8000" in too_small
     assert "by at least" in too_small
+
+
+def test_replay_as_of_the_marker_on_sqlite_says_in_one_line_why_it_cannot(run):
+    _, manifest_id = _window(run)
+    failed = run("manifest", "replay", manifest_id, "-t", "acme", "--as-of-marker", ok=False).output
+    assert "SQLite keeps no change number" in failed and "Replay without --as-of-marker" in failed
+    assert "Traceback" not in failed

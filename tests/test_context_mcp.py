@@ -180,6 +180,21 @@ async def test_expand_of_an_id_issued_to_another_thread_or_user_is_refused(serve
     assert (row["status"], row["error_class"]) == ("denied", "NotIssued")
 
 
+async def test_expand_of_an_issued_pointer_whose_row_is_gone_is_refused(servers, manager, backend):
+    _small_budget(manager)
+    async with Client(servers()) as c:
+        await window(c)
+        [m] = [x for x in manifests(backend) if x["request"]["thread"] == "helios-review"]
+        [pointer] = [e for e in m["memories"] if e["tier"] == "pointer" and e["ref"]["id"] == "chk_acme_1_1"]
+        # re-ingesting the report replaces its chunks: the issued chunk row is gone
+        manager.ingest_text(ACME, title="Helios RAG evaluation report (August re-run)", text="Rewritten report.",
+                            source_uri="demo://acme/1", collection="demo")
+        r = await c.call_tool("expand", {"memory_id": pointer["memory_id"]}, raise_on_error=False)
+    assert r.is_error and r.content[0].text == NOT_ISSUED
+    [row] = log_rows(backend, tool_name="expand")
+    assert (row["status"], row["error_class"]) == ("denied", "NotIssued")
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_without_a_thread_a_window_lasts_its_stdio_server_session(servers, manager, backend, mode):
     _small_budget(manager)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from dataclasses import replace
@@ -10,7 +11,11 @@ import pytest
 from backend_helpers import operator_rows, table_digest
 from context_helpers import FACT_CHECK, JANE_IN_REVIEW, excluded, placed, refs
 
-from memgate.manager import ACME, GLOBEX, ContextTooSmall, InvalidArgument, NotFound, count_tokens
+from memgate.manager import ACME, GLOBEX, ContextBudget, ContextTooSmall, InvalidArgument, NotFound, count_tokens
+from memgate.manager.context.budget import charge_fixed, grant
+from memgate.manager.context.candidates import Candidate
+from memgate.manager.context.render import cost, record, slice_overhead
+from memgate.manager.context.tiers import SliceFitter
 from memgate.manager.demo.dataset import ACME_BUDGET
 
 TOOLS = ["clarify", "execute_query", "expand", "lookup_entity", "memory", "search_memory"]
@@ -66,7 +71,12 @@ def test_the_budget_arithmetic_starts_from_3100_and_splits_the_rest_by_shares(wi
     assert (a["usable_context"], a["reserves"]) == (5000, {"output": 400, "tool": 1000, "request_overhead": 500})
     assert a["available"] == 5000 - 400 - 1000 - 500 == 3100
     assert set(a["fixed"]) == {"guidelines", "persona", "tool_surface", "question"}
-    assert all(cost > 0 for cost in a["fixed"].values())
+    lines = window.text.split("\n")
+    for name in ("guidelines", "persona", "tool_surface"):  # each block at its o200k_base cost, and its newline
+        start = lines.index(f'<slice name="{name}">')
+        block = "\n".join(lines[start:lines.index("</slice>", start) + 1])
+        assert a["fixed"][name] == count_tokens(block) + 1, name
+    assert a["fixed"]["question"] == count_tokens(lines[0]) + 1 + count_tokens(lines[-1]) + 1  # metadata line too
     assert a["remainder"] == 3100 - sum(a["fixed"].values())
     shares = {"durable_facts": 0.40, "evidence": 0.25, "recalled_history": 0.10, "volatile_tail": 0.25}
     assert a["allowances"] == {k: math.floor(a["remainder"] * v) for k, v in shares.items()}
@@ -117,7 +127,16 @@ def test_every_window_writes_one_thread_scoped_manifest_event(manager, backend, 
     assert m["budget_ref"] == {"type": "guideline_memory", "row_id": "context_context_budget", "version": 1}
     assert m["intent"] == "fact_check" and m["evaluated_at"] == row["valid_from"]
     assert m["renderer_version"] == "window-1" and m["selection_version"] == "selection-1/retrieval"
-    assert len(m["request_hash"]) == 64 and len(m["window_hash"]) == 64
+    assert m["request"] == {"question": FACT_CHECK, "intent": "fact_check", "tenant": "acme", "user": "jane",
+                            "agent": "research-assistant", "thread": "helios-review", "session": None}
+    assert m["request_hash"] == hashlib.sha256(
+        json.dumps(m["request"], sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert m["window_hash"] == hashlib.sha256(window.text.encode()).hexdigest()
+    assert m["change_marker"]["kind"] and len(m["change_marker"]["sha256"]) == 64
+    for entry in m["memories"]:
+        assert {"ref", "slice", "tier", "tokens", "status"} <= set(entry) and set(entry["ref"]) == {
+            "table", "id", "version"}
+    assert all(e["rule"] in {"lifecycle", "scope", "dedup", "conflict", "budget"} for e in m["exclusions"])
     versions = {tuple(v) for v in m["change_marker"]["versions"]}
     assert ("entity_memory", "ent_acme_helios_v1", 1) in versions  # read, then excluded: still read
     assert ("guideline_memory", "context_context_budget", 1) in versions
@@ -150,3 +169,61 @@ def test_the_rerank_step_is_pluggable(manager, two_tenants):
     other = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check", reranker=_Reversed()).manifest
     assert other["selection_version"] == "selection-1/reversed"
     assert refs(default, "evidence") != refs(other, "evidence")
+
+
+def test_unused_share_passes_on_in_overflow_order():
+    budget = ContextBudget.from_guideline({**ACME_BUDGET, "overflow_order": [
+        "volatile_tail", "evidence", "durable_facts", "recalled_history"]})
+    plan = charge_fixed(budget, "fact_check", {"guidelines": 100, "persona": 50, "tool_surface": 200,
+                                               "question": 50}, "acme")
+    assert plan.remainder == 3100 - 400
+    wants = {"durable_facts": 10, "evidence": 5000, "recalled_history": 0, "volatile_tail": 700}
+    grant(plan, lambda name, tokens: min(tokens, wants[name]))
+    # durable_facts leaves 1070 of its 1080 and recalled_history all its 270: the tail (first in
+    # overflow_order) takes what it needs, evidence (next) the rest
+    assert plan.allowances == {"durable_facts": 1080, "evidence": 675, "recalled_history": 270,
+                               "volatile_tail": 675}
+    assert plan.used == {"durable_facts": 10, "evidence": 2700 - 10 - 700, "recalled_history": 0,
+                         "volatile_tail": 700}
+    assert sum(plan.used.values()) == plan.remainder
+
+
+def test_a_required_fact_gets_its_room_from_unused_share(manager, two_tenants):
+    no_facts = {"durable_facts": 0.0, "evidence": 0.25, "recalled_history": 0.10, "volatile_tail": 0.25}
+    manager.set_context_budget(ACME, {**ACME_BUDGET, "shares": {**ACME_BUDGET["shares"], "fact_check": no_facts}})
+    m = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check").manifest
+    assert m["arithmetic"]["allowances"]["durable_facts"] == 0
+    assert placed(m)["ent_acme_helios_v2"] == ("durable_facts", "full", "current")
+    assert placed(m)["sum_acme_july"][2] == "historical"
+
+
+def test_a_required_fact_that_cannot_fit_fails_naming_its_slice_and_writes_nothing(manager, backend, window):
+    fixed = sum(window.manifest["arithmetic"]["fixed"].values())
+    manager.set_context_budget(ACME, {**ACME_BUDGET, "usable_context": 1900 + fixed + 40})
+    before = table_digest(backend)
+    with pytest.raises(ContextTooSmall, match="the durable_facts slice cannot hold the current fact "
+                                              "ent_acme_helios_v2") as err:
+        manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
+    assert err.value.field == "durable_facts"
+    assert table_digest(backend) == before
+
+
+def test_a_memory_is_fitted_whole_else_as_its_stored_summary_else_as_a_pointer(backend, two_tenants):
+    with backend.session(ACME) as s:
+        [row] = s.fetch_all("context_rows_workflow_memory", ids=json.dumps(["wfl_acme_eval"]))
+    runbook = Candidate("workflow", "durable_facts", row)
+    forms = {tier: record("workflow", row, tier=tier, status="current") for tier in ("full", "summary", "pointer")}
+    costs = {tier: cost(text) for tier, text in forms.items()}
+    assert costs["full"] > costs["summary"] > costs["pointer"]
+    assert "steps: 1. freeze qrels" in forms["full"] and "steps:" not in forms["summary"]
+    assert f'tier="pointer" full_tokens="{costs["full"]}"' in forms["pointer"]
+    assert "<content>Re-run a retrieval evaluation</content>" in forms["pointer"]  # its one line
+    fitter = SliceFitter({"durable_facts": [runbook]}, budget=ContextBudget.from_guideline(ACME_BUDGET),
+                         tenant="acme")
+    opening = slice_overhead("durable_facts")
+    for allowance, tier in ((opening + costs["full"], "full"), (opening + costs["full"] - 1, "summary"),
+                            (opening + costs["summary"] - 1, "pointer"), (opening + costs["pointer"] - 1, None)):
+        assert fitter.fill("durable_facts", allowance) == (opening + costs[tier] if tier else 0)
+        fitted = fitter.fitted["durable_facts"]
+        assert [p.tier for p in fitted.placed] == ([tier] if tier else [])
+        assert [c.id for c, _ in fitted.dropped] == ([] if tier else ["wfl_acme_eval"])  # a budget exclusion

@@ -44,6 +44,15 @@ def _replace_by_next_version(other):
     other.set_tool_enabled(ACME, "lookup_entity", True)
 
 
+def _edit_in_place_to_the_next_version(other):
+    # An operator's UPDATE that keeps the row's id but raises its version: only the version tells.
+    [row] = other.active_tools(ACME, "lookup_entity")
+    with other.backend.session(ACME) as s, s.transaction():
+        s.raw("UPDATE toolbox_memory SET version = version + 1, usage_notes = 'edited' WHERE id = ?", (row["id"],))
+    [now] = other.active_tools(ACME, "lookup_entity")
+    assert (now["id"], now["version"]) == (row["id"], row["version"] + 1)
+
+
 def _shadow_with_a_user_row_of_the_same_version(other):
     # A row scoped to jane wins over the tenant-wide one: another id, still version 1.
     [row] = other.active_tools(ACME, "lookup_entity")
@@ -60,7 +69,8 @@ async def test_the_listed_tool_runs_when_nothing_changed(provider, backend):
     assert [r["status"] for r in log_rows(backend)] == ["ok"]
 
 
-@pytest.mark.parametrize("change", [_disable, _replace_by_next_version, _shadow_with_a_user_row_of_the_same_version])
+@pytest.mark.parametrize("change", [_disable, _replace_by_next_version, _edit_in_place_to_the_next_version,
+                                    _shadow_with_a_user_row_of_the_same_version])
 async def test_a_row_changed_after_the_provider_read_it_is_denied_by_the_dispatcher(
         provider, backend, other_process, change):
     tool = await provider._get_tool("lookup_entity")

@@ -38,6 +38,18 @@ def test_every_preset_row_is_advertised_in_the_gemini_subset(preset):
         assert subset_problems(tool.parameters) == [], d["tool_name"]
 
 
+#: the example report rows beside the presets (config/reports/<name>.sql with its <name>.json)
+REPORTS = sorted((ROOT / "config" / "reports").glob("*.json"))
+
+
+@pytest.mark.parametrize("schema", REPORTS, ids=lambda p: p.name)
+def test_every_example_report_row_is_advertised_in_the_gemini_subset(schema):
+    from memgate.server.cli.tools_cmds import report_definition
+    definition = report_definition(schema.stem, schema.with_suffix(".sql"), schema, None, None)
+    tool = tool_from_row(_row(definition), call=None)
+    assert subset_problems(tool.parameters) == [], schema.name
+
+
 def test_a_memory_row_shaped_by_its_policy_stays_in_the_subset():
     memory = next(d for d in load_tool_definitions() if d["tool_handler"] == "memory")
     tool = tool_from_row(_row(memory, access_policy={"allowed_commands": ["view"], "memory_store": {"scope": "agent"}}),

@@ -7,7 +7,8 @@ text for one call. Its `--strict` check of schema portability must find no error
 
 The Inspector 2.x needs Node >= 22.19, and these machines have Node 20, so the test
 installs both from the npm registry, pinned, into pytest's cache folder (once: later
-runs reuse it; `pytest --cache-clear` starts afresh). Without node and npm, or when the
+runs reuse it; `pytest --cache-clear` starts afresh; with `-p no:cacheprovider`, a fresh
+temporary folder per run). Without node and npm, or when the
 install fails, it skips and says why. Every subprocess has a time limit. Deselect it
 with `-m "not inspector"`.
 """
@@ -15,6 +16,7 @@ with `-m "not inspector"`.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -52,6 +54,15 @@ REFUSED_CALLS = {"expand": {"memory_id": "ent_acme_helios_v1"}}
 ISSUER, AUDIENCE = "https://idp.example.test", "memgate-inspector"
 
 
+def install_folder(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the Inspector is installed: pytest's cache folder, kept between runs; with the cache
+    plugin off (`-p no:cacheprovider`, where `config` has no `cache`) a fresh temporary folder."""
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return tmp_path_factory.mktemp("mcp-inspector")
+    return Path(cache.mkdir("mcp-inspector-2.12.0"))
+
+
 @pytest.fixture(scope="module")
 def inspector(request, tmp_path_factory) -> list[str]:
     """[node, the inspector's script]: installed once into pytest's cache, or the test is skipped."""
@@ -59,9 +70,7 @@ def inspector(request, tmp_path_factory) -> list[str]:
     if shutil.which("node") is None or npm is None:
         pytest.skip("node and npm are not on PATH: the MCP Inspector CLI test needs them to install "
                     f"{INSPECTOR} (and {NODE}) from the npm registry")
-    cache = request.config.cache
-    folder = (Path(cache.mkdir("mcp-inspector-2.12.0")) if cache is not None
-              else tmp_path_factory.mktemp("mcp-inspector"))
+    folder = install_folder(request.config, tmp_path_factory)
     bin_dir = folder / "node_modules" / ".bin"
     done = folder / "installed"
     if not done.exists():
@@ -120,6 +129,19 @@ async def in_process(db: Path, mode: str, calls: bool = True) -> tuple[dict, dic
 
 def shown(tool: dict) -> dict:
     return {key: tool.get(key) for key in ("name", "description", "inputSchema", "annotations", "outputSchema")}
+
+
+def test_without_pytests_cache_the_install_goes_to_a_temporary_folder(tmp_path):
+    probe = tmp_path / "test_probe.py"
+    probe.write_text("from test_inspector_cli import install_folder\n\n"
+                     "def test_folder(request, tmp_path_factory):\n"
+                     "    folder = install_folder(request.config, tmp_path_factory)\n"
+                     "    assert folder.is_dir() and tmp_path_factory.getbasetemp() in folder.parents\n")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--rootdir", str(tmp_path), "--basetemp", str(tmp_path / "base"), str(probe)],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
 
 def test_every_default_tool_has_a_call_here():

@@ -88,3 +88,22 @@ def test_bad_budgets_are_rejected(kwargs, message, field):
     with pytest.raises(InvalidArgument, match=f"^{re.escape(message)}$") as excinfo:
         chunk_text("text", **kwargs)
     assert (excinfo.value.message, excinfo.value.field) == (message, field)
+
+
+def test_the_chunk_defaults_are_defined_once_in_chunk_settings():
+    """chunk_text's defaults are ChunkSettings' (manager/limits.py); no other module writes them as numbers."""
+    import inspect
+    from pathlib import Path
+
+    from memgate.manager import ChunkSettings
+
+    parameters = inspect.signature(chunk_text).parameters
+    defaults = ChunkSettings()
+    assert (parameters["max_tokens"].default, parameters["overlap_tokens"].default) == (
+        defaults.max_tokens, defaults.overlap_tokens)
+    root = Path(__file__).resolve().parent.parent
+    literal = re.compile(r"\b(max_tokens|overlap_tokens)\s*(:\s*int\s*)?=\s*\d")
+    written = [f"{path.relative_to(root)}:{n}" for folder in ("manager", "server", "toolbox", "bench")
+               for path in sorted((root / folder).rglob("*.py"))
+               for n, line in enumerate(path.read_text().splitlines(), 1) if literal.search(line)]
+    assert written == []

@@ -9,6 +9,8 @@ from click.testing import CliRunner
 
 from memgate.server.cli import cli
 
+SUPPORTED = ".gif, .htm, .html, .jpeg, .jpg, .markdown, .md, .pdf, .png, .txt, .webp"
+
 
 @pytest.fixture
 def run(sqlite_path, monkeypatch):
@@ -33,7 +35,7 @@ def folder(tmp_path):
     (docs / "sub" / "faq.html").write_text("<html><head><title>Billing FAQ</title></head>"
                                            "<body><p>Invoices go out monthly.</p></body></html>")
     (docs / "notes.txt").write_text("Kumquats ripen in winter.")
-    (docs / "image.png").write_bytes(b"\x89PNG")  # not a supported type: not picked up from a folder
+    (docs / "drawing.svg").write_text("<svg/>")  # not a supported type: not picked up from a folder
     (docs / ".git" / "HEAD.md").write_text("# hidden")
     return docs
 
@@ -43,8 +45,8 @@ def test_ingesting_a_folder_shows_progress_and_a_summary_and_is_idempotent(run, 
     first = run("ingest", str(folder), "-t", "acme", "--collection", "handbook")
     assert "ingesting" in first.stderr
     assert first.stdout.startswith("3 file(s): 3 new, 0 unchanged, 0 replaced, 0 failed; 3 chunk(s), ")
-    assert first.stdout.splitlines()[1] == ("skipped 1 file(s) of a type it cannot read: image.png "
-                                            "(supported: .htm, .html, .markdown, .md, .pdf, .txt)")
+    assert first.stdout.splitlines()[1] == ("skipped 1 file(s) of a type it cannot read: drawing.svg "
+                                            f"(supported: {SUPPORTED})")
     again = run("ingest", str(folder), "-t", "acme", "--collection", "handbook")
     assert again.stdout.startswith("3 file(s): 0 new, 3 unchanged, 0 replaced, 0 failed; 0 chunk(s), 0 token(s) ")
     (folder / "notes.txt").write_text("Kumquats ripen in late autumn.")
@@ -66,7 +68,7 @@ def test_bad_files_are_reported_one_by_one_and_the_others_still_go_in(run, folde
         f"failed: {folder / 'broken.pdf'}: broken.pdf is not a readable PDF. "
         "Check that it opens in a PDF viewer, or export it again.",
         f"failed: {folder / 'missing.md'}: missing.md does not exist or is not a file.",
-        "skipped 1 file(s) of a type it cannot read: image.png (supported: .htm, .html, .markdown, .md, .pdf, .txt)",
+        f"skipped 1 file(s) of a type it cannot read: drawing.svg (supported: {SUPPORTED})",
     ]
     assert "Flux runbook" in run("search", "zebra alarm", "-t", "acme").stdout
 
@@ -110,8 +112,8 @@ def test_tenant_user_and_agent_ids_are_checked_where_they_enter(run, args, sqlit
     assert not sqlite_path.exists()
 
 
-def test_the_progress_bar_shows_paths_relative_to_the_folder_given(sqlite_path, folder):
-    """On a real terminal (a pty), as a person runs it."""
+def _ingest_on_a_terminal(sqlite_path, folder) -> str:
+    """`memgate ingest FOLDER` on a real terminal (a pty), as a person runs it: what the terminal showed."""
     import pty
     import subprocess
     import sys
@@ -133,8 +135,25 @@ def test_the_progress_bar_shows_paths_relative_to_the_folder_given(sqlite_path, 
         shown += chunk
     os.close(leader)
     assert done.returncode == 0
-    text = shown.decode()
+    return shown.decode()
+
+
+def test_the_progress_bar_shows_paths_relative_to_the_folder_given(sqlite_path, folder):
+    text = _ingest_on_a_terminal(sqlite_path, folder)
     assert "sub/faq.html" in text and "100%" in text
+
+
+def test_the_progress_bar_advances_by_bytes_not_by_files(sqlite_path, tmp_path):
+    """A file of nine tenths of the bytes is nine tenths of the bar (by files it would be half), so
+    the estimate after it does not extrapolate from a small file to a large one."""
+    docs = tmp_path / "sized"
+    docs.mkdir()
+    sentence = "The zebra herd crossed the river at dawn. "
+    (docs / "a_large.md").write_text(sentence * 180)  # 7560 bytes
+    (docs / "b_small.md").write_text(sentence * 20)   # 840 bytes
+    frames = _ingest_on_a_terminal(sqlite_path, docs).replace("\r", "\n").splitlines()
+    percents = [f.split("%")[0].split()[-1] for f in frames if "%" in f]
+    assert "90" in percents and "50" not in percents, frames
 
 
 def test_ingest_for_a_user_is_found_by_that_user_only(run, folder, backend):

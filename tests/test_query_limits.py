@@ -1,5 +1,5 @@
 """execute_query's bounds over MCP: every costly query ends by its deadline and burns no CPU after
-its reply, and no query holds its result rows whole.
+its reply, and no query holds its result rows whole (measured on a real stdio server process).
 
 A deadline cannot stop one SQL function call, so each case below is one that ran for many
 seconds inside a single call (or spun on after its reply) before the bounds: the cost
@@ -10,16 +10,15 @@ the reply: a worker thread still running would add most of that second.
 
 from __future__ import annotations
 
-import json
 import resource
-import subprocess
-import sys
 import time
+from pathlib import Path
 
 import anyio
 import pytest
 from fastmcp import Client
 from mcp_helpers import stdio_app
+from stdio_helpers import RawStdio
 
 from memgate.manager import ACME
 
@@ -107,21 +106,14 @@ def test_ordinary_printf_and_text_functions_still_answer(sqlite_path, two_tenant
 # -- memory: rows are reduced as they are read -----------------------------------------
 
 _ROWS, _VALUE_CHARS = 150, 1_000_000  # 150 MB of values if held whole; each under the 1 MiB limit
-_MEASURE = """
-import json, sys
-from memgate.manager import ACME, CapsSettings, DatabaseSettings, MemoryManager, open_backend
 
-def status(key):
-    for line in open("/proc/self/status"):
+
+def _proc_status(pid: int, key: str) -> int:
+    """A figure from /proc/<pid>/status, in bytes (VmRSS: resident now; VmHWM: its peak so far)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(key + ":"):
             return int(line.split()[1]) * 1024
-
-manager = MemoryManager(open_backend(DatabaseSettings(path=sys.argv[1])), CapsSettings(query_timeout_s=60))
-manager.execute_query(ACME, "SELECT id FROM entity_memory", max_rows=1)   # warm: imports, pool, catalog
-before = status("VmRSS")
-out = manager.execute_query(ACME, sys.argv[2], max_rows=500)
-print(json.dumps({"growth": status("VmHWM") - before, "rows": out.rows, "first": out.text.splitlines()[3]}))
-"""
+    raise AssertionError(f"no {key} in /proc/{pid}/status")
 
 
 @pytest.fixture
@@ -137,11 +129,23 @@ def big_values(backend, sqlite_path, two_tenants):
     "SELECT subject, content FROM entity_memory WHERE subject = 'big'",
     "SELECT subject, CAST(content AS BLOB) AS raw FROM entity_memory WHERE subject = 'big'",
 ])
-def test_reading_big_values_keeps_the_servers_memory_growth_under_100_mb(big_values, sql):
-    # A fresh process, so the peak (VmHWM) is this query's own.
-    done = subprocess.run([sys.executable, "-c", _MEASURE, str(big_values), sql],
-                          capture_output=True, text=True, timeout=120, check=True)
-    measured = json.loads(done.stdout)
-    assert measured["rows"] == _ROWS
-    assert measured["growth"] < 100 * 1024 * 1024, f"RSS grew by {measured['growth'] / 2**20:.0f} MiB"
-    assert measured["first"] in ("| big | " + "a" * 499 + "… |", "| big | <binary 1000000 bytes> |")
+def test_reading_big_values_keeps_the_servers_memory_growth_under_100_mb(big_values, sql, tmp_path):
+    """A real `memgate serve` over stdio: its peak resident memory (VmHWM) during the call, over what it
+    held after a first small call, is this query's own growth."""
+    raw = RawStdio(["--db", str(big_values), "serve", "--tenant", "acme"], tmp_path, "legacy",
+                   env={"MEMGATE_CAPS__QUERY_TIMEOUT_S": "60"})
+    try:
+        raw.open_session()
+        warm = raw.request("tools/call", {"name": "execute_query",  # imports, pool, catalog
+                                          "arguments": {"query": "SELECT id FROM entity_memory", "max_rows": 1}})
+        assert not warm["result"]["isError"], warm
+        before = _proc_status(raw.proc.pid, "VmRSS")
+        answer = raw.request("tools/call", {"name": "execute_query", "arguments": {"query": sql, "max_rows": 500}})
+        growth = _proc_status(raw.proc.pid, "VmHWM") - before
+    finally:
+        raw.close()
+    assert not answer["result"]["isError"], answer
+    lines = answer["result"]["content"][0]["text"].splitlines()
+    assert lines[0].startswith(f"rows: {_ROWS} ") and len(lines) == 3 + _ROWS, lines[0]
+    assert growth < 100 * 1024 * 1024, f"RSS grew by {growth / 2**20:.0f} MiB"
+    assert lines[3] in ("| big | " + "a" * 499 + "… |", "| big | <binary 1000000 bytes> |")

@@ -1,22 +1,26 @@
 """Over MCP, a second user of the same tenant and agent sees none of jane's user-scoped rows, through any tool.
 
-The real FastMCP server in-process, in both protocol eras: every default tool (lookup_entity,
-search_memory, execute_query over every reviewed and history view, memory view), plus a
-user-scoped memory tool. jane still sees her rows through the same calls, so the check
-cannot pass by showing nobody anything.
+The real FastMCP server in-process, in both protocol eras: every tool the caller is listed
+(the defaults: lookup_entity, search_memory, execute_query over every reviewed and history
+view, memory view, expand and clarify; a user-scoped memory tool; ChatGPT's search and fetch,
+fetch asked for jane's own chunk and document ids; the example report). jane still sees her
+rows through the same calls, so the check cannot pass by showing nobody anything.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 
 import pytest
+from backend_helpers import operator_rows
 from fastmcp import Client
 from kb_helpers import add_doc, hashing_manager
 from memory_helpers import READ_ONLY_ROW, server_for
 
 from memgate.manager import ACME, Identity, load_tool_definitions
+from memgate.server.cli.tools_cmds import report_definition
 
 JANE = ACME
 BOB = Identity(tenant="acme", user="bob", agent="research-assistant", principal="test:bob")
@@ -24,12 +28,16 @@ MARK = "quokkaberry"  # in every row of jane's the fixture adds
 JULY_SUMMARY = ("sum_acme_july", "ahead of the baseline")  # the demo's user-scoped summary: its id and text
 USER_MEMORY = {**READ_ONLY_ROW, "tool_name": "user_memory", "usage_notes": "Your own notes.",
                "access_policy": {"memory_store": {"scope": "user"}}}
+CONFIG = Path(__file__).resolve().parent.parent / "config"
+#: the README's example report: every entity_memory version changed since a date, with its status
+REPORT = report_definition("claims_changed_since", CONFIG / "reports" / "claims_changed_since.sql",
+                           CONFIG / "reports" / "claims_changed_since.json", None, None)
 
 
 @pytest.fixture
 def kb(backend, two_tenants):
     manager = hashing_manager(backend)
-    manager.seed_tools(JANE, [USER_MEMORY])
+    manager.seed_tools(JANE, [USER_MEMORY, *load_tool_definitions(CONFIG / "toolbox.chatgpt.json"), REPORT])
     add_doc(manager, JANE, f"Jane's {MARK} plans", f"The {MARK} launch is jane's private plan for the July summary.",
             user_id="jane")
     with backend.session(JANE) as s, s.transaction():
@@ -47,8 +55,16 @@ def kb(backend, two_tenants):
     return manager
 
 
+def _janes_kb_ids(backend) -> tuple[str, str]:
+    """The id of jane's own document and of its (one) chunk."""
+    [doc] = operator_rows(backend, "knowledge_base_document", "WHERE user_id = 'jane'")
+    [chunk] = operator_rows(backend, "knowledge_base_chunk", "WHERE document_id = :d", {"d": doc["id"]})
+    return doc["id"], chunk["id"]
+
+
 def _every_tool_call(manager, identity, mode) -> tuple[dict, dict[str, str]]:
     """List the tools, then call every one as `identity`: the tools, and each call's text by a short label."""
+    doc_id, chunk_id = _janes_kb_ids(manager.backend)
 
     async def main():
         async with Client(server_for(manager, identity), mode=mode) as client:
@@ -58,9 +74,18 @@ def _every_tool_call(manager, identity, mode) -> tuple[dict, dict[str, str]]:
                      "search": ("search_memory", {"query": f"{MARK} July summary baseline plans"}),
                      "memory": ("memory", {"command": "view", "path": "/memories"}),
                      "user_memory": ("user_memory", {"command": "view", "path": "/memories"}),
-                     "user_memory file": ("user_memory", {"command": "view", "path": f"/memories/{MARK}.md"})}
+                     "user_memory file": ("user_memory", {"command": "view", "path": f"/memories/{MARK}.md"}),
+                     "expand": ("expand", {"memory_id": chunk_id}),
+                     "expand absent": ("expand", {"memory_id": "chk_no_such_passage"}),
+                     "clarify": ("clarify", {"question": "Which launch plan do you mean?"}),
+                     "chatgpt search": ("search", {"query": f"{MARK} July summary baseline plans"}),
+                     "fetch chunk": ("fetch", {"id": chunk_id}),
+                     "fetch document": ("fetch", {"id": doc_id}),
+                     "fetch absent": ("fetch", {"id": "chk_no_such_passage"}),
+                     "report": ("claims_changed_since", {"since": "2000-01-01"})}
             calls.update({view: ("execute_query", {sql_arg: f"SELECT * FROM {view}", "max_rows": 500})
                           for view in manager.backend.query_catalog()})
+            assert {name for name, _ in calls.values()} == set(tools), "every tool listed is called"
             texts = {}
             for label, (name, arguments) in calls.items():
                 result = await client.call_tool(name, arguments, raise_on_error=False)
@@ -83,11 +108,18 @@ def _cells(table: str, column: str) -> list[str]:
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_a_second_acme_user_sees_none_of_janes_rows_through_any_tool(kb, mode):
     tools, texts = _every_tool_call(kb, BOB, mode)
-    assert {"lookup_entity", "search_memory", "execute_query", "memory", "user_memory"} <= set(tools)
+    assert {"lookup_entity", "search_memory", "execute_query", "memory", "user_memory", "expand", "clarify",
+            "search", "fetch", "claims_changed_since"} <= set(tools)
     views = set(kb.backend.query_catalog())
     assert {"summarization_memory", "conversation_memory", "entity_memory_history", "knowledge_base_chunk"} <= views
-    assert set(texts) == {"lookup", "search", "memory", "user_memory", "user_memory file"} | views
+    assert set(texts) == {"lookup", "search", "memory", "user_memory", "user_memory file", "expand", "clarify",
+                          "chatgpt search", "fetch chunk", "fetch document", "fetch absent", "expand absent",
+                          "report"} | views
     assert texts.pop("user_memory file") == f"The path /memories/{MARK}.md does not exist. Please provide a valid path."
+    # jane's ids are refused with the very sentence an id that exists nowhere gets
+    assert texts["fetch chunk"] == texts["fetch document"] == texts.pop("fetch absent")
+    assert texts["expand"] == texts.pop("expand absent")
+    assert json.loads(texts["chatgpt search"])["results"]  # bob finds the tenant's shared chunks
     texts["search"] = texts["search"].split("\n", 1)[1]  # its first line echoes the query
     assert '<memory id="chk_' in texts["search"]  # bob finds the tenant's chunks, not jane's
     for label, text in texts.items():
@@ -98,7 +130,8 @@ def test_a_second_acme_user_sees_none_of_janes_rows_through_any_tool(kb, mode):
 
     _, jane = _every_tool_call(kb, JANE, mode)
     for label in ("lookup", "search", "user_memory", "user_memory file", "entity_memory", "entity_memory_history",
-                  "conversation_memory", "guideline_memory", "knowledge_base_chunk", "knowledge_base_document"):
+                  "conversation_memory", "guideline_memory", "knowledge_base_chunk", "knowledge_base_document",
+                  "chatgpt search", "fetch chunk", "fetch document", "report"):
         assert MARK in jane[label], (label, jane[label])
     assert all(word in jane["summarization_memory"] for word in JULY_SUMMARY)
     assert "jane" in _cells(jane["summarization_memory"], "user_id")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
+from fastmcp import Client
 from kb_helpers import ACME, add_doc, hashing_manager
+from memory_helpers import seed, server_for
 
 CHAPTER = "Chapter {n}. The zebra herd crossed the river at dawn, counted by the rangers at ford {n}."
 
@@ -20,11 +23,21 @@ def test_exact_duplicates_fold_into_the_best_ranked_copy_which_says_how_many(bac
     out = kb.search_memory(ACME, "zebra herd river ford rangers", max_results=4)
     results = out.structured["results"]
     assert len(results) == 4
-    contents = [" ".join(r.split()).casefold()
-                for r in re.findall(r"^<content>title: [^\n]*\n(.*?)</content>", out.text, re.S | re.M)]
-    assert len(set(contents)) == 4  # four different passages, no copy among them
     assert sum(r["folded"] for r in results) == 3
-    assert len(re.findall(r' folded="1"[ >]', out.text)) == 3
+
+    seed(kb, ACME)
+
+    async def over_mcp():  # what the model reads: search_memory through the server
+        async with Client(server_for(kb, ACME)) as client:
+            result = await client.call_tool("search_memory", {"query": "zebra herd river ford rangers",
+                                                              "max_results": 4})
+            return result.content[0].text
+
+    text = asyncio.run(over_mcp())
+    contents = [" ".join(r.split()).casefold()
+                for r in re.findall(r"^<content>title: [^\n]*\n(.*?)</content>", text, re.S | re.M)]
+    assert len(contents) == len(set(contents)) == 4  # four different passages, no copy among them
+    assert len(re.findall(r' folded="1"[ >]', text)) == 3
 
 
 def test_a_search_without_duplicates_says_nothing_of_folding(backend):

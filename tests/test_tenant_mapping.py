@@ -121,6 +121,15 @@ def test_the_cli_maps_lists_and_unmaps(sqlite_path):
            run("map", "iss_sub", "00u2", "-t", "acme", ok=False)
 
 
+def test_the_map_help_reads_as_prose_with_its_kinds_table():
+    import re
+    out = CliRunner().invoke(cli, ["tenants", "map", "--help"]).output
+    prose = re.sub(r"\n\s*", " ", out)
+    assert "When several mappings match one token they must name the same tenant" in prose
+    assert "\n    hd            a Google Workspace hosted domain" in out
+    assert "\n    memgate tenants map hd acme.example -t acme\n" in out
+
+
 def test_no_walled_session_and_no_query_reaches_the_mapping_table(manager, backend, two_tenants):
     manager.operator_map_tenant("client_id", "svc-secret-client", "acme", user="jane")
     assert "tenant_mapping" not in backend.tables()

@@ -9,6 +9,8 @@ from __future__ import annotations
 from memgate.manager import (
     AccessDenied,
     Conflict,
+    ImageNotShown,
+    ImageNotVisible,
     InvalidArgument,
     NotFound,
     NotIssued,
@@ -27,6 +29,9 @@ NOT_ISSUED = ("That memory id was not issued to you as a pointer or summary in y
               "expand only ids the window shows with tier=\"pointer\" or tier=\"summary\".")
 
 NOT_VISIBLE = "There is no document or passage with that id for you; fetch ids that search returned."
+IMAGE_NOT_SHOWN = ("That image id was not shown to you by an earlier result, or the image is gone; expand image ids "
+                   "that search_memory returned.")
+IMAGE_NOT_VISIBLE = "There is no image with that id for you; use image ids that search_memory returned."
 
 
 def unknown_tool(name: str) -> str:
@@ -39,6 +44,10 @@ def agent_message(exc: BaseException, call_id: str) -> str:
         return f"The query was rejected: {exc.message}"
     if isinstance(exc, InvalidArgument):
         return invalid_arguments(exc.field, exc.message)
+    if isinstance(exc, ImageNotShown):
+        return IMAGE_NOT_SHOWN
+    if isinstance(exc, ImageNotVisible):
+        return IMAGE_NOT_VISIBLE
     if isinstance(exc, NotIssued):
         return NOT_ISSUED
     if isinstance(exc, NotVisible):

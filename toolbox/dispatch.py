@@ -13,6 +13,7 @@ tool and status are in the operator log line that held it.
 
 from __future__ import annotations
 
+import base64
 import logging
 import threading
 import time
@@ -27,7 +28,7 @@ import jsonschema
 from fastmcp.exceptions import ToolError
 from fastmcp.tools import Tool
 from fastmcp.tools.base import ToolResult
-from mcp.types import TextContent
+from mcp.types import ImageContent, TextContent
 from pydantic import ValidationError
 
 from memgate.manager import (
@@ -114,7 +115,9 @@ class ToolDispatcher:
             return output
         if not logged:
             await self._log(ctx.identity, _done(record, output, started))
-        return ToolResult(content=[TextContent(type="text", text=output.text)], is_error=output.is_error,
+        images = [ImageContent(type="image", data=base64.b64encode(i.data).decode("ascii"), mime_type=i.mime_type)
+                  for i in output.images]
+        return ToolResult(content=[TextContent(type="text", text=output.text), *images], is_error=output.is_error,
                           structured_content=structured)
 
     async def gone(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:

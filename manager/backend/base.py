@@ -127,10 +127,19 @@ class Session(Protocol):
     def change_marker(self) -> dict[str, Any]:
         """What the database can say of this moment, for a context manifest: a JSON object with `kind`.
 
-        Oracle: {"kind": "oracle_scn", "scn": <the current SCN>}, which an operator can read the
-        owner's tables AS OF. SQLite has no change number: {"kind": "sqlite_versions_read"},
-        and the manifest's list of row versions read is the whole marker. Replay never reads
-        as of a marker on any backend: it reads the versions a manifest names as they are now.
+        Oracle: {"kind": "oracle_scn", "scn": <the current SCN>}, which as_of() reads at.
+        SQLite has no change number: {"kind": "sqlite_versions_read"}, and the manifest's list
+        of row versions read is the whole marker. Replay reads the versions a manifest names as
+        they are now; asked to, it reads them as of the marker, where the backend keeps one.
+        """
+
+    def as_of(self, marker: Mapping[str, Any]) -> AbstractContextManager[None]:
+        """Every read inside sees the database as it was at `marker` (a change_marker() of this
+        backend), through the same wall; nothing may be written inside.
+
+        Oracle: session-level Flashback at the marker's SCN; VPD still applies, with the
+        caller's context. A moment older than the undo the database keeps raises NotFound
+        naming undo retention. SQLite numbers no changes: NotFound, saying so.
         """
 
 
@@ -193,6 +202,15 @@ class Backend(Protocol):
 
     def query_catalog(self) -> ViewCatalog:
         """The reviewed views execute_query may read, with their columns and declared types."""
+
+    def set_call_timeout(self, seconds: float) -> None:
+        """Bound each database round trip of a walled session to `seconds` (the manager passes
+        caps.query_timeout_s); a round trip past it ends the call with QueryTimeout.
+
+        Oracle: python-oracledb's Connection.call_timeout, set on every acquire (the server is
+        told to stop, and the session is dropped from the pool). SQLite runs each statement
+        in-process, with lock waits bounded by busy_timeout: there is no round trip to bound.
+        """
 
     def database_embedder(self) -> Any | None:
         """An embedder the database runs itself (an object with `name` and `embed(texts) -> ndarray`,

@@ -91,6 +91,7 @@ def assemble(session: Session, identity: Identity, question: str, intent: str, n
     by_slice[VOLATILE_TAIL].sort(key=lambda c: (-(c.row.get("turn_index") or 0), c.id))  # newest first
     fitter = SliceFitter(by_slice, budget=budget, tenant=identity.tenant)
     grant(plan, fitter.fill)
+    fitter.require_whole()
     placed: dict[str, list[Placed]] = {}
     for name in VARIABLE:
         fitted = fitter.fitted[name]

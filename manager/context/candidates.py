@@ -109,7 +109,10 @@ def gather(session: Session, embedder: Embedder, question: str, now: str, window
     tail_ids = {r["id"] for r in tail}
     found = [c for c in found if c.id not in tail_ids]
     found += [Candidate("conversation", VOLATILE_TAIL, r) for r in tail]
-    notes = stale.stale_facts(session, {c.id: stale.refs_of(c.row) for c in found if c.kind != "entity"}, now)
+    # a claim derived from another claim's version is checked too; a claim's own earlier version is
+    # the one its correction replaced, not a fact it used
+    own = {c.id: (c.row["subject"], c.row["predicate"]) for c in found if c.kind == "entity"}
+    notes = stale.stale_facts(session, {c.id: stale.refs_of(c.row) for c in found}, now, own_claims=own)
     for c in found:
         c.stale = notes.get(c.id, ())
     return found

@@ -4,6 +4,14 @@ Only an id the caller's current window (its thread's, or with no thread its serv
 session's) showed as a pointer or summary is expanded, and only while its source row
 version is still there for the caller through the wall. Anything else is NotIssued,
 with nothing said about whether the id exists elsewhere.
+
+An image id is issued by any result the caller received that showed it (search_memory's
+image records): the call log, which the wall cuts to the caller's own user, agent and
+thread, is the record of what each result cited. A window never issues one (its evidence
+shows description chunks), and a result that did not reach the caller issued nothing, so
+an image id is expanded only for a caller it was shown to, and only while the caller can
+still read the image. With include_bytes its bytes come beside the record, within
+caps.max_image_bytes.
 """
 
 from __future__ import annotations
@@ -11,7 +19,8 @@ from __future__ import annotations
 import json
 
 from ..backend.base import Session
-from ..errors import NotIssued
+from ..errors import ImageNotShown, NotIssued
+from ..kb.image_view import show_image
 from ..output.records import metadata_line
 from ..output.results import ToolOutput
 from ..tokens import count_tokens
@@ -20,7 +29,7 @@ from .layout import FULL, POINTER, SUMMARY
 from .render import record
 from .window import WindowKey, current_window
 
-__all__ = ["expand"]
+__all__ = ["expand", "expand_image"]
 
 
 def expand(session: Session, key: WindowKey, memory_id: str) -> ToolOutput:
@@ -40,3 +49,14 @@ def expand(session: Session, key: WindowKey, memory_id: str) -> ToolOutput:
                   annotations=[manifests.note_of(n) for n in entry.get("annotations", ())])
     text = f"{metadata_line(expand=memory_id, window=window.manifest_id, was=entry['tier'])}\n{body}"
     return ToolOutput(text=text, rows=1, tokens=count_tokens(text), cited_ids=(memory_id,))
+
+
+def expand_image(session: Session, image_id: str, now: str, *, include_bytes: bool, max_image_bytes: int) -> ToolOutput:
+    """An image id a result the caller received showed: its record, and its bytes when asked."""
+    issued = session.fetch_one("calllog_cited", needle=json.dumps(image_id)) is not None
+    shown = show_image(session, image_id, now, head={"expand": image_id}, asked_bytes=include_bytes,
+                       max_image_bytes=max_image_bytes) if issued else None
+    if shown is None:
+        raise ImageNotShown(f"{image_id!r} was not shown to this caller by an earlier result, or the image is no "
+                        "longer there for it")
+    return shown

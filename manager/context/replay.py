@@ -6,6 +6,12 @@ again from them, at the manifest's tiers, statuses and annotations, with its hea
 question, and its sha256 compared with the manifest's window_hash. A dependency that is
 gone (deleted, or soft-deleted) or that the caller may no longer see makes replay
 impossible, and the result says which and why.
+
+Asked to (`as_of_marker`), replay reads those versions as the database held them at the
+manifest's change marker instead (Session.as_of: Oracle's Flashback at the recorded SCN,
+through the same wall), so a dependency deleted or replaced since still replays; a
+backend that keeps no change number, or a marker older than the database keeps undo
+for, is NotFound with the reason.
 """
 
 from __future__ import annotations
@@ -45,11 +51,14 @@ class Replay:
     matches: bool
     missing: list[Unreplayable] = field(default_factory=list)
     note: str | None = None
+    #: the change marker the rows were read as of, or None when they were read as they are now
+    as_of: dict[str, Any] | None = None
 
 
 def replay(session: Session, manifest_id: str, tenant: str, *,
-           exists: Callable[[list[str]], dict[str, Row]] | None = None) -> Replay:
-    """Rebuild the window of `manifest_id` as the session's caller sees the database now.
+           exists: Callable[[list[str]], dict[str, Row]] | None = None, as_of_marker: bool = False) -> Replay:
+    """Rebuild the window of `manifest_id` as the session's caller sees the database now,
+    or, with `as_of_marker`, as it saw it at the manifest's change marker.
 
     `exists(ids)` (the operator's view of the tenant) tells a deleted dependency from one
     the caller may no longer see; without it every missing row is reported as deleted.
@@ -58,10 +67,16 @@ def replay(session: Session, manifest_id: str, tenant: str, *,
     if m.get("renderer_version") != RENDERER_VERSION:
         return Replay(manifest_id, m, None, None, False,
                       note=f"rendered by {m.get('renderer_version')}, this memgate renders {RENDERER_VERSION}")
-    rows = _rows(session, m["memories"])
+    marker = None
+    if as_of_marker:
+        marker = {k: v for k, v in m["change_marker"].items() if k not in ("versions", "sha256")}
+        with session.as_of(marker):
+            rows = _rows(session, m["memories"])
+    else:
+        rows = _rows(session, m["memories"])
     missing = _missing(m["memories"], rows, exists)
     if missing:
-        return Replay(manifest_id, m, None, None, False, missing)
+        return Replay(manifest_id, m, None, None, False, missing, as_of=marker)
     blocks: dict[str, list[str]] = {name: [] for name in SLICES if name != QUESTION}
     for entry in m["memories"]:
         row = rows[entry["ref"]["id"]]
@@ -74,7 +89,7 @@ def replay(session: Session, manifest_id: str, tenant: str, *,
     head = header(m["intent"], m["evaluated_at"], m["arithmetic"]["available"])
     text = window_text(head, blocks, m["request"]["question"])
     digest = manifests.sha256(text)
-    return Replay(manifest_id, m, text, digest, digest == m["window_hash"])
+    return Replay(manifest_id, m, text, digest, digest == m["window_hash"], as_of=marker)
 
 
 def _rows(session: Session, memories: list[dict[str, Any]]) -> dict[str, Row]:

@@ -95,7 +95,8 @@ def close_round(session: Session, identity: Identity, rnd: Round, *, call_id: st
         event_id = new_id("tr")
         head = _head(event_id, number, rnd.max_rounds, count_tokens(output.text), spent["tokens"], rnd.reserve)
         text = output.text if output.wire_format else f"{head}\n{output.text}"
-        charge = count_tokens(text)
+        # an image a result carries costs the model tokens too (its estimate, manager/kb/image_view.py)
+        charge = count_tokens(text) + sum(i.tokens for i in output.images)
         left = rnd.reserve - spent["tokens"]
         if charge > left:
             return _denied(_TOO_BIG.format(tokens=charge, left=left))

@@ -3,14 +3,14 @@
 Greedy in the slice's order. A pointer is the memory's id, type, one line and the token
 cost of its full form, so the model can `expand` it. A required memory (a current fact
 that an admitted memory's stale number needs beside it) is placed first and only whole:
-if it cannot fit, the assembly fails naming the slice rather than show the stale number
-alone.
+if it cannot fit even after unused share has passed on in overflow_order, the assembly
+fails naming the slice rather than show the stale number alone.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import ContextTooSmall
 from ..limits import ContextBudget
@@ -36,6 +36,8 @@ class Fitted:
     #: candidates with no room even as a pointer, and the tokens a pointer needed
     dropped: list[tuple[Candidate, int]]
     used: int
+    #: required memories with no room at full size: (candidate, tokens needed, tokens left)
+    short: list[tuple[Candidate, int, int]] = field(default_factory=list)
 
 
 class SliceFitter:
@@ -52,6 +54,15 @@ class SliceFitter:
         self.fitted[name] = fitted
         return fitted.used
 
+    def require_whole(self) -> None:
+        """ContextTooSmall naming the first slice whose required memory did not fit, after overflow."""
+        for name, fitted in self.fitted.items():
+            for c, need, left in fitted.short:
+                raise ContextTooSmall(
+                    f"the {name} slice cannot hold the current fact {c.id} ({need} tokens, {left} left) "
+                    f"that a memory with its earlier value needs beside it",
+                    field=name, hint=too_small_hint(self.tenant, self.budget, need - left))
+
     def _form(self, c: Candidate, tier: str) -> tuple[str, int] | None:
         key = (id(c), tier)
         if key not in self._rendered:
@@ -67,6 +78,7 @@ class SliceFitter:
         overhead = slice_overhead(name)
         placed: list[Placed] = []
         dropped: list[tuple[Candidate, int]] = []
+        short: list[tuple[Candidate, int, int]] = []
         used = 0
         for c in ordered:
             opening = 0 if placed else overhead
@@ -77,11 +89,8 @@ class SliceFitter:
                     used += opening + form[1]
                     break
             else:
-                if c.required:
-                    need = self._form(c, FULL)[1] + opening
-                    raise ContextTooSmall(
-                        f"the {name} slice cannot hold the current fact {c.id} ({need} tokens, "
-                        f"{allowance - used} left) that a memory with its earlier value needs beside it",
-                        field=name, hint=too_small_hint(self.tenant, self.budget, need - (allowance - used)))
+                if c.required:  # overflow may still grant the room: judged in require_whole
+                    short.append((c, self._form(c, FULL)[1] + opening, allowance - used))
+                    continue
                 dropped.append((c, self._form(c, POINTER)[1] + opening))
-        return Fitted(placed, dropped, used)
+        return Fitted(placed, dropped, used, short)

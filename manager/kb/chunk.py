@@ -7,12 +7,15 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import InvalidArgument
+from ..limits import ChunkSettings
 
 __all__ = ["Chunk", "chunk_text"]
 
 # One character can be up to 4 byte-level tokens, so a smaller budget could not always
 # make progress through text it has to cut mid-word.
 MIN_MAX_TOKENS = 4
+#: the defaults are ChunkSettings', defined once in manager/limits.py
+_DEFAULTS = ChunkSettings()
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,8 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\s*\n\s*")
 _WORD_BREAK = re.compile(r"\s+")
 
 
-def chunk_text(text: str, *, max_tokens: int = 300, overlap_tokens: int = 40) -> list[Chunk]:
+def chunk_text(text: str, *, max_tokens: int = _DEFAULTS.max_tokens,
+               overlap_tokens: int = _DEFAULTS.overlap_tokens) -> list[Chunk]:
     """Chunks of at most `max_tokens` o200k tokens; each after the first repeats up to
     `overlap_tokens` of the previous one's tail, starting at a sentence or word boundary.
 

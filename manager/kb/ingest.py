@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +42,8 @@ class IngestResult:
     chunks: int = 0
     tokens: int = 0
     reason: str | None = None
+    #: the image_memory row of an image file (kb/images.py)
+    image_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,12 +94,19 @@ def ingest_path(open_session, identity: Identity, path: str | Path, embedder: Em
 def ingest_text(open_session, identity: Identity, embedder: Embedder, now: str, *, title: str, text: str,
                 source_uri: str, mime_type: str = "text/plain", collection: str = "default",
                 user_id: str | None = None, agent_id: str | None = None,
-                settings: ChunkSettings = ChunkSettings()) -> IngestResult:
-    """Ingest text that is already parsed (benchmarks, demo data, other callers)."""
+                settings: ChunkSettings = ChunkSettings(), content_hash: str | None = None,
+                label: str | None = None,
+                write_also: Callable[[Session, str], None] | None = None) -> IngestResult:
+    """Ingest text that is already parsed (benchmarks, demo data, other callers).
+
+    `content_hash` is what makes the source unchanged (default: the text's sha256; an image's
+    description document hashes the image's bytes too); `write_also(session, document_id)`
+    writes more rows in the same transaction as the document (the image row).
+    """
     scope = _Scope(collection, user_id, agent_id, None)
-    fingerprint = _fingerprint(source_hash(text.encode("utf-8")), embedder, settings)
+    fingerprint = _fingerprint(content_hash or source_hash(text.encode("utf-8")), embedder, settings)
     return _store(open_session, identity, embedder, now, scope, source_uri, title, text, mime_type,
-                  fingerprint, settings, source_uri)
+                  fingerprint, settings, label or source_uri, write_also)
 
 
 def _existing(s: Session, scope: _Scope, source_uri: str) -> Row | None:
@@ -106,7 +116,7 @@ def _existing(s: Session, scope: _Scope, source_uri: str) -> Row | None:
 
 def _store(open_session, identity: Identity, embedder: Embedder, now: str, scope: _Scope, source_uri: str,
            title: str, text: str, mime_type: str, fingerprint: dict, settings: ChunkSettings,
-           label: str) -> IngestResult:
+           label: str, write_also: Callable[[Session, str], None] | None = None) -> IngestResult:
     chunks = chunk_text(text, max_tokens=settings.max_tokens, overlap_tokens=settings.overlap_tokens)
     vectors = embedder.embed([c.text for c in chunks])
     doc_tokens = count_tokens(text)
@@ -139,6 +149,8 @@ def _store(open_session, identity: Identity, embedder: Embedder, now: str, scope
                 "embedding": vector, "embedding_model": embedder.name,
                 "version": 1, "valid_from": now, "created_by": identity.principal or identity.user,
                 "created_at": now})
+        if write_also is not None:
+            write_also(s, doc_id)
     return IngestResult(label, status, doc_id, title, len(chunks), sum(c.token_count for c in chunks))
 
 

@@ -4,26 +4,34 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..backend.base import Row
 from ..output.budget import clip_to_fit, fit_records
 from ..output.records import StaleFact, clip, escape_body, memory_record, metadata_line, with_token_count
 from ..output.results import ToolOutput
 from ..tokens import count_tokens
+from .image_view import image_attributes, image_body
 from .search import SearchHit
 
 __all__ = ["render_hits"]
 
 
 def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, max_tokens: int,
-                asked: int, annotations: Mapping[str, tuple[StaleFact, ...]] | None = None) -> ToolOutput:
+                asked: int, annotations: Mapping[str, tuple[StaleFact, ...]] | None = None,
+                images: Mapping[str, Row] | None = None) -> ToolOutput:
     """At most `asked` records best first, as many as fit in `max_tokens` (head included).
 
     `hits` may hold one more than `asked`: that extra hit only says "more exist". A record
     whose text appeared more than once says how many copies it stands for (`folded=N`). Chunk
     text is bounded by tokens here (and at ingest), not clipped at the cell limit: a
     search result is read as passages, not as table cells. `annotations` are the stale
-    facts a chunk used (its provenance names a since-corrected claim version).
+    facts a chunk used (its provenance names a since-corrected claim version). `images` are the
+    images whose descriptions are documents, by document id: a hit on one is shown as the image
+    (type="image", its numbers and description, never its bytes), once however many of its
+    chunks matched.
     """
     notes = annotations or {}
+    images = images or {}
+    hits = _once_per_image(hits, images)
     more_rows = len(hits) > asked
     hits = hits[:asked]
 
@@ -35,16 +43,52 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
         text = with_token_count(lambda tokens: head_of(0, False, tokens), "No knowledge-base chunk matches this query.")
         return ToolOutput(text=text, tokens=count_tokens(text), structured={"results": []})
     reserve = count_tokens(head_of(len(hits), True, 99_999)) + 1
-    records = fit_records(hits, lambda hit: _build(hit, hit.content, False, notes.get(hit.id, ())), max_tokens,
-                          reserve=reserve,
+    def build(hit: SearchHit, content: str, clipped: bool) -> str:
+        image = images.get(hit.document_id)
+        if image is not None:
+            return _build_image(hit, image, content, clipped)
+        return _build(hit, content, clipped, notes.get(hit.id, ()))
+
+    def text_of(hit: SearchHit) -> str:
+        image = images.get(hit.document_id)
+        return hit.content if image is None else image["description"] or ""
+
+    records = fit_records(hits, lambda hit: build(hit, text_of(hit), False), max_tokens, reserve=reserve,
                           clip_first=lambda hit, left: clip_to_fit(
-                              hit.content, lambda c: _build(hit, c, True, notes.get(hit.id, ())), left))
+                              text_of(hit), lambda c: build(hit, c, True), left))
     shown = hits[: len(records)]
     more = more_rows or len(records) < len(hits)
     text = with_token_count(lambda tokens: head_of(len(records), more, tokens), "\n".join(records) or None)
     return ToolOutput(text=text, rows=len(records), truncated=more,
-                      tokens=count_tokens(text), cited_ids=tuple(h.id for h in shown),
-                      structured={"results": [_as_dict(h) for h in shown]})
+                      tokens=count_tokens(text), cited_ids=tuple(_shown_id(h, images) for h in shown),
+                      structured={"results": [_as_dict(h, images.get(h.document_id)) for h in shown]})
+
+
+def _once_per_image(hits: list[SearchHit], images: Mapping[str, Row]) -> list[SearchHit]:
+    seen: set[str] = set()
+    kept = []
+    for hit in hits:
+        if hit.document_id in images:
+            if hit.document_id in seen:
+                continue
+            seen.add(hit.document_id)
+        kept.append(hit)
+    return kept
+
+
+def _shown_id(hit: SearchHit, images: Mapping[str, Row]) -> str:
+    image = images.get(hit.document_id)
+    return hit.id if image is None else image["id"]
+
+
+def _build_image(hit: SearchHit, image: Row, description: str, clipped: bool) -> str:
+    body = image_body(image, description)
+    return memory_record(
+        body, id=image["id"], type="image", status="evidence", document=hit.document_id,
+        collection=hit.collection, **image_attributes(image), score=f"{hit.score:.4f}",
+        lexical_rank=hit.lexical_rank, vector_rank=hit.vector_rank,
+        cosine=None if hit.cosine is None else f"{hit.cosine:.3f}",
+        clipped="yes" if clipped else None, cell_chars=len(body))
 
 
 def _build(hit: SearchHit, content: str, clipped: bool, annotations: tuple[StaleFact, ...]) -> str:
@@ -62,7 +106,12 @@ def _one_line(text: str) -> str:
     return escape_body(clip(" ".join(text.split()), 120))
 
 
-def _as_dict(hit: SearchHit) -> dict:
+def _as_dict(hit: SearchHit, image: Row | None = None) -> dict:
+    if image is not None:
+        return {"id": image["id"], "type": "image", "document_id": hit.document_id, "title": image["title"],
+                "collection": hit.collection, "mime_type": image["mime_type"], "width": image["width"],
+                "height": image["height"], "bytes": image["byte_size"], "score": hit.score,
+                "lexical_rank": hit.lexical_rank, "vector_rank": hit.vector_rank, "cosine": hit.cosine}
     return {"id": hit.id, "document_id": hit.document_id, "title": hit.title, "collection": hit.collection,
             "position": hit.position, "chunks": hit.chunk_count, "tokens": hit.token_count,
             "score": hit.score, "lexical_rank": hit.lexical_rank, "vector_rank": hit.vector_rank,

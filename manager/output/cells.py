@@ -2,7 +2,8 @@
 
 The markers say what a value is without reading or spending tokens on it:
 
-- LOB (a declared LOB type, or an oracledb LOB) → `<LOB>`, never read;
+- LOB (a declared LOB type) → `<LOB>`, never read: a backend hands over no LOB value, only
+  its declared type (Oracle's cursor drops the locator unread);
 - vector (declared `VECTOR` / `VECTOR(n)`, an `array.array`, a numpy array) →
   `<VECTOR(dim)>`, where dim comes from the stored value (float32 bytes: len // 4),
   not from the declaration, so a wrong declaration cannot lie about the data;
@@ -21,7 +22,6 @@ from __future__ import annotations
 import array
 import json
 import re
-import sys
 
 from ..backend.base import BinaryLength
 from ..errors import InvalidArgument
@@ -43,8 +43,6 @@ def shape_cell(value: object, declared_type: str | None = None, *, max_chars: in
         raise InvalidArgument(f"max_chars must be >= 1, got {max_chars}.", field="max_chars")
     if value is None:
         return ""
-    if _is_oracle_lob(value):
-        return "<LOB>"
     declared = (declared_type or "").upper()
     if _VECTOR_TYPE.fullmatch(declared):
         if marker := _vector_marker(value, float32_bytes=True):
@@ -87,14 +85,3 @@ def _byte_length(value: bytes | bytearray | memoryview | BinaryLength) -> int:
         return value.size
     return value.nbytes if isinstance(value, memoryview) else len(value)
 
-
-def _is_oracle_lob(value: object) -> bool:
-    # Only if the driver is already loaded: a LOB value cannot exist without it, and
-    # importing oracledb just to shape a SQLite cell would cost startup time.
-    oracledb = sys.modules.get("oracledb")
-    if oracledb is None:
-        return False
-    lob_types = tuple(
-        cls for cls in (getattr(oracledb, "LOB", None), getattr(oracledb, "AsyncLOB", None)) if cls
-    )
-    return bool(lob_types) and isinstance(value, lob_types)

@@ -7,6 +7,16 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class ImageData:
+    """An image a result carries beside its text, only when the caller asked for its bytes."""
+
+    mime_type: str
+    data: bytes = field(repr=False)
+    #: what the model is likely to pay for it, charged to a context window's tool reserve
+    tokens: int = 0
+
+
+@dataclass(frozen=True)
 class ToolOutput:
     """Compact text for the model plus the numbers the call log records."""
 
@@ -23,3 +33,5 @@ class ToolOutput:
     #: the text is a fixed shape a host parses (ChatGPT's search and fetch JSON): a tool round
     #: records it as it is, without the provenance line it puts before other results
     wire_format: bool = False
+    #: images sent after the text (the server makes each an MCP ImageContent); never logged
+    images: tuple[ImageData, ...] = field(default=(), compare=False)

@@ -13,6 +13,8 @@ from ..errors import ConfigError
 #: sha256 (schema_digest) of tool_schemas an earlier memgate seeded by default, by tool name:
 #: `memgate init` moves a row still holding one to the current default schema.
 RETIRED_SCHEMAS = {
+    # had no include_bytes (an image's bytes beside its record)
+    "expand": frozenset({"32553db52be8ea0dbc25555cd6f292ba1a66ec3ec43057d808cf2d33d6f74172"}),
     "execute_query": frozenset({
         # named its SQL argument `sql`; the toolbox contract calls it `query`
         "bc61204ffe432ad315182bc731caf3c1303e2c1c5c8b2273ccc28aa08eab4a87",
@@ -26,6 +28,8 @@ RETIRED_SCHEMAS = {
 #: sha256 (notes_digest) of usage_notes an earlier memgate seeded by default, by tool name: init
 #: gives a row still holding one the current default's notes.
 RETIRED_NOTES = {
+    # said only ids issued in the current window work (an image a result showed works too)
+    "expand": frozenset({"1cb8323837983d6b45cb9f1a62e47e1f39f3528dab73798b058c5723b21d1060"}),
     "execute_query": frozenset({"d61830c146a8d6e5007c1e34c6fca7cf4bd33e830853ec038318b2e5442757ea"}),
     "lookup_entity": frozenset({"7b8df2d537050ef9941ea0825bf0f154130006fc205e7ad12688290a2d84179f"}),
     "memory": frozenset({"75c66298be3dca27b6f1513b1a5fd61a6d1b2796ce11504870723260dd2b0340"}),

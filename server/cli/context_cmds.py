@@ -101,15 +101,19 @@ def register(cli: click.Group) -> None:
     @click.argument("manifest_id")
     @tenant_option()
     @click.option("--show", "show_window", is_flag=True, help="Also print the rebuilt window.")
+    @click.option("--as-of-marker", "as_of_marker", is_flag=True,
+                  help="Read the rows as of the manifest's change marker (Oracle: its SCN, within undo "
+                       "retention), so later deletions do not stop the replay.")
     @click.pass_context
     @friendly_errors
-    def replay(ctx, manifest_id, tenant, show_window) -> None:
+    def replay(ctx, manifest_id, tenant, show_window, as_of_marker) -> None:
         """Rebuild a window from the row versions its manifest names and compare its hash.
 
         MANIFEST_ID is a manifest id, or `latest` for the tenant's newest.
 
         Exits 1 when the rebuilt window differs or cannot be rebuilt (a dependency deleted,
-        or no longer visible in the manifest's scope).
+        or no longer visible in the manifest's scope; with --as-of-marker, a marker the
+        database can no longer read as of).
 
         \b
         Example:
@@ -118,7 +122,8 @@ def register(cli: click.Group) -> None:
         manager = open_manager(settings_from(ctx))
         try:
             manifest_id = _resolve(manager, tenant, manifest_id)
-            r = manager.replay_context(manager.operator_context_owner(tenant, manifest_id), manifest_id)
+            r = manager.replay_context(manager.operator_context_owner(tenant, manifest_id), manifest_id,
+                                       as_of_marker=as_of_marker)
         finally:
             manager.close()
         if r.text is None:

@@ -12,7 +12,9 @@ import click
 
 from memgate.manager import (
     FAILED,
+    IMAGE_EXTENSIONS,
     NEW,
+    NOT_SEARCHABLE,
     REPLACED,
     SUPPORTED_EXTENSIONS,
     UNCHANGED,
@@ -20,6 +22,8 @@ from memgate.manager import (
     IngestResult,
     MemgateError,
     count_tokens,
+    is_image_path,
+    sidecar_paths,
 )
 
 from .common import (
@@ -36,13 +40,17 @@ from .common import (
 log = logging.getLogger("memgate.ingest")
 #: the chunk defaults, defined once in manager/limits.py
 _CHUNK = ChunkSettings()
+#: every file type ingest reads: documents, and images (stored with a description)
+READABLE = tuple(sorted(SUPPORTED_EXTENSIONS + IMAGE_EXTENSIONS))
 
 
 def find_files(paths: tuple[str, ...]) -> tuple[dict[Path, str], list[Path]]:
     """The files named plus the supported files under each folder named (sorted, each once), each
     with the name the progress bar shows (its path relative to the folder given), and the visible
-    files in those folders that were passed over for their type."""
+    files in those folders that were passed over for their type. In a folder, an image's sidecar
+    (photo.png.txt, photo.txt, ...) is its description, not a document of its own."""
     found: dict[Path, str] = {}
+    walked: set[Path] = set()
     passed_over: dict[Path, None] = {}
     for raw in paths:
         path = Path(raw)
@@ -51,13 +59,15 @@ def find_files(paths: tuple[str, ...]) -> tuple[dict[Path, str], list[Path]]:
                 relative = child.relative_to(path)
                 if not child.is_file() or any(p.startswith(".") for p in relative.parts):
                     continue
-                if child.suffix.lower() in SUPPORTED_EXTENSIONS:
+                if child.suffix.lower() in READABLE:
                     found.setdefault(child, relative.as_posix())
+                    walked.add(child)
                 else:
                     passed_over.setdefault(child, None)
         else:
             found.setdefault(path, raw)  # a missing or unsupported file is reported as failed
-    return found, list(passed_over)
+    sidecars = {p for image in found if is_image_path(image) for p in sidecar_paths(image)} & walked
+    return {p: shown for p, shown in found.items() if p not in sidecars}, list(passed_over)
 
 
 def _size(path: Path) -> int:
@@ -74,11 +84,13 @@ def summary_lines(results: list[IngestResult], seconds: float, passed_over: list
              f"{sum(r.chunks for r in results)} chunk(s), {sum(r.tokens for r in results)} token(s) "
              f"written in {seconds:.1f}s"]
     lines += [f"failed: {r.source}: {r.reason}" for r in results if r.status == FAILED]
+    lines += [f"image {r.source}: {NOT_SEARCHABLE} (give --description or a sidecar {Path(r.source).name}.txt)"
+              for r in results if r.status != FAILED and r.reason == NOT_SEARCHABLE]
     if passed_over:
         names = ", ".join(p.name for p in passed_over[:10]) + (f" and {len(passed_over) - 10} more"
                                                                if len(passed_over) > 10 else "")
         lines.append(f"skipped {len(passed_over)} file(s) of a type it cannot read: {names} "
-                     f"(supported: {', '.join(SUPPORTED_EXTENSIONS)})")
+                     f"(supported: {', '.join(READABLE)})")
     return lines
 
 
@@ -95,14 +107,21 @@ def register(cli: click.Group) -> None:
                   help="Largest chunk, in o200k_base tokens.")
     @click.option("--overlap-tokens", type=click.IntRange(0, 1000), default=_CHUNK.overlap_tokens,
                   show_default=True, help="Tokens a chunk repeats from the one before it.")
+    @click.option("--description", "-d", metavar="TEXT",
+                  help="What the image files named show: the text search finds them by (else a sidecar "
+                       "NAME.txt or NAME.md beside each).")
     @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
     @click.pass_context
     @friendly_errors
-    def ingest(ctx, paths, tenant, collection, user, agent, chunk_tokens, overlap_tokens, quiet) -> None:
-        """Add .txt, .md, .html and .pdf files (or folders of them) to a tenant's knowledge base.
+    def ingest(ctx, paths, tenant, collection, user, agent, chunk_tokens, overlap_tokens, description,
+               quiet) -> None:
+        """Add .txt, .md, .html, .pdf and image files (or folders of them) to a tenant's knowledge base.
 
-        Each file is parsed, cut into token-bounded chunks, embedded and indexed. An
-        unchanged file is skipped; a changed one replaces its chunks in one transaction.
+        Each document is parsed, cut into token-bounded chunks, embedded and indexed. An
+        image (.png, .jpg, .jpeg, .webp, .gif) is stored with its bytes; search finds it by
+        its description (--description, or a sidecar photo.png.txt, photo.txt or .md beside
+        it) plus its file name, and one without a description is stored but not searchable.
+        An unchanged file is skipped; a changed one replaces its chunks in one transaction.
         A file that cannot be read is reported and the others still go in. The tenant
         must have been set up first (`memgate init --tenant T`).
 
@@ -110,12 +129,15 @@ def register(cli: click.Group) -> None:
         Examples:
           memgate ingest ./handbook --tenant acme --collection handbook
           memgate ingest report.pdf notes.md -t acme --user jane
+          memgate ingest chart.png -t acme -d "Helios nDCG@10 by month, July to September"
         """
         if overlap_tokens >= chunk_tokens:
             raise click.BadParameter("must be smaller than --chunk-tokens", param_hint="--overlap-tokens")
         # pypdf logs what it repairs; a file it cannot read is reported in the summary instead.
         logging.getLogger("pypdf").setLevel(logging.ERROR)
         files, passed_over = find_files(paths)
+        if description is not None and not any(is_image_path(p) for p in files):
+            raise click.BadParameter("describes image files, and none is named", param_hint="--description")
         chunking = ChunkSettings(max_tokens=chunk_tokens, overlap_tokens=overlap_tokens)
         identity = operator_identity(tenant, user, agent)  # the wall lets only that scope write its rows
         settings = settings_from(ctx)
@@ -134,7 +156,8 @@ def register(cli: click.Group) -> None:
                                    show_percent=True, hidden=quiet, item_show_func=lambda shown: shown) as bar:
                 for path, shown in files.items():
                     bar.update(0, shown)
-                    results.append(_ingest_one(manager, identity, path, collection, user, agent, chunking))
+                    results.append(_ingest_one(manager, identity, path, collection, user, agent, chunking,
+                                               description if is_image_path(path) else None))
                     bar.update(sizes[path], shown)
         finally:
             manager.close()
@@ -170,10 +193,11 @@ def register(cli: click.Group) -> None:
         click.echo(json.dumps(out.structured or {"results": []}, indent=2) if as_json else out.text)
 
 
-def _ingest_one(manager, identity, path: Path, collection, user, agent, settings) -> IngestResult:
+def _ingest_one(manager, identity, path: Path, collection, user, agent, settings,
+                description: str | None = None) -> IngestResult:
     try:
         return manager.ingest_file(identity, path, collection=collection, user_id=user, agent_id=agent,
-                                   settings=settings)
+                                   settings=settings, description=description)
     except MemgateError as exc:
         return IngestResult(str(path), FAILED, reason=exc.with_hint())
     except OSError as exc:

@@ -19,6 +19,22 @@ _KIND_HELP = """KIND is the verified attribute VALUE is compared with:
   hd            a Google Workspace hosted domain, as Google reports it
   email_domain  the domain of a verified email address
 """
+# Not indented like a docstring: click dedents by the smallest indent, which _KIND_HELP's
+# unindented lines would make 0, leaving the indented prose misaligned and badly wrapped.
+_MAP_HELP = f"""Map KIND VALUE to a tenant (and optionally a user).
+
+{_KIND_HELP}
+Mapping the same KIND VALUE again replaces the old mapping. When several mappings
+match one token they must name the same tenant; the most specific one (the order
+above) supplies the user.
+
+\b
+Examples:
+  memgate tenants map hd acme.example -t acme
+  memgate tenants map email_domain globex.example -t globex
+  memgate tenants map client_id 1234-abc.apps.googleusercontent.com -t acme
+  memgate tenants map iss_sub 00u1ab2c --issuer https://acme.okta.com -t acme --user jane
+"""
 
 
 def register(cli: click.Group) -> None:
@@ -33,20 +49,7 @@ def register(cli: click.Group) -> None:
         ":unmapped" with the attributes to map (`memgate log -t :unmapped --json`).
         """
 
-    @tenants.command("map", help=f"""Map KIND VALUE to a tenant (and optionally a user).
-
-    {_KIND_HELP}
-    Mapping the same KIND VALUE again replaces the old mapping. When several mappings
-    match one token they must name the same tenant; the most specific one (the order
-    above) supplies the user.
-
-    \b
-    Examples:
-      memgate tenants map hd acme.example -t acme
-      memgate tenants map email_domain globex.example -t globex
-      memgate tenants map client_id 1234-abc.apps.googleusercontent.com -t acme
-      memgate tenants map iss_sub 00u1ab2c --issuer https://acme.okta.com -t acme --user jane
-    """)
+    @tenants.command("map", help=_MAP_HELP)
     @click.argument("kind", type=click.Choice(TENANT_MAPPING_KINDS))
     @click.argument("value")
     @tenant_option()

@@ -25,6 +25,10 @@
 --   toolbox_memory       tool definitions and access policies: configuration, not memory,
 --                        and it would show the agent tools its roles do not have.
 --   mcp_call_log         the audit trail: arguments and results, for the operator.
+--   image_memory         its bytes are for expand and fetch_image; its rows would add a line
+--                        to execute_query's description, sent on every turn, and the images
+--                        are rows of knowledge_base_document already (mime_type image/...,
+--                        content their description).
 SELECT column1 AS table_name, column2 AS claim_key
 FROM (VALUES ('entity_memory', 'subject predicate'),
              ('guideline_memory', 'guideline_key'),

@@ -83,3 +83,29 @@ def test_another_tenant_user_or_thread_cannot_replay_or_read_the_manifest(manage
             manager.replay_context(other, window.manifest_id)
         with pytest.raises(NotFound, match="no context manifest"):
             manager.context_manifest(other, window.manifest_id)
+
+
+def test_as_of_the_marker_a_since_replaced_dependency_still_replays_where_the_backend_keeps_a_change_number(
+        manager, backend, window):
+    """Oracle reads the manifest's versions at its SCN (Flashback, VPD still on); SQLite keeps no change number."""
+    manager.ingest_text(ACME, title="Helios RAG evaluation report (August re-run)", text="Rewritten report.",
+                        source_uri="demo://acme/1", collection="demo")
+    assert manager.replay_context(JANE_IN_REVIEW, window.manifest_id).missing  # read as it is now: gone
+    if backend.dialect == "sqlite":
+        with pytest.raises(NotFound, match="SQLite keeps no change number"):
+            manager.replay_context(JANE_IN_REVIEW, window.manifest_id, as_of_marker=True)
+        return
+    r = manager.replay_context(JANE_IN_REVIEW, window.manifest_id, as_of_marker=True)
+    marker = window.manifest["change_marker"]
+    assert r.as_of == {"kind": marker["kind"], "scn": marker["scn"]}
+    assert r.matches and r.text == window.text
+    with pytest.raises(NotFound, match="no change marker|names no Oracle SCN"):
+        with backend.session(ACME) as s, s.as_of({"kind": "sqlite_versions_read"}):
+            pass
+
+
+def test_as_of_the_marker_another_user_still_cannot_replay(manager, backend, window):
+    if backend.dialect == "sqlite":
+        pytest.skip("SQLite keeps no change number: as-of replay is refused before any read (test above)")
+    with pytest.raises(NotFound, match="no context manifest"):
+        manager.replay_context(replace(JANE_IN_REVIEW, user="bob"), window.manifest_id, as_of_marker=True)

@@ -33,6 +33,9 @@ def _row(table: str, id: str, **scope) -> dict:
         "conversation_memory": {"event_type": "turn", "role": "user", "content": f"secret {id}"},
         "knowledge_base_document": {"title": id, "content": f"secret {id}", "source_uri": f"test://{id}"},
         "knowledge_base_chunk": {"document_id": "doc_x", "position": 0, "content": f"zebracorn secret {id}"},
+        "image_memory": {"title": f"{id}.png", "source_uri": f"test://{id}", "description": f"secret {id}",
+                         "mime_type": "image/png", "width": 1, "height": 1, "byte_size": 8, "sha256": "0" * 64,
+                         "bytes": b"\x89PNG\r\n\x1a\n"},
     }[table]
     return {"id": id, "tenant_id": "acme", **body, **scope}
 
@@ -42,7 +45,7 @@ def scoped(backend, two_tenants):
     """The demo data, plus rows for jane only, for jane in thread t-1, and a jane-only memory store with a file."""
     with backend.session(JANE) as s, s.transaction():
         for table in ("entity_memory", "guideline_memory", "workflow_memory", "conversation_memory",
-                      "knowledge_base_document", "knowledge_base_chunk"):
+                      "knowledge_base_document", "knowledge_base_chunk", "image_memory"):
             s.insert(table, _row(table, f"jane_{table}", user_id="jane"))
         s.insert("memory_store", {"id": "mst_jane", "tenant_id": "acme", "user_id": "jane", "store_key": "user:jane",
                                   "scope": "user"})
@@ -99,7 +102,8 @@ def test_thread_scoped_rows_are_seen_only_in_that_thread(scoped):
 ])
 def test_a_write_scoped_to_another_user_agent_or_thread_is_refused_and_changes_nothing(scoped, who, scope):
     before = table_digest(scoped)
-    for table in ("entity_memory", "summarization_memory", "conversation_memory", "knowledge_base_chunk"):
+    for table in ("entity_memory", "summarization_memory", "conversation_memory", "knowledge_base_chunk",
+                  "image_memory"):
         with scoped.session(who) as s, pytest.raises(AccessDenied, match=REFUSED):
             s.insert(table, _row(table, f"forged_{table}", **scope))
     assert table_digest(scoped) == before

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from backend_helpers import table_digest
 
-from memgate.manager import ACME, AccessDenied, Conflict
+from memgate.manager import ACME, AccessDenied, Conflict, QueryTimeout
 
 T = "2026-09-01T00:00:00.000Z"
 
@@ -60,3 +62,37 @@ def test_text_and_numbers_come_back_as_the_manager_wrote_them(backend, two_tenan
                                           "source_versions_json": '[{"id": "a", "version": 2}]'})
         [row] = s.raw("SELECT content, source_versions_json, version FROM summarization_memory WHERE id = 'sum_text'")
     assert row == {"content": text, "source_versions_json": '[{"id": "a", "version": 2}]', "version": 1}
+
+
+def test_a_round_trip_past_the_call_timeout_ends_with_query_timeout_and_the_next_session_works(backend, two_tenants):
+    """Oracle's sessions carry call_timeout from caps.query_timeout_s; SQLite has no round trip to bound."""
+    if backend.dialect == "sqlite":
+        pytest.skip("SQLite runs statements in-process: set_call_timeout bounds nothing there (by design)")
+    backend.set_call_timeout(1)
+    with backend.session(ACME) as s, pytest.raises(QueryTimeout, match="caps.query_timeout_s"):
+        s.raw("BEGIN DBMS_SESSION.SLEEP(3); END;")
+    with backend.session(ACME) as s:
+        assert s.raw("SELECT count(*) AS n FROM entity_memory") == [{"n": 3}]
+
+
+def test_each_session_names_its_call_in_the_database_and_leaves_no_identity_behind(backend, two_tenants):
+    """Oracle: module, action and client identifier from the call; MEMGATE_CTX empty in the pool afterwards,
+    also after a session whose body raised. SQLite's context holder is per connection and tested in tests/sqlite."""
+    if backend.dialect == "sqlite":
+        pytest.skip("SQLite has no session attributes; its context holder is cleared on return (tests/sqlite)")
+    call = replace(ACME, tool="lookup_entity", call_id="call_0123456789")
+    with backend.session(call) as s:
+        [row] = s.raw("SELECT SYS_CONTEXT('USERENV', 'MODULE') AS module, SYS_CONTEXT('USERENV', 'ACTION') AS action, "
+                      "SYS_CONTEXT('USERENV', 'CLIENT_IDENTIFIER') AS client, "
+                      "SYS_CONTEXT('MEMGATE_CTX', 'TENANT') AS tenant FROM dual")
+    assert row == {"module": "memgate", "action": "lookup_entity", "client": "call_0123456789", "tenant": "acme"}
+    with pytest.raises(RuntimeError, match="the tool failed"), backend.session(call):
+        raise RuntimeError("the tool failed")
+    accounts = backend._accounts  # below the protocol on purpose: what a pooled connection still carries
+    conn = accounts.acquire("app")
+    try:
+        with conn.cursor() as cur:
+            cur.execute("SELECT SYS_CONTEXT('MEMGATE_CTX', 'TENANT'), SYS_CONTEXT('MEMGATE_CTX', 'USER_ID') FROM dual")
+            assert cur.fetchone() == (None, None)
+    finally:
+        accounts.release("app", conn)

@@ -9,7 +9,7 @@ from memgate.manager import AccessDenied, Identity
 
 TABLES = {"guideline_memory", "persona_memory", "toolbox_memory", "entity_memory", "workflow_memory",
           "knowledge_base_document", "knowledge_base_chunk", "conversation_memory", "summarization_memory",
-          "memory_store", "memory_file", "mcp_call_log"}
+          "memory_store", "memory_file", "mcp_call_log", "image_memory"}
 
 
 def test_every_table_is_under_the_tenant_wall(backend):

@@ -8,6 +8,7 @@ import socket
 
 import numpy as np
 import oracledb
+from oracledb.errors import _Error as DriverError
 import pytest
 from click.testing import CliRunner
 from pydantic import ValidationError
@@ -61,6 +62,56 @@ def test_a_tool_session_on_an_unreachable_database_is_backend_unavailable(unreac
                 pass
     finally:
         backend.close()
+
+
+def test_the_manager_bounds_every_oracle_round_trip_by_caps_query_timeout_s(unreachable):
+    from memgate.manager import CapsSettings, MemoryManager
+
+    backend = open_backend(DatabaseSettings(backend="oracle", dsn=unreachable, onnx_model="DOC_MODEL"))
+    try:
+        MemoryManager(backend, CapsSettings(query_timeout_s=7.5))
+        assert backend._call_timeout_ms == 7500  # set on each acquire as Connection.call_timeout
+        assert backend.database_embedder()._call_timeout_ms == 7500
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize("error", [DriverError("DPY-4024: call timeout of 1000 ms exceeded"),
+                                   DriverError("ORA-01013: user requested cancel", code=1013)],
+                         ids=["thin", "thick"])
+def test_a_call_timeout_is_a_timeout_not_an_unreachable_database(error):
+    from memgate.manager import QueryTimeout
+    from memgate.manager.backend.oracle.errors import is_call_timeout, translate
+
+    exc = oracledb.DatabaseError(error)
+    assert is_call_timeout(exc)
+    translated = translate(exc)
+    assert isinstance(translated, QueryTimeout) and translated.status == "timeout"
+    assert "caps.query_timeout_s" in translated.message and "reach" not in translated.message
+
+
+@pytest.mark.parametrize("error", [DriverError("ORA-08180: no snapshot found based on specified time", code=8180),
+                                   DriverError("ORA-01555: snapshot too old: rollback segment too small", code=1555)],
+                         ids=["enable", "read"])
+def test_an_scn_older_than_undo_retention_says_so_and_what_to_do(error):
+    from memgate.manager import NotFound
+    from memgate.manager.backend.oracle.errors import translate
+
+    translated = translate(oracledb.DatabaseError(error))
+    assert isinstance(translated, NotFound)
+    assert "undo retention" in translated.message and "UNDO_RETENTION" in translated.hint
+
+
+def test_reading_as_of_a_marker_that_names_no_scn_is_refused_before_any_round_trip():
+    from memgate.manager import NotFound
+    from memgate.manager.backend.oracle.backend import OracleSession
+
+    session = OracleSession(conn=None)  # no connection is touched: the marker is refused first
+    for marker in ({"kind": "sqlite_versions_read"}, {"kind": "oracle_scn", "scn": "12"},
+                   {"kind": "oracle_scn", "scn": True}, {"kind": "oracle_scn"}):
+        with pytest.raises(NotFound, match="names no Oracle SCN"), session.as_of(marker):
+            pass
+    assert session.in_flashback is False
 
 
 def test_oracle_needs_a_dsn_and_takes_no_password_from_a_file():
@@ -189,6 +240,16 @@ def test_query_cells_never_carry_a_lob_and_show_a_vector_by_size():
     assert query_cell("x" * 50, None, 11) == "x" * 11
     assert query_cell(None, "CLOB", 10) is None
     assert oracledb.DB_TYPE_CLOB is not None
+
+
+@pytest.mark.parametrize("declared", ["CLOB", "NCLOB", "BLOB", "BFILE"])
+def test_a_lob_cell_renders_as_its_marker_from_the_declared_type_alone(declared):
+    """The manager's cell shaping knows no driver: the backend hands over the declared type, never the locator."""
+    from memgate.manager.output.cells import shape_cell
+
+    locator = object()  # stands for a LOB locator the cursor returned; never read
+    assert shape_cell(query_cell(locator, declared, 10), declared) == "<LOB>"
+    assert shape_cell(query_cell(array.array("f", [1.0, 2.0]), "VECTOR", 10), "VECTOR") == "<VECTOR(2)>"
 
 
 # -- the protocol ---------------------------------------------------------------------------------

@@ -323,15 +323,24 @@ def test_the_column_check_sees_a_missing_column():
 
 # -- no dialect above the backend ----------------------------------------------------------------
 
+#: a dialect's name, or its driver's: code that names one branches on the backend
+_DIALECT_NAMES = {"sqlite", "oracle", "sqlite3", "oracledb"}
+
+
 def test_no_code_above_the_backend_names_a_dialect():
+    """No dialect name, no driver import and no driver lookup (sys.modules["oracledb"]) above the backend."""
     found = []
     for folder in ("manager", "toolbox", "server"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             if path.relative_to(ROOT).parts[:2] == ("manager", "backend"):
                 continue
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.Constant) and node.value in ("sqlite", "oracle"):
+                if isinstance(node, ast.Constant) and node.value in _DIALECT_NAMES:
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                    if any(m.split(".")[0] in _DIALECT_NAMES for m in modules):
+                        found.append(f"{path.relative_to(ROOT)}:{node.lineno} import")
                 if isinstance(node, ast.Attribute) and node.attr == "dialect":
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno} .dialect")
     assert found == []
@@ -356,5 +365,17 @@ def test_the_readme_names_every_table_a_vpd_policy_covers():
     section = _readme_oracle_section()
     vpd = (SQL / "oracle" / "install" / "040_vpd.sql").read_text(encoding="utf-8")
     tables = re.findall(r"'([A-Z_]+)'", vpd.split("c_tables CONSTANT t_names := t_names(", 1)[1].split(");", 1)[0])
-    assert len(tables) == 13
+    assert len(tables) == 14
     assert [t for t in tables if f"`{t.lower()}`" not in section] == []
+
+
+def test_the_query_account_gets_read_on_the_reviewed_views_and_nothing_else():
+    """The second wall of execute_query: MEMGATE_QUERY may log in and READ the qv_ views, no more;
+    only MEMGATE_APP may run the context package that binds an identity."""
+    grants = [" ".join(sql_checks.strip_code(u).split()).upper() for _, u in _install_units()
+              if sql_checks.strip_code(u).strip().upper().startswith("GRANT")]
+    to_query = [g for g in grants if g.endswith(" TO MEMGATE_QUERY")]
+    assert "GRANT CREATE SESSION TO MEMGATE_QUERY" in to_query
+    others = [g for g in to_query if g != "GRANT CREATE SESSION TO MEMGATE_QUERY"]
+    assert others and all(re.fullmatch(r"GRANT READ ON QV_[A-Z_]+ TO MEMGATE_QUERY", g) for g in others), others
+    assert [g for g in grants if "MEMGATE_CTX_PKG" in g] == ["GRANT EXECUTE ON MEMGATE_CTX_PKG TO MEMGATE_APP"]

@@ -14,7 +14,7 @@ class SearchMemoryArgs(StrictArgs):
 
 
 _RANK = {"type": ["integer", "null"]}
-#: ToolOutput.structured of search_memory (manager/kb/render.py): the chunks the text shows, best first
+#: ToolOutput.structured of search_memory (manager/kb/render.py): the chunks (and images) the text shows, best first
 OUTPUT_SCHEMA = {
     "type": "object",
     "properties": {
@@ -25,6 +25,9 @@ OUTPUT_SCHEMA = {
                 "collection": {"type": "string"}, "position": {"type": "integer"}, "chunks": {"type": "integer"},
                 "tokens": {"type": "integer"}, "score": {"type": "number"}, "lexical_rank": _RANK,
                 "vector_rank": _RANK, "cosine": {"type": ["number", "null"]}, "folded": {"type": "integer"},
+                # an image's record (type "image"): its numbers, never its bytes
+                "type": {"type": "string"}, "mime_type": {"type": "string"}, "width": {"type": "integer"},
+                "height": {"type": "integer"}, "bytes": {"type": "integer"},
             },
             "required": ["id", "document_id", "score"],
         }},

@@ -7,10 +7,12 @@ MEMGATE_CTX, which only memgate_ctx_pkg can set and only MEMGATE_APP may execute
 triggers (022) refuse a write naming another tenant or scope with the same messages as
 SQLite's; update_check refuses anything they missed.
 
-Per session: acquire from the app pool, set module "memgate", action (the tool) and
+Per session: acquire from the app pool, bound each round trip by call_timeout (the
+manager's caps.query_timeout_s), set module "memgate", action (the tool) and
 client_identifier (the call id) for V$SESSION and audit, bind the identity with
 memgate_ctx_pkg.set_identity; on exit roll back what was not committed, clear the
-identity and the attributes, and give the connection back (dropped if that fails).
+identity and the attributes, and give the connection back (dropped if that fails, or if a
+round trip timed out).
 Outside transaction() each write commits, as SQLite's autocommit does.
 """
 
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 import oracledb
 
-from ...errors import InvalidArgument, SchemaMismatch
+from ...errors import InvalidArgument, NotFound, SchemaMismatch
 from ...identity import Identity
 from ..base import ChunkFilters, QueryRows, Row, ViewCatalog
 from ..settings import DatabaseSettings
@@ -32,7 +34,7 @@ from . import install
 from . import statements as q
 from .connect import Accounts, password
 from .dialect import ORACLE_QUERY_DIALECT
-from .errors import DSN_SETTING, codes, translate
+from .errors import DSN_SETTING, codes, is_call_timeout, translate
 from .kb import text_expression, unit_rows
 from .query import ReadonlyQueries
 from .values import binds, column_name, cut_bytes, row_value
@@ -53,6 +55,10 @@ class OracleSession:
     def __init__(self, conn: oracledb.Connection):
         self._conn = conn
         self._in_transaction = False
+        #: True once a round trip ran past call_timeout: the connection goes back to no pool
+        self.timed_out = False
+        #: True while as_of() has Flashback on: a connection left so is dropped, never pooled
+        self.in_flashback = False
 
     # -- named statements -------------------------------------------------------------
     def fetch_all(self, statement: str, **params: Any) -> list[Row]:
@@ -146,6 +152,30 @@ class OracleSession:
         with self._cursor(q.CHANGE_MARKER.text, {}) as cur:
             return {"kind": "oracle_scn", "scn": int(cur.fetchone()[0])}
 
+    @contextmanager
+    def as_of(self, marker: Mapping[str, Any]) -> Iterator[None]:
+        """Every read inside sees the database as of the marker's SCN (VPD still applies; no writes).
+
+        An SCN older than the undo the database keeps (ORA-08180, ORA-01555) raises NotFound
+        naming undo retention (errors.py), from the enable or from a read inside.
+        """
+        scn = marker.get("scn") if marker.get("kind") == "oracle_scn" else None
+        if not isinstance(scn, int) or isinstance(scn, bool) or scn <= 0:
+            raise NotFound(f"the change marker {dict(marker)!r} names no Oracle SCN to read as of",
+                           hint="Replay without --as-of-marker: this manifest was recorded on another backend.")
+        if self._in_transaction:
+            raise InvalidArgument("cannot read as of an SCN inside a transaction")
+        self._conn.rollback()  # ORA-08183: Flashback cannot start inside an uncommitted transaction
+        with self._cursor(q.ENABLE_AS_OF.text, {"scn": scn}):
+            pass
+        self.in_flashback = True
+        try:
+            yield
+        finally:
+            with self._cursor(q.DISABLE_AS_OF.text, {}):
+                pass
+            self.in_flashback = False
+
     # -- plumbing ---------------------------------------------------------------------------
     @contextmanager
     def _cursor(self, sql: str, params: Any, rows: int | None = None) -> Iterator[oracledb.Cursor]:
@@ -157,7 +187,9 @@ class OracleSession:
                 cur.execute(sql, binds(params) if isinstance(params, Mapping) else list(params),
                             fetch_lobs=False)
             except oracledb.Error as exc:
-                if not self._in_transaction:
+                if is_call_timeout(exc):
+                    self.timed_out = True
+                elif not self._in_transaction:
                     self._conn.rollback()
                 raise translate(exc) from exc
             yield cur
@@ -197,23 +229,28 @@ def set_call_attributes(conn: oracledb.Connection, identity: Identity) -> None:
 class DatabaseEmbedder:
     """Embeddings from an ONNX model loaded in the database: VECTOR_EMBEDDING(model USING text)."""
 
-    def __init__(self, accounts: Accounts, model: str):
+    def __init__(self, accounts: Accounts, model: str, call_timeout_ms: int = 0):
         self._accounts = accounts
         self._sql = q.EMBED_TEXT.text.format(model=model)
+        self._call_timeout_ms = call_timeout_ms
         self.name = f"oracle-onnx-{model.lower()}"
 
     def embed(self, texts: list[str]) -> np.ndarray:
         conn = self._accounts.acquire("app")
+        broken = False
         try:
+            conn.call_timeout = self._call_timeout_ms
             with conn.cursor() as cur:
                 vectors = []
                 for text in texts:
                     cur.execute(self._sql, {"text": text})
                     vectors.append(np.asarray(cur.fetchone()[0], dtype=np.float32))
+            conn.call_timeout = 0
         except oracledb.Error as exc:
+            broken = is_call_timeout(exc)
             raise translate(exc) from exc
         finally:
-            self._accounts.release("app", conn)
+            self._accounts.release("app", conn, broken=broken)
         return unit_rows(np.vstack(vectors)) if vectors else np.zeros((0, 0), dtype=np.float32)
 
 
@@ -227,14 +264,18 @@ class OracleBackend:
         self.settings = settings
         self._accounts = Accounts(settings)
         self._queries = ReadonlyQueries(self._accounts)
+        #: python-oracledb's Connection.call_timeout for walled sessions, in ms; 0 = unbounded
+        self._call_timeout_ms = 0
 
     # -- sessions ---------------------------------------------------------------------------
     @contextmanager
     def session(self, identity: Identity, *, now: str | None = None) -> Iterator[OracleSession]:
         """`now`, when given, is the session's evaluation time: MEMGATE_CTX's NOW (SQLite's app_now())."""
         conn = self._accounts.acquire("app")
+        session = OracleSession(conn)
         broken = False
         try:
+            conn.call_timeout = self._call_timeout_ms
             set_call_attributes(conn, identity)
             try:
                 with conn.cursor() as cur:
@@ -242,16 +283,21 @@ class OracleBackend:
                                                       "agent_id": identity.agent, "thread_id": identity.thread,
                                                       "call_id": identity.call_id, "now": now})
             except oracledb.Error as exc:
+                session.timed_out = is_call_timeout(exc)
                 raise translate(exc) from exc
-            yield OracleSession(conn)
+            yield session
         finally:
-            try:
-                conn.rollback()
-                with conn.cursor() as cur:
-                    cur.execute(q.CLEAR_IDENTITY.text)
-                conn.module = conn.action = conn.client_identifier = ""
-            except oracledb.Error:
-                broken = True
+            # A session that timed out, or is still in Flashback, is dropped: its identity goes with it.
+            broken = session.timed_out or session.in_flashback
+            if not broken:
+                try:
+                    conn.rollback()
+                    with conn.cursor() as cur:
+                        cur.execute(q.CLEAR_IDENTITY.text)
+                    conn.module = conn.action = conn.client_identifier = ""
+                    conn.call_timeout = 0
+                except oracledb.Error:
+                    broken = True
             self._accounts.release("app", conn, broken=broken)
 
     @contextmanager
@@ -355,11 +401,15 @@ class OracleBackend:
     def query_catalog(self) -> ViewCatalog:
         return self._queries.catalog()
 
-    # -- embeddings -------------------------------------------------------------------------
+    # -- limits and embeddings ----------------------------------------------------------------
+    def set_call_timeout(self, seconds: float) -> None:
+        """call_timeout for every walled session's round trips (and the in-database embedder's)."""
+        self._call_timeout_ms = max(1, int(seconds * 1000))
+
     def database_embedder(self) -> DatabaseEmbedder | None:
         """The in-database ONNX embedder when database.onnx_model names one, else None."""
         if self.settings.onnx_model:
-            return DatabaseEmbedder(self._accounts, self.settings.onnx_model)
+            return DatabaseEmbedder(self._accounts, self.settings.onnx_model, self._call_timeout_ms)
         return None
 
     def close(self) -> None:

@@ -9,9 +9,18 @@ from __future__ import annotations
 
 import oracledb
 
-from ...errors import AccessDenied, BackendUnavailable, Conflict, DatabaseBusy, InvalidArgument, MemgateError, NotFound
+from ...errors import (
+    AccessDenied,
+    BackendUnavailable,
+    Conflict,
+    DatabaseBusy,
+    InvalidArgument,
+    MemgateError,
+    NotFound,
+    QueryTimeout,
+)
 
-__all__ = ["DSN_SETTING", "codes", "connect_error", "translate"]
+__all__ = ["DSN_SETTING", "codes", "connect_error", "is_call_timeout", "translate"]
 
 #: how messages name the DSN setting, in the file and in the environment
 DSN_SETTING = "database.dsn (MEMGATE_DATABASE__DSN)"
@@ -25,6 +34,8 @@ _BUSY = {54, 60, 30006}                       # resource busy (NOWAIT), deadlock
 _WALL = {942, 1031, 1720}                     # no such table or view / insufficient privileges
 _SNAPSHOT_GONE = {1466, 1555, 8180, 8181}     # table definition changed, snapshot too old, bad time/SCN
 _CONNECT = {1017, 12154, 12505, 12514, 12541, 12543, 28000, 28001}
+#: Connection.call_timeout ran out: Thin mode raises DPY-4024, Thick mode ORA-01013 (user requested cancel)
+_CALL_TIMEOUT_CODE, _CALL_TIMEOUT_FULL = 1013, "DPY-4024"
 
 
 def codes(exc: BaseException) -> tuple[int, str]:
@@ -33,9 +44,18 @@ def codes(exc: BaseException) -> tuple[int, str]:
     return int(getattr(err, "code", 0) or 0), str(getattr(err, "full_code", "") or "")
 
 
+def is_call_timeout(exc: BaseException) -> bool:
+    """True when a round trip ran past the connection's call_timeout."""
+    code, full = codes(exc)
+    return full == _CALL_TIMEOUT_FULL or code == _CALL_TIMEOUT_CODE
+
+
 def translate(exc: oracledb.Error) -> MemgateError:
     """The memgate error for a driver error raised by a statement."""
     code, full = codes(exc)
+    if is_call_timeout(exc):
+        return QueryTimeout("the database call ran past its time limit (caps.query_timeout_s) and was ended",
+                            hint="Narrow the request, or raise caps.query_timeout_s.")
     if code == _TENANT:
         return AccessDenied("write refused: the row belongs to another tenant")
     if code == _SCOPE:

@@ -65,7 +65,13 @@ EMBED_TEXT = Inline("SELECT VECTOR_EMBEDDING({model} USING :text AS data) AS emb
                     "sql", ("text",), unparsed="sqlglot 30 does not parse VECTOR_EMBEDDING's USING clause "
                                               "(SQL Reference 23, VECTOR_EMBEDDING: mining_attribute_clause)")
 
-# -- the change marker a context manifest records: the current SCN ---------------------------
+# -- the change marker a context manifest records: the current SCN, and reading as of it -------
 CHANGE_MARKER = Inline("SELECT DBMS_FLASHBACK.GET_SYSTEM_CHANGE_NUMBER AS scn FROM dual", "sql")
+# Session-level Flashback: every query until DISABLE reads as of :scn, under the same VPD policies;
+# DML is refused meanwhile. Needs only EXECUTE on DBMS_FLASHBACK (010), no FLASHBACK object grant
+# ("To use this package, a database administrator must grant EXECUTE privileges for DBMS_FLASHBACK",
+# PL/SQL Packages and Types Reference, DBMS_FLASHBACK, Security Model).
+ENABLE_AS_OF = Inline("BEGIN DBMS_FLASHBACK.ENABLE_AT_SYSTEM_CHANGE_NUMBER(:scn); END;", "plsql", ("scn",))
+DISABLE_AS_OF = Inline("BEGIN DBMS_FLASHBACK.DISABLE; END;", "plsql")
 
 ALL: dict[str, Inline] = {name: value for name, value in globals().items() if isinstance(value, Inline)}

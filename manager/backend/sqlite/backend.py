@@ -13,13 +13,13 @@ from __future__ import annotations
 import shlex
 import sqlite3
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ...errors import BackendUnavailable, InvalidArgument
+from ...errors import BackendUnavailable, InvalidArgument, NotFound
 from ...identity import Identity
 from ..base import ChunkFilters, QueryRows, Row, ViewCatalog
 from ..sql_files import load_sql
@@ -86,6 +86,11 @@ class SqliteSession:
     def change_marker(self) -> dict[str, Any]:
         # SQLite numbers no changes: the manifest's list of the row versions read is the marker.
         return {"kind": "sqlite_versions_read"}
+
+    def as_of(self, marker: Mapping[str, Any]) -> AbstractContextManager[None]:
+        raise NotFound("SQLite keeps no change number, so it cannot read the database as of a manifest's "
+                       "change marker; replay reads the versions the manifest names as they are now",
+                       hint="Replay without --as-of-marker; reading as of the marker needs the Oracle backend.")
 
     # -- knowledge-base retrieval legs ----------------------------------------
     def kb_lexical(self, query: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
@@ -237,6 +242,9 @@ class SqliteBackend:
         """The raw read-only query connection, wall installed, no text check: SQLite-only tests of the authorizer."""
         with self._queries.walled_connection(identity) as conn:
             yield conn
+
+    def set_call_timeout(self, seconds: float) -> None:
+        """Nothing to bound: statements run in-process, lock waits end at busy_timeout."""
 
     def database_embedder(self) -> None:
         return None  # SQLite runs no models: the manager's local embedder makes every vector

@@ -73,13 +73,16 @@ GRANT CTXAPP TO memgate_owner
 -- app: connect; every object privilege it has comes from the owner (030, 045)
 GRANT CREATE SESSION TO memgate_app
 /
--- app: the change marker a context manifest records, the SCN (GET_SYSTEM_CHANGE_NUMBER; the app
--- never reads as of it). "To use this package, a database administrator must grant EXECUTE
--- privileges for DBMS_FLASHBACK" (PL/SQL Packages, DBMS_FLASHBACK).
+-- app: the change marker a context manifest records, the SCN (GET_SYSTEM_CHANGE_NUMBER), and
+-- `memgate manifest replay --as-of-marker`'s session-level Flashback at it (ENABLE_AT_SYSTEM_CHANGE_NUMBER,
+-- DISABLE). "To use this package, a database administrator must grant EXECUTE privileges for
+-- DBMS_FLASHBACK" (PL/SQL Packages, DBMS_FLASHBACK).
 GRANT EXECUTE ON SYS.DBMS_FLASHBACK TO memgate_app
 /
 -- app, only with [database] onnx_model set: scoring the owner's ONNX embedding model with
--- VECTOR_EMBEDDING (NOT VERIFIED: the object privilege's exact spelling for mining models):
+-- VECTOR_EMBEDDING ("SELECT MINING MODEL: Apply the specified mining model object", e.g.
+-- "GRANT SELECT ON MINING MODEL sh.testmodel TO dmuser", Data Mining User's Guide, Object
+-- Privileges for Mining Models; not yet run against a live database):
 -- GRANT SELECT ON MINING MODEL memgate_owner.<model> TO memgate_app
 -- /
 -- query: connect; READ on the reviewed views comes from the owner (050)

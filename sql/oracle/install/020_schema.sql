@@ -1,5 +1,5 @@
 -- 020_schema.sql: the memgate tables, the same logical model as sql/sqlite/migrations/ (001, 002,
--- 004, 007, 008). Run by: MEMGATE_OWNER. Re-runnable: CREATE TABLE IF NOT EXISTS (23ai and later: "If
+-- 004, 007, 008, 010). Run by: MEMGATE_OWNER. Re-runnable: CREATE TABLE IF NOT EXISTS (23ai and later: "If
 -- the object already exists, the command is ignored, and the original object remains unchanged").
 -- Indexes: 021. Triggers: 022. Oracle Text index: 023. VPD: 040. Grants to the app: 045.
 --
@@ -321,6 +321,39 @@ CREATE TABLE IF NOT EXISTS tenant_mapping (
     created_at VARCHAR2(24) DEFAULT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') NOT NULL CHECK (REGEXP_LIKE(created_at, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')),
     CONSTRAINT tenant_mapping_issuer_ck CHECK ((kind = 'iss_sub' AND issuer IS NOT NULL)
                                                OR (kind <> 'iss_sub' AND issuer IS NULL))
+)
+/
+-- Image memory (sql/sqlite/migrations/010_images.sql): an image's bytes as a BLOB, with what a
+-- reader needs without reading them. Its own table, not a column of knowledge_base_document, so
+-- no statement that reads documents row-wise carries the bytes; only image_bytes.sql reads them.
+-- Its description is a knowledge_base_document (document_id). Not a reviewed view (050): the
+-- images are readable to execute_query as their description documents.
+CREATE TABLE IF NOT EXISTS image_memory (
+    id VARCHAR2(64) PRIMARY KEY,
+    tenant_id VARCHAR2(256) NOT NULL,
+    user_id VARCHAR2(256),
+    agent_id VARCHAR2(256),
+    thread_id VARCHAR2(256),
+    collection VARCHAR2(256) DEFAULT 'default' NOT NULL,
+    title VARCHAR2(1000) NOT NULL,
+    source_uri VARCHAR2(2000) NOT NULL,
+    document_id VARCHAR2(64),
+    description CLOB,
+    mime_type VARCHAR2(128) NOT NULL CHECK (mime_type IN ('image/png', 'image/jpeg', 'image/webp', 'image/gif')),
+    width NUMBER(10) NOT NULL CHECK (width > 0),
+    height NUMBER(10) NOT NULL CHECK (height > 0),
+    byte_size NUMBER(12) NOT NULL,
+    sha256 VARCHAR2(64) NOT NULL,
+    bytes BLOB NOT NULL,
+    version NUMBER(10) DEFAULT 1 NOT NULL,
+    valid_from VARCHAR2(24) DEFAULT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') NOT NULL CHECK (REGEXP_LIKE(valid_from, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')),
+    valid_until VARCHAR2(24) CHECK (REGEXP_LIKE(valid_until, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')),
+    deleted_at VARCHAR2(24) CHECK (REGEXP_LIKE(deleted_at, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')),
+    source_table VARCHAR2(64),
+    source_id VARCHAR2(64),
+    source_version NUMBER(10),
+    created_by VARCHAR2(512),
+    created_at VARCHAR2(24) DEFAULT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') NOT NULL CHECK (REGEXP_LIKE(created_at, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$'))
 )
 /
 -- Operator table (sql/sqlite/migrations/004_context.sql): the key every server process on this

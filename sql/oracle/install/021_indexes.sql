@@ -57,6 +57,10 @@ BEGIN
   -- one path per store; a rename is an update of path
   ensure('CREATE UNIQUE INDEX memory_file_path_uq ON memory_file (tenant_id, store_id, path)');
   ensure('CREATE INDEX mcp_call_log_time_ix ON mcp_call_log (tenant_id, called_at)');
+  -- one image per source in a collection and scope (SQLite migration 010); source_uri is NOT NULL
+  ensure('CREATE UNIQUE INDEX image_source_uq ON image_memory
+            (tenant_id, collection, source_uri, user_id, agent_id, thread_id)');
+  ensure('CREATE INDEX image_document_ix ON image_memory (tenant_id, document_id)');
   -- SQLite's primary key (kind, issuer, value); issuer is NULL for every kind but iss_sub
   ensure('CREATE UNIQUE INDEX tenant_mapping_uq ON tenant_mapping (kind, issuer, value)');
 END;

@@ -9,9 +9,9 @@
 -- only (append-only: no UPDATE, which 022 also refuses, and no DELETE; pruning is an operator
 -- job run as the owner). tenant_mapping and server_secret: nothing (the operator session reads
 -- them as the owner). memgate_schema: SELECT (the backend checks the installed version).
--- No FLASHBACK: the app only reads the current SCN for a context manifest (DBMS_FLASHBACK,
--- EXECUTE granted in 010); replay reads the row versions as they are now, as on SQLite, and
--- never reads as of an SCN (schema version 1 granted FLASHBACK; 045 revokes it, below).
+-- No FLASHBACK object privilege: the app reads the current SCN for a context manifest, and reads
+-- as of it only through session-level DBMS_FLASHBACK (EXECUTE granted in 010), which needs no
+-- object grant (schema version 1 granted FLASHBACK; 045 revokes it, below).
 -- The backend sets CURRENT_SCHEMA = MEMGATE_OWNER in its session callback, so the named
 -- statements say entity_memory rather than memgate_owner.entity_memory.
 GRANT SELECT, INSERT, UPDATE, DELETE ON guideline_memory TO memgate_app
@@ -27,6 +27,8 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON workflow_memory TO memgate_app
 GRANT SELECT, INSERT, UPDATE, DELETE ON knowledge_base_document TO memgate_app
 /
 GRANT SELECT, INSERT, UPDATE, DELETE ON knowledge_base_chunk TO memgate_app
+/
+GRANT SELECT, INSERT, UPDATE, DELETE ON image_memory TO memgate_app
 /
 GRANT SELECT, INSERT, UPDATE, DELETE ON conversation_memory TO memgate_app
 /
