@@ -13,8 +13,9 @@
 - kill -9 of `memgate ingest` mid-folder at several moments: integrity_check, no document
   without all of its chunks, no chunk without its document; a rerun completes the folder.
 - A locked database: another process holds BEGIN IMMEDIATE; a write tool gets the generic
-  error within the busy timeout, the operator log has an ERROR for the call, and once the
-  lock is gone the call log has the call's `error` row.
+  error within the busy timeout, the operator log has an ERROR for the call, a read still
+  answers, and once the lock is gone the call log has the write's `error` row and the
+  read's `ok` row.
 
 tests/test_reliability.py runs a reduced, deterministic form of each in CI.
 """
@@ -270,6 +271,8 @@ async def locked_database(db: Path, busy_timeout_ms: int) -> dict:
                                                            "file_text": "written under a lock"},
                                                 raise_on_error=False)
                 elapsed = time.perf_counter() - started
+                # A read still answers under the lock (WAL); its log row waits for the lock to go.
+                read = await client.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False)
             after = await client.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False)
     finally:
         toolbox_log.removeHandler(records)
@@ -279,17 +282,21 @@ async def locked_database(db: Path, busy_timeout_ms: int) -> dict:
     conn = sqlite3.connect(db)
     try:
         row = conn.execute("SELECT status, error_class FROM base_mcp_call_log WHERE call_id = ?", (call_id,)).fetchone()
+        reads_logged = conn.execute("SELECT count(*) FROM base_mcp_call_log WHERE tool_name = 'lookup_entity' "
+                                    "AND status = 'ok'").fetchone()[0]
     finally:
         conn.close()
     return {"busy_timeout_ms": busy_timeout_ms, "elapsed_s": round(elapsed, 2), "is_error": bool(result.is_error),
             "generic_error": text.startswith(GENERIC_ERROR), "call_id": call_id,
             "operator_log_error": any(r.levelno >= logging.ERROR and call_id and call_id in r.getMessage()
                                       for r in records.records),
-            "call_log_row": list(row) if row else None, "next_call_ok": not after.is_error}
+            "call_log_row": list(row) if row else None, "next_call_ok": not after.is_error,
+            "read_under_lock_ok": not read.is_error, "reads_logged": reads_logged, "reads": 3}
 
 
 def locked_ok(r: dict, margin_s: float) -> bool:
     return (r["is_error"] and r["generic_error"] and r["operator_log_error"] and r["next_call_ok"]
+            and r["read_under_lock_ok"] and r["reads_logged"] == r["reads"]
             and r["call_log_row"] is not None and r["call_log_row"][0] == "error"
             and r["elapsed_s"] <= r["busy_timeout_ms"] / 1000 + margin_s)
 
@@ -311,7 +318,8 @@ def table(d: dict) -> str:
          _ok(d["ok"]["kill_ingest"])],
         ["locked database (BEGIN IMMEDIATE elsewhere)", f"generic error after {lk['elapsed_s']} s (busy timeout "
          f"{lk['busy_timeout_ms']} ms); operator log ERROR: {lk['operator_log_error']}; call log row "
-         f"{lk['call_log_row']}", _ok(d["ok"]["locked"])],
+         f"{lk['call_log_row']}; a read under the lock answered, its row written after: "
+         f"{lk['reads_logged']} of {lk['reads']} reads logged", _ok(d["ok"]["locked"])],
     ]
     return markdown_table(["check", "what happened", "result"], rows)
 

@@ -101,4 +101,5 @@ async def test_a_locked_database_gives_the_generic_error_within_the_busy_timeout
     result = await reliability.locked_database(db, busy_timeout_ms=500)
     assert result["is_error"] and result["generic_error"] and result["operator_log_error"]
     assert result["call_log_row"] == ["error", "DatabaseBusy"] and result["next_call_ok"]
+    assert result["read_under_lock_ok"] and result["reads_logged"] == 3  # the held row was written after
     assert result["elapsed_s"] < 0.5 + 5.0  # the busy timeout, not two of them, nor a hang
