@@ -119,7 +119,7 @@ def _parses(args: list[str]) -> int:
     at = args.index("serve")
     try:
         ctx = cli.make_context("memgate", args[:at + 1])
-        cli.commands["serve"].make_context("serve", args[at + 1:], parent=ctx)
+        cli.get_command(ctx, "serve").make_context("serve", args[at + 1:], parent=ctx)
     except click.UsageError:
         return 2
     return 0
