@@ -8,6 +8,7 @@ its own docstring saying what it owns and what it may import:
     context/   context windows: budget, selection, tiers, manifest, replay, tool rounds
     files/     the memory tool: commands, texts, paths, stores
     kb/        parse, chunk, embed, ingest, search, fusion
+    links/     typed links between memories; bounded traversal for retrieval
     query/     execute_query, without dialect
     output/    records, cells, tables, budgets, results
     registry/  toolbox rows, the call log, default tools
@@ -28,6 +29,7 @@ from .errors import (
     ConfigError,
     Conflict,
     ContextTooSmall,
+    DatabaseBusy,
     ImageNotShown,
     ImageNotVisible,
     InvalidArgument,
@@ -59,6 +61,7 @@ from .kb.images import NOT_SEARCHABLE, sidecar_paths
 from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
 from .kb.links import is_web_url
 from .kb.parse import SUPPORTED_EXTENSIONS
+from .links.kinds import RELATIONS, REVERSE
 from .limits import ROWS_CEILING, CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
@@ -70,13 +73,16 @@ from .tenancy.mapping import KINDS as TENANT_MAPPING_KINDS
 from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
 from .tokens import count_tokens
 
+#: every relation a link may be named by, forwards and backwards
+LINK_RELATIONS = (*RELATIONS, *REVERSE.values())
+
 __all__ = [
     "ACME", "CALL_STATUSES", "DEMO_QUESTION", "DEMO_TENANTS", "FAILED", "GLOBEX", "ID_RULE", "IMAGE_EXTENSIONS",
-    "MEMORY_COMMANDS", "MEMORY_PROTOCOL", "NEW", "NOT_SEARCHABLE", "REPLACED", "ROWS_CEILING",
+    "LINK_RELATIONS", "MEMORY_COMMANDS", "MEMORY_PROTOCOL", "NEW", "NOT_SEARCHABLE", "REPLACED", "ROWS_CEILING",
     "SUPPORTED_EXTENSIONS", "TENANT_MAPPING_KINDS", "UNCHANGED", "UNMAPPED_TENANT", "AccessDenied", "Backend",
     "BackendUnavailable", "CallRecord", "CapsSettings", "ChunkSettings", "ConfigError", "Conflict", "ContextBudget",
-    "ContextTooSmall", "ContextWindow", "DatabaseSettings", "Embedder", "HashingEmbedder", "Identity", "ImageData",
-    "ImageNotShown", "ImageNotVisible", "ImagePart", "IngestResult", "InvalidArgument", "MemgateError",
+    "ContextTooSmall", "ContextWindow", "DatabaseBusy", "DatabaseSettings", "Embedder", "HashingEmbedder",
+    "Identity", "ImageData", "ImageNotShown", "ImageNotVisible", "ImagePart", "IngestResult", "InvalidArgument", "MemgateError",
     "MemoryFileSettings", "MemoryManager", "NoCaller", "NotFound", "NotIssued", "NotVisible", "QueryRejected",
     "QueryTimeout", "Replay", "Reranker", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice",
     "TenantMapping", "TenantMismatch", "TenantUnmapped", "TextPart", "TokenAttributes", "ToolOutput", "ToolRow",

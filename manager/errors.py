@@ -102,6 +102,10 @@ class BackendUnavailable(MemgateError):
     """The database cannot be reached or opened."""
 
 
+class DatabaseBusy(BackendUnavailable):
+    """Another writer held the lock past the busy timeout: the same write may succeed moments later."""
+
+
 class RowRefused(ConfigError):
     """A toolbox row that cannot become a tool (handler not allowlisted, schema it cannot honour)."""
 

@@ -45,6 +45,10 @@ from .kb.embed import Embedder, default_embedder
 from .kb.image_header import is_image_path
 from .kb.render import render_hits
 from .limits import CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
+from .links import kinds as link_kinds
+from .links import render as link_render
+from .links import store as link_store
+from .links import traverse as link_traversal
 from .output.results import ToolOutput
 from .query import execute as query_run
 from .query import functions as query_functions
@@ -85,18 +89,35 @@ class MemoryManager:
             return entities.lookup(s, subject, predicate, now or now_iso(), self.caps.max_rows)
 
     def lookup_entity(self, identity: Identity, subject: str, predicate: str | None = None,
-                      include_history: bool = True) -> ToolOutput:
-        """Handler `lookup_entity`: the current version of a claim and its labeled history."""
+                      include_history: bool = True, *, include_invalid_results: bool | None = None,
+                      num_hops: int = 0, max_linked_results: int = link_kinds.DEFAULT_LINKED) -> ToolOutput:
+        """Handler `lookup_entity`: the current version of a claim and its labeled history.
+
+        A claim's non-current versions are its invalid direct results: `include_history`
+        shows them, and `include_invalid_results`, when given, is the same switch by the name
+        search_memory uses. With `num_hops` each version shown carries its linked memories
+        (a correction's predecessor as `is_superseded_by`), whatever the switch says.
+        """
         _require_text(subject, "subject")
+        link_traversal.check_bounds(num_hops, max_linked_results)
+        history = include_history if include_invalid_results is None else include_invalid_results
         now = now_iso()
         with self.backend.session(identity, now=now) as s:
             claims, more = entities.lookup(s, subject, predicate, now, self.caps.max_rows)
             versions = [v for c in claims for v in ([c.current] if c.current else []) + c.history]
             notes = stale.stale_facts(s, {v.id: stale.refs_of(v.row) for v in versions}, now,
                                       own_claims={v.id: (v.row["subject"], v.row["predicate"]) for v in versions})
-        return render_claims(claims, subject=subject, predicate=predicate, include_history=include_history,
-                             more=more, history_rows=self.caps.history_rows, cell_chars=self.caps.cell_chars,
-                             max_tokens=self._result_tokens(identity), annotations=notes)
+            linked, linked_more = None, False
+            if num_hops:
+                roots = [v for c in claims for v in ([c.current] if c.current else [])
+                         + (c.history[:self.caps.history_rows] if history else [])]
+                found = link_traversal.traverse(s, [("entity_memory", v.id) for v in roots], now, hops=num_hops,
+                                                limit=max_linked_results)
+                linked, linked_more = link_traversal.bounded(found, max_linked_results)
+        return render_claims(claims, subject=subject, predicate=predicate, include_history=history,
+                             more=more or linked_more, history_rows=self.caps.history_rows,
+                             cell_chars=self.caps.cell_chars, max_tokens=self._result_tokens(identity),
+                             annotations=notes, linked=linked)
 
     def correct_entity(self, identity: Identity, subject: str, predicate: str, content: str, *,
                        content_json: Any = None, confidence: float | None = None,
@@ -112,6 +133,43 @@ class MemoryManager:
                 s, identity, subject=subject, predicate=predicate, content=content, now=now_iso(),
                 content_json=content_json, confidence=confidence, expected_version=expected_version,
                 user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+
+    # -- links between memories ---------------------------------------------
+    def link_memory(self, identity: Identity, from_id: str, link_type: str, to_id: str, *,
+                    from_type: str | None = None, to_type: str | None = None, note: str | None = None) -> ToolOutput:
+        """Handler `link_memory`: link two memories the caller can see (an explicit link)."""
+        row, created = self.add_link(identity, from_id, link_type, to_id, from_type=from_type, to_type=to_type,
+                                     note=note)
+        return link_render.written(row, created)
+
+    def add_link(self, identity: Identity, from_id: str, link_type: str, to_id: str, *,
+                 from_type: str | None = None, to_type: str | None = None, provenance: str = "explicit",
+                 note: str | None = None) -> tuple[Row, bool]:
+        """Link two memories, both read through the caller's wall first; (link, False) when it was there."""
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return link_store.add_link(s, identity, from_id, link_type, to_id, now=now, from_type=from_type,
+                                       to_type=to_type, provenance=provenance, note=note)
+
+    def remove_link(self, identity: Identity, link_id: str) -> Row:
+        """Remove a live link the caller can see (the row stays, with deleted_at)."""
+        _require_text(link_id, "link_id")
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return link_store.remove_link(s, link_id, now)
+
+    def find_link(self, identity: Identity, from_id: str, link_type: str, to_id: str) -> Row:
+        """The live link of `link_type` from one memory to another, as the caller sees them."""
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return link_store.find_link(s, identity, from_id, link_type, to_id, now)
+
+    def memory_links(self, identity: Identity, memory_id: str, *,
+                     memory_type: str | None = None) -> list[link_store.LinkView]:
+        """The live links of one memory whose far end the caller can see, oldest first."""
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return link_store.links_of(s, memory_id, memory_type, now)
 
     # -- guidelines and persona -------------------------------------------
     def guidelines(self, identity: Identity, key: str | None = None) -> dict[str, Row]:
@@ -358,30 +416,47 @@ class MemoryManager:
         return self._embedder
 
     def search_memory(self, identity: Identity, query: str, collection: str | None = None,
-                      max_results: int | None = None) -> ToolOutput:
-        """Handler `search_memory`: hybrid retrieval over the caller's KB chunks, bounded by rows and tokens."""
+                      max_results: int | None = None, *, num_hops: int = 0,
+                      max_linked_results: int = link_kinds.DEFAULT_LINKED,
+                      include_invalid_results: bool = False) -> ToolOutput:
+        """Handler `search_memory`: hybrid retrieval over the caller's KB chunks, bounded by rows and tokens.
+
+        `include_invalid_results` lets chunks whose lifecycle has ended be direct results
+        (labelled historical; deleted ones never); with `num_hops` each chunk shown carries
+        its linked memories, ranked results unchanged.
+        """
         _require_text(query, "query")
+        link_traversal.check_bounds(num_hops, max_linked_results)
         asked = self.caps.rows(max_results if max_results is not None else kb_search.DEFAULT_RESULTS)
-        hits = self.search_chunks(identity, query, collection=collection, limit=asked + 1)
+        hits = self.search_chunks(identity, query, collection=collection, limit=asked + 1,
+                                  include_ended=include_invalid_results)
         notes, images = {}, {}
+        linked, linked_more = None, False
         if hits:
             now = now_iso()
             with self.backend.session(identity, now=now) as s:
                 images = kb_images.images_of_documents(s, (h.document_id for h in hits), now)
                 if any(h.source for h in hits):
                     notes = stale.stale_facts(s, {h.id: [h.source] for h in hits if h.source}, now)
+                if num_hops:
+                    found = link_traversal.traverse(s, [("knowledge_base_chunk", h.id) for h in hits[:asked]], now,
+                                                    hops=num_hops, limit=max_linked_results)
+                    linked, linked_more = link_traversal.bounded(found, max_linked_results)
         return render_hits(hits, query=query, collection=collection, asked=asked,
-                           max_tokens=self._result_tokens(identity), annotations=notes, images=images)
+                           max_tokens=self._result_tokens(identity), annotations=notes, images=images,
+                           linked=linked, linked_more=linked_more, cell_chars=self.caps.cell_chars)
 
     def search_chunks(self, identity: Identity, query: str, *, collection: str | None = None,
                       document_id: str | None = None, limit: int = 10,
-                      methods: tuple[str, ...] = kb_search.METHODS) -> list[kb_search.SearchHit]:
-        """Ranked chunks (lexical, vector or both fused) among those the caller may see."""
+                      methods: tuple[str, ...] = kb_search.METHODS,
+                      include_ended: bool = False) -> list[kb_search.SearchHit]:
+        """Ranked chunks (lexical, vector or both fused) among those the caller may see; with
+        `include_ended` also those whose lifecycle has ended (never deleted ones)."""
         _require_text(query, "query")
         embedder = self.embedder
         with self.backend.session(identity) as s:
             return kb_search.search(s, embedder, query, now_iso(), limit=limit, methods=methods,
-                                    filters=kb_search.SearchFilters(collection, document_id))
+                                    filters=kb_search.SearchFilters(collection, document_id, include_ended))
 
     def search_sources(self, identity: Identity, query: str, *, policy: dict[str, Any] | None = None) -> ToolOutput:
         """Handler `search` (ChatGPT): search_memory's retrieval as `{"results": [{id, title, url}]}`."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import click
 import pytest
 from cli_helpers import cli_runner
 from click.testing import CliRunner
@@ -112,7 +113,9 @@ def test_every_command_has_help_with_an_example_and_a_readme_mention():
     readme = (Path(__file__).parent.parent / "README.md").read_text()
 
     def walk(group, prefix):
-        for name, cmd in group.commands.items():
+        ctx = click.Context(group)
+        for name in group.list_commands(ctx):
+            cmd = group.get_command(ctx, name)
             yield f"{prefix} {name}", cmd
             if hasattr(cmd, "commands"):
                 yield from walk(cmd, f"{prefix} {name}")

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 #: what a hint's f-string placeholders stand for, on the demo data
 HINT_VALUES = {"tenant": "acme", "identity.tenant": "acme", "self.identity.tenant": "acme",
                "self.store.key": "agent:research-assistant", "name": "lookup_entity",
+               "from_id": "ent_acme_helios_v2",
                # the database the error came from: the demo copy each command runs in
                "shlex.quote(str(path))": "memgate.db", "shlex.quote(str(self.path))": "memgate.db"}
 
@@ -118,7 +119,7 @@ def _parses(args: list[str]) -> int:
     at = args.index("serve")
     try:
         ctx = cli.make_context("memgate", args[:at + 1])
-        cli.commands["serve"].make_context("serve", args[at + 1:], parent=ctx)
+        cli.get_command(ctx, "serve").make_context("serve", args[at + 1:], parent=ctx)
     except click.UsageError:
         return 2
     return 0

@@ -44,7 +44,8 @@ def test_manifest_show_lays_out_the_arithmetic_memories_and_exclusions(run):
     assert re.search(r"durable_facts +full +\d+ +current +entity_memory ent_acme_helios_v2 v2", shown)
     assert re.search(r"recalled_history +full +\d+ +historical +summarization_memory sum_acme_july v1 "
                      r"+\(used ent_acme_helios_v1; current ent_acme_helios_v2\)", shown)
-    assert re.search(r"durable_facts +lifecycle entity_memory ent_acme_helios_v1 v1: superseded", shown)
+    assert re.search(r"durable_facts +full +\d+ +historical +entity_memory ent_acme_helios_v1 v1 "
+                     r"+\(is_superseded_by ent_acme_helios_v2\)", shown)
     as_json = json.loads(run("manifest", "show", manifest_id, "-t", "acme", "--json").stdout)
     assert as_json["manifest_id"] == manifest_id
     assert "no context manifest" in run("manifest", "show", manifest_id, "-t", "globex", ok=False).output

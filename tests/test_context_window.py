@@ -29,9 +29,14 @@ def window(manager, two_tenants):
 def test_the_fact_check_window_holds_the_current_fact_whole_and_labels_the_july_summary(window):
     m = window.manifest
     assert placed(m)["ent_acme_helios_v2"] == ("durable_facts", "full", "current")
-    assert excluded(m)["ent_acme_helios_v1"] == "lifecycle"
-    [v1] = [e for e in m["exclusions"] if e["ref"]["id"] == "ent_acme_helios_v1"]
-    assert (v1["ref"]["version"], v1["detail"]) == (1, "superseded")
+    # version 1 enters only as version 2's linked history, with the relation label (never alone)
+    assert "ent_acme_helios_v1" not in excluded(m)
+    assert placed(m)["ent_acme_helios_v1"] == ("durable_facts", "full", "historical")
+    [v1] = [e for e in m["memories"] if e["ref"]["id"] == "ent_acme_helios_v1"]
+    assert (v1["ref"]["version"], v1["link"]) == (1, {"linked_to": "ent_acme_helios_v2",
+                                                      "relation": "is_superseded_by", "direction": "out"})
+    assert ('<memory id="ent_acme_helios_v1" type="entity" status="historical" linked_to="ent_acme_helios_v2" '
+            'relation="is_superseded_by" direction="out" version="1"') in window.text
     assert placed(m)["sum_acme_july"] == ("recalled_history", "full", "historical")
     [july] = [e for e in m["memories"] if e["ref"]["id"] == "sum_acme_july"]
     assert [(n["current_fact_id"], n["used"]["id"]) for n in july["annotations"]] == [
@@ -51,6 +56,7 @@ def test_the_fact_check_window_selects_these_refs_in_these_slices(window):
     assert refs(m, "persona") == [("persona_memory", "per_acme_research", 1)]
     assert [r[0] for r in refs(m, "tool_surface")] == ["toolbox_memory"] * len(TOOLS)
     assert refs(m, "durable_facts") == [("entity_memory", "ent_acme_helios_v2", 2),
+                                        ("entity_memory", "ent_acme_helios_v1", 1),
                                         ("entity_memory", "ent_acme_helios_owner", 1)]
     assert refs(m, "evidence") == [("knowledge_base_chunk", "chk_acme_1_0", 1),
                                    ("knowledge_base_chunk", "chk_acme_1_1", 1),

@@ -1,16 +1,24 @@
 """One tool call, start to end: re-check, validate, call one manager method, log.
 
 Every outcome (ok, denied, invalid, error, timeout) writes exactly one
-mcp_call_log row. The model gets a generic sentence for failures; the operator
-log gets the detail.
+mcp_call_log row, before the answer goes back. The model gets a generic sentence
+for failures; the operator log gets the detail.
+
+A row the database cannot take now (another writer held the lock past the busy timeout)
+is held in memory, said at ERROR in the operator log, and written before the next call's
+row; a call that failed because the database was busy holds its row at once rather than
+wait a second busy timeout for it. Held rows die with the process: each one's call id,
+tool and status are in the operator log line that held it.
 """
 
 from __future__ import annotations
 
 import base64
 import logging
+import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,6 +33,7 @@ from pydantic import ValidationError
 
 from memgate.manager import (
     CallRecord,
+    DatabaseBusy,
     Identity,
     InvalidArgument,
     MemgateError,
@@ -40,12 +49,14 @@ from memgate.manager import (
 from . import agent_errors
 from .argument_values import argument_problem
 from .policy import check_access
-from .rows import RowTool, check_row, validation_schema
+from .rows import RowTool, checked_row
 
 log = logging.getLogger("memgate.toolbox")
 
 #: what the call log records for a call whose answer is a request for the user's input
 ASKED_THE_USER = "(asked the user for input; the answer comes in a second call)"
+#: call-log rows held while the database cannot take them; past this the oldest is dropped, CRITICAL
+HELD_ROWS_LIMIT = 1000
 
 
 class StructuredOutputInvalid(Exception):
@@ -67,6 +78,8 @@ class ToolDispatcher:
     def __init__(self, manager: MemoryManager, resolve: CallContextResolver):
         self.manager = manager
         self.resolve = resolve
+        self._held: deque[tuple[Identity, CallRecord]] = deque()
+        self._held_lock = threading.Lock()
 
     async def __call__(self, tool: RowTool, arguments: dict[str, Any]) -> ToolResult:
         started = time.perf_counter()
@@ -78,26 +91,30 @@ class ToolDispatcher:
                             arguments=arguments, handler=tool.row.tool_handler,
                             toolbox_row_id=tool.row.id, toolbox_row_version=tool.row.version,
                             transport=ctx.transport)
+        claim = _LogClaim()
         try:
-            output = await self._run(tool, arguments, ctx.identity, call_id)
-            structured = None if isinstance(output, ToolResult) else _structured(tool, output)
+            output, structured, logged = await self._run(tool, arguments, ctx.identity, record, started, claim)
         except BaseException as exc:  # noqa: BLE001 - every outcome is logged, then re-raised as text
-            status, message = self._failure(exc, tool, call_id)
-            record = replace(record, status=status, error_class=type(exc).__name__, result_text=message,
-                             duration_ms=_ms(started))
-            await self._log(ctx.identity, record)
-            if isinstance(exc, (KeyboardInterrupt, SystemExit, anyio.get_cancelled_exc_class())):
-                raise
-            # _failure logged the call's one line; DEBUG keeps FastMCP from logging a second.
-            raise ToolError(message, log_level=logging.DEBUG) from None
+            if not claim.take(_LOOP):
+                # The worker finished the call and logged it as it ran out of time: answer with its result.
+                if not isinstance(exc, TimeoutError) or not await anyio.to_thread.run_sync(claim.done.wait, 30.0):
+                    raise
+                output, structured = claim.outcome
+                logged = True
+            else:
+                status, message = self._failure(exc, tool, call_id)
+                record = replace(record, status=status, error_class=type(exc).__name__, result_text=message,
+                                 duration_ms=_ms(started))
+                await self._log(ctx.identity, record, hold=isinstance(exc, DatabaseBusy))
+                if isinstance(exc, (KeyboardInterrupt, SystemExit, anyio.get_cancelled_exc_class())):
+                    raise
+                # _failure logged the call's one line; DEBUG keeps FastMCP from logging a second.
+                raise ToolError(message, log_level=logging.DEBUG) from None
         if isinstance(output, ToolResult):  # the handler's own answer: a request for the user's input
-            record = replace(record, result_text=ASKED_THE_USER, duration_ms=_ms(started))
-            await self._log(ctx.identity, record)
+            await self._log(ctx.identity, replace(record, result_text=ASKED_THE_USER, duration_ms=_ms(started)))
             return output
-        record = replace(record, status=output.status, rows_returned=output.rows, truncated=output.truncated,
-                         result_tokens=output.tokens, result_text=output.text,
-                         cited_ids=output.cited_ids, duration_ms=_ms(started))
-        await self._log(ctx.identity, record)
+        if not logged:
+            await self._log(ctx.identity, _done(record, output, started))
         images = [ImageContent(type="image", data=base64.b64encode(i.data).decode("ascii"), mime_type=i.mime_type)
                   for i in output.images]
         return ToolResult(content=[TextContent(type="text", text=output.text), *images], is_error=output.is_error,
@@ -122,15 +139,49 @@ class ToolDispatcher:
             result_text=message, duration_ms=0.0))
         raise ToolError(message, log_level=logging.DEBUG)
 
-    async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity,
-                   call_id: str) -> ToolOutput | ToolResult:
-        row = await self._current_row(tool, identity)
+    async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity, record: CallRecord,
+                   started: float, claim: "_LogClaim") -> tuple[Any, dict[str, Any] | None, bool]:
+        """(the method's ToolOutput or the handler's ToolResult, structured content, whether it is logged)."""
+        timeout = self.manager.caps.query_timeout_s + 5
+        if tool.spec.interact is None:
+            # One worker-thread hop for the re-read, the checks, the method and the call-log row:
+            # each hop costs more than the checks themselves once a row's schema is checked, and
+            # on a busy machine a hop waits for a time slice. The row is still written before
+            # the answer goes back; the claim makes sure a call the loop gave up on is logged
+            # once, as the loop saw it.
+            def call_and_log() -> tuple[ToolOutput, dict[str, Any] | None, bool]:
+                spec, kwargs = self._prepare(tool, arguments, identity)
+                output = self._invoke(spec, kwargs, identity, record.call_id, tool.name)
+                structured = _structured(tool, output)
+                if not claim.take(_WORKER):
+                    return output, structured, True  # the loop timed out first and logged that
+                self._log_now(identity, _done(record, output, started))
+                claim.outcome = (output, structured)
+                claim.done.set()
+                return output, structured, True
+
+            with anyio.fail_after(timeout):
+                return await anyio.to_thread.run_sync(call_and_log, abandon_on_cancel=True)
+        spec, kwargs = await anyio.to_thread.run_sync(lambda: self._prepare(tool, arguments, identity))
+        step = await spec.interact(dict(kwargs))  # in the request's event loop: it talks to the client
+        if isinstance(step, ToolResult):
+            return step, None, False
+        kwargs.update(step)
+        with anyio.fail_after(timeout):
+            output = await anyio.to_thread.run_sync(
+                lambda: self._invoke(spec, kwargs, identity, record.call_id, tool.name), abandon_on_cancel=True)
+        return output, _structured(tool, output), False
+
+    def _prepare(self, tool: RowTool, arguments: dict[str, Any], identity: Identity) -> tuple[Any, dict[str, Any]]:
+        """Re-read and re-check the row, validate the arguments: the handler spec and the method's kwargs."""
+        row = self._current_row(tool, identity)
         check_access(row.access_policy, identity)
-        spec = check_row(row)
+        checked = checked_row(row)
+        spec = checked.spec
         if problem := argument_problem(arguments):
             field, reason = problem
             raise InvalidArgument(reason, field=field)
-        _validate(arguments, validation_schema(row, spec))
+        _validate(arguments, checked.validator)
         if spec.args_model is None:  # the row's schema is the whole argument model (report binds)
             kwargs = spec.row_arguments(arguments, row.tool_schema)
         else:
@@ -140,28 +191,24 @@ class ToolDispatcher:
                 err = exc.errors()[0]
                 raise InvalidArgument(err["msg"], field=".".join(str(p) for p in err["loc"]) or None) from exc
             kwargs = args.model_dump(exclude_unset=True)
-        method = getattr(self.manager, spec.method)
         if spec.takes_policy:
             kwargs["policy"] = row.access_policy
-        if spec.interact is not None:
-            step = await spec.interact(dict(kwargs))
-            if isinstance(step, ToolResult):
-                return step
-            kwargs.update(step)
+        return spec, kwargs
+
+    def _invoke(self, spec: Any, kwargs: dict[str, Any], identity: Identity, call_id: str,
+                tool_name: str) -> ToolOutput:
+        method = getattr(self.manager, spec.method)
 
         def call() -> ToolOutput:
             return method(identity, **kwargs)
 
-        def call_as_round() -> ToolOutput:
-            return self.manager.run_tool_round(identity, call_id=call_id, tool_name=tool.name, call=call)
+        if not spec.charged:
+            return call()
+        return self.manager.run_tool_round(identity, call_id=call_id, tool_name=tool_name, call=call)
 
-        timeout = self.manager.caps.query_timeout_s + 5
-        with anyio.fail_after(timeout):
-            return await anyio.to_thread.run_sync(call_as_round if spec.charged else call, abandon_on_cancel=True)
-
-    async def _current_row(self, tool: RowTool, identity: Identity) -> ToolRow:
+    def _current_row(self, tool: RowTool, identity: Identity) -> ToolRow:
         """Re-read the row: it must still be active for this caller and at the listed version."""
-        rows = await anyio.to_thread.run_sync(lambda: self.manager.active_tools(identity, tool.name))
+        rows = self.manager.active_tools(identity, tool.name)
         if not rows:
             raise RowGone(f"toolbox row {tool.name!r} is no longer active")
         row = ToolRow.from_row(rows[0])
@@ -187,11 +234,76 @@ class ToolDispatcher:
         log.error("call %s to %s failed", call_id, tool.name, exc_info=exc)
         return "error", agent_errors.agent_message(exc, call_id)
 
-    async def _log(self, identity: Identity, record: CallRecord) -> None:
+    async def _log(self, identity: Identity, record: CallRecord, *, hold: bool = False) -> None:
+        if hold:  # the database was busy for this call: do not wait a second busy timeout for its row
+            self._hold(identity, record, "the database was busy for the call itself")
+            return
+        await anyio.to_thread.run_sync(lambda: self._log_now(identity, record))
+
+    def _log_now(self, identity: Identity, record: CallRecord) -> None:
         try:
-            await anyio.to_thread.run_sync(lambda: self.manager.log_call(identity, record))
+            self._write(identity, record)
+        except DatabaseBusy as exc:
+            self._hold(identity, record, exc.message)
         except Exception:  # the call's outcome stands; a lost log row must be loud
             log.critical("could not write mcp_call_log row for call %s", record.call_id, exc_info=True)
+
+    def _write(self, identity: Identity, record: CallRecord) -> None:
+        """Held rows first, oldest first, then this one; DatabaseBusy when the database still cannot."""
+        while True:
+            with self._held_lock:
+                if not self._held:
+                    break
+                held_identity, held = self._held.popleft()
+            try:
+                self.manager.log_call(held_identity, held)
+            except DatabaseBusy:
+                with self._held_lock:
+                    self._held.appendleft((held_identity, held))
+                raise
+            except Exception:
+                log.critical("could not write held mcp_call_log row for call %s; it is lost", held.call_id,
+                             exc_info=True)
+            else:
+                log.warning("wrote held mcp_call_log row for call %s (%s, %s)", held.call_id, held.tool_name,
+                            held.status)
+        self.manager.log_call(identity, record)
+
+    def _hold(self, identity: Identity, record: CallRecord, why: str) -> None:
+        with self._held_lock:
+            self._held.append((identity, record))
+            dropped = self._held.popleft() if len(self._held) > HELD_ROWS_LIMIT else None
+        log.error("mcp_call_log row for call %s (%s, %s, tenant %s) is held until the database takes writes: %s",
+                  record.call_id, record.tool_name, record.status, identity.tenant, why)
+        if dropped is not None:
+            log.critical("more than %d mcp_call_log rows held: the row for call %s (%s, %s) is lost",
+                         HELD_ROWS_LIMIT, dropped[1].call_id, dropped[1].tool_name, dropped[1].status)
+
+
+_LOOP, _WORKER = "loop", "worker"
+
+
+class _LogClaim:
+    """Who writes a call's one log row: the worker that finished the call, or the loop that gave up on it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._owner: str | None = None
+        #: set once the worker has written its row; `outcome` is then (output, structured)
+        self.done = threading.Event()
+        self.outcome: tuple[ToolOutput, dict[str, Any] | None] | None = None
+
+    def take(self, who: str) -> bool:
+        with self._lock:
+            if self._owner is None:
+                self._owner = who
+            return self._owner == who
+
+
+def _done(record: CallRecord, output: ToolOutput, started: float) -> CallRecord:
+    return replace(record, status=output.status, rows_returned=output.rows, truncated=output.truncated,
+                   result_tokens=output.tokens, result_text=output.text, cited_ids=output.cited_ids,
+                   duration_ms=_ms(started))
 
 
 def _structured(tool: RowTool, output: ToolOutput) -> dict[str, Any] | None:
@@ -210,8 +322,7 @@ def _structured(tool: RowTool, output: ToolOutput) -> dict[str, Any] | None:
     return output.structured
 
 
-def _validate(arguments: dict[str, Any], schema: dict[str, Any]) -> None:
-    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+def _validate(arguments: dict[str, Any], validator: jsonschema.Draft202012Validator) -> None:
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is not None:
         field = ".".join(str(p) for p in error.absolute_path) or _missing_field(error)

@@ -38,10 +38,11 @@ class ToolboxProvider(Provider):
         self.dispatcher = ToolDispatcher(manager, resolve)
 
     async def _list_tools(self) -> Sequence[Tool]:
-        return await self._tools(None)
+        return await self._tools(None, with_help=True)
 
     async def _get_tool(self, name: str, version=None) -> Tool | None:
-        tools = await self._tools(name)
+        # A call needs the row, not its description: the generated help (a catalog read) is left out.
+        tools = await self._tools(name, with_help=False)
         if tools:
             return tools[0]
         try:
@@ -53,7 +54,7 @@ class ToolboxProvider(Provider):
         return GoneTool(name=name[:200], description="not available", parameters={"type": "object"},
                         call=self.dispatcher.gone)
 
-    async def _tools(self, name: str | None) -> list[RowTool]:
+    async def _tools(self, name: str | None, *, with_help: bool) -> list[RowTool]:
         try:
             identity = self.resolve().identity
         except NoCaller:
@@ -68,7 +69,8 @@ class ToolboxProvider(Provider):
         for raw in rows:
             try:
                 row = ToolRow.from_row(raw)
-                tools.append(tool_from_row(row, self.dispatcher, generated_help=await self._help(row, identity)))
+                help_text = await self._help(row, identity) if with_help else None
+                tools.append(tool_from_row(row, self.dispatcher, generated_help=help_text))
             except MemgateError as exc:
                 log.error("toolbox row %s (%r v%s, tenant %s) is not served: %s",
                           raw["id"], raw["tool_name"], raw["version"], identity.tenant, exc.message)

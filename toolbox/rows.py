@@ -13,7 +13,11 @@ policy and schema), overridden key by key by access_policy.annotations.
 from __future__ import annotations
 
 import copy
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
@@ -130,17 +134,82 @@ def row_annotations(row: ToolRow, spec: HandlerSpec, schema: dict[str, Any]) -> 
     return ToolAnnotations(**hints)
 
 
-def tool_from_row(row: ToolRow, call: RowCall, *, generated_help: str | None = None) -> RowTool:
-    """The row as a tool; `generated_help` (the handler's describe hook) follows the usage notes."""
+@dataclass(frozen=True)
+class CheckedRow:
+    """What the checks of one row version produced: everything a list or a call needs from its schema."""
+
+    spec: HandlerSpec
+    #: the strict schema every call is validated against, and its compiled validator
+    schema: dict[str, Any]
+    validator: jsonschema.Draft202012Validator
+    #: the inputSchema hosts see
+    advertised: dict[str, Any]
+    annotations: ToolAnnotations
+
+
+class _CheckedRows:
+    """Checked rows by row id, version and content, least recently used dropped first.
+
+    Checking a row (the schema against the JSON Schema metaschema, the handler's own checks,
+    building the validator) costs milliseconds, and every list and every call needs it; a
+    row version's content does not change, so it is done once. The key holds the content
+    too, so a row edited in place under the same version is checked again, never served
+    from an old check. Refusals are not kept: a refused row is checked (and logged) again.
+    """
+
+    def __init__(self, size: int = 512):
+        self._size = size
+        self._rows: OrderedDict[tuple, CheckedRow] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, row: ToolRow) -> CheckedRow:
+        key = (row.id, row.version, row.tool_name, row.tool_handler,
+               json.dumps(row.tool_schema, sort_keys=True), json.dumps(row.access_policy, sort_keys=True))
+        with self._lock:
+            checked = self._rows.get(key)
+            if checked is not None:
+                self._rows.move_to_end(key)
+                return checked
+        checked = _check(row)
+        with self._lock:
+            self._rows[key] = checked
+            while len(self._rows) > self._size:
+                self._rows.popitem(last=False)
+        return checked
+
+    def clear(self) -> None:
+        with self._lock:
+            self._rows.clear()
+
+
+def _check(row: ToolRow) -> CheckedRow:
     spec = check_row(row)
     schema = validation_schema(row, spec)
+    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    return CheckedRow(spec=spec, schema=schema, validator=validator, advertised=portable(schema),
+                      annotations=row_annotations(row, spec, schema))
+
+
+_CHECKED = _CheckedRows()
+
+
+def checked_row(row: ToolRow) -> CheckedRow:
+    """The row's checks, done once per row version (RowRefused when it cannot be served)."""
+    return _CHECKED.get(row)
+
+
+def tool_from_row(row: ToolRow, call: RowCall, *, generated_help: str | None = None) -> RowTool:
+    """The row as a tool; `generated_help` (the handler's describe hook) follows the usage notes."""
+    checked = checked_row(row)
+    spec = checked.spec
     structured = bool(row.access_policy.get("structured_output"))
     return RowTool(
         name=row.tool_name,
         description=f"{row.usage_notes}\n\n{generated_help}" if generated_help else row.usage_notes,
-        parameters=portable(schema),
+        # A copy: the tool is the server's to change; the checked schema stays as checked.
+        parameters=copy.deepcopy(checked.advertised),
         output_schema=spec.output_schema if structured else None,
-        annotations=row_annotations(row, spec, schema),
+        annotations=checked.annotations,
         row=row,
         spec=spec,
         call=call,

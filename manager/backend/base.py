@@ -82,11 +82,16 @@ class QueryDialect:
 
 @dataclass(frozen=True)
 class ChunkFilters:
-    """What narrows a knowledge-base search besides the wall: collection, document, lifecycle time."""
+    """What narrows a knowledge-base search besides the wall: collection, document, lifecycle time.
+
+    Statements bind `ended` (1 or 0) for include_ended.
+    """
 
     now: str
     collection: str | None = None
     document_id: str | None = None
+    #: also rows whose lifecycle ended by `now` (valid_until passed); deleted rows never
+    include_ended: bool = False
 
 
 class Session(Protocol):

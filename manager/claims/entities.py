@@ -1,8 +1,9 @@
 """Canonical claims: lookup of the current version with labeled history, and corrections.
 
 A correction never edits a claim: in one transaction it closes the current
-version (valid_until = now) and inserts the next version, whose provenance
-points at the one it replaced. The base table's triggers refuse in-place edits
+version (valid_until = now), inserts the next version, whose provenance
+points at the one it replaced, and links the two (next `supersedes`
+previous). The base table's triggers refuse in-place edits
 and a unique index on the version makes a concurrent second correction fail.
 """
 
@@ -16,6 +17,7 @@ from ..backend.base import Row, Session
 from ..errors import Conflict, InvalidArgument
 from ..identity import Identity
 from ..ids import new_id
+from ..links.store import LinkEnd, write_link
 
 CURRENT, SUPERSEDED, EXPIRED, DELETED, PENDING = "current", "superseded", "expired", "deleted", "pending"
 
@@ -113,4 +115,16 @@ def correct(session: Session, identity: Identity, *, subject: str, predicate: st
             "confidence": confidence, **next_version("entity_memory", latest, identity, now),
         }
         session.insert("entity_memory", row)
+        if latest is not None:
+            link_correction(session, identity, row, latest, now)
     return row
+
+
+def link_correction(session: Session, identity: Identity, newer: Row, older: Row, now: str) -> Row:
+    """The `supersedes` link from a claim's next version to the one it replaced (inside the correction's
+    transaction: both versions are this caller's, in one scope)."""
+    def end(r: Row) -> LinkEnd:
+        return LinkEnd({"memory_type": "entity_memory", "id": r["id"], "user_id": r.get("user_id"),
+                        "agent_id": r.get("agent_id"), "thread_id": r.get("thread_id")})
+
+    return write_link(session, identity, end(newer), "supersedes", end(older), now=now, provenance="correction")

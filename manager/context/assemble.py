@@ -13,8 +13,8 @@ from typing import Any
 
 from ..backend.base import Row, Session
 from ..claims import guidelines
-from ..ids import new_id
 from ..identity import Identity
+from ..ids import new_id
 from ..kb.embed import Embedder
 from ..limits import ContextBudget
 from ..registry import toolbox as toolbox_rows
@@ -23,6 +23,7 @@ from . import manifest as manifests
 from .budget import charge_fixed, grant
 from .candidates import Candidate, gather
 from .layout import FULL, GUIDELINES, PERSONA, QUESTION, TOOL_SURFACE, VARIABLE, VOLATILE_TAIL
+from .linked import linked_history
 from .render import RENDERER_VERSION, cost, header, question_block, record, slice_block, window_text
 from .rerank import Reranker, RetrievalScore
 from .selection import BUDGET, SELECTION_VERSION, Exclusion, exclusion, order_key, select
@@ -85,6 +86,7 @@ def assemble(session: Session, identity: Identity, question: str, intent: str, n
     admitted, excluded = select(candidates, question=question, now=now, budget=budget, reranker=reranker,
                                 window=window)
     admitted = _require_current_facts(session, admitted, now, budget, reranker, question)
+    admitted, excluded = linked_history(session, admitted, excluded, now)
     by_slice: dict[str, list[Candidate]] = {name: [] for name in VARIABLE}
     for c in admitted:
         by_slice[c.slice].append(c)
@@ -160,6 +162,8 @@ def _placed_entry(slice_name: str, p: Placed) -> dict[str, Any]:
         entry["required"] = True
     if c.stale:
         entry["annotations"] = [manifests.note_json(n) for n in c.stale]
+    if c.link:
+        entry["link"] = c.link
     return entry
 
 

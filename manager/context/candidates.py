@@ -57,6 +57,9 @@ class Candidate:
     status: str = ""
     score: float = 0.0
     extra: dict = field(default_factory=dict)
+    #: how a memory that entered as linked history relates to the one that brought it:
+    #: {"linked_to": id, "relation": ..., "direction": "in" | "out"}
+    link: dict | None = None
 
     def __post_init__(self) -> None:
         self.status = self.status or TYPES[self.kind].status

@@ -46,7 +46,7 @@ def expand(session: Session, key: WindowKey, memory_id: str) -> ToolOutput:
         raise NotIssued(f"{memory_id!r} was issued in window {window.manifest_id}, but its row version "
                         f"{ref['table']} {ref['id']} v{ref['version']} is no longer there for the caller")
     body = record(entry["type"], row, tier=FULL, status=entry["status"],
-                  annotations=[manifests.note_of(n) for n in entry.get("annotations", ())])
+                  annotations=[manifests.note_of(n) for n in entry.get("annotations", ())], link=entry.get("link"))
     text = f"{metadata_line(expand=memory_id, window=window.manifest_id, was=entry['tier'])}\n{body}"
     return ToolOutput(text=text, rows=1, tokens=count_tokens(text), cited_ids=(memory_id,))
 

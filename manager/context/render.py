@@ -15,7 +15,7 @@ replay renders the same bytes again. Every memory is a record of output/records.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from ..backend.base import Row
 from ..output.records import StaleFact, attr, escape_body, memory_record, metadata_line
@@ -26,6 +26,8 @@ from .layout import FULL, QUESTION, SLICES, SUMMARY
 __all__ = ["RENDERER_VERSION", "cost", "header", "question_block", "record", "slice_block", "window_text"]
 
 RENDERER_VERSION = "window-1"
+#: a linked history record's label, in the order it is shown
+_LINK_LABEL = ("linked_to", "relation", "direction")
 #: a window record is never clipped: tiers decide how much of it is shown
 _WHOLE = 10_000_000
 
@@ -36,19 +38,22 @@ def cost(text: str) -> int:
 
 
 def record(kind: str, row: Row, *, tier: str, status: str, annotations: Sequence[StaleFact] = (),
-           shown_id: str | None = None) -> str:
+           shown_id: str | None = None, link: Mapping[str, str] | None = None) -> str:
     """One memory at `tier`. A pointer is only its id, type, status, one line and its full form's cost;
-    `expand` shows the rest (the annotations of a historical memory included)."""
+    `expand` shows the rest (the annotations of a historical memory included). A memory that entered as
+    linked history carries its `link` label (linked_to, relation, direction) at every tier."""
     shown = shown_id or row["id"]
+    label = {k: link[k] for k in _LINK_LABEL} if link else {}
     if tier == FULL:
         return memory_record(full_body(kind, row), id=shown, type=kind, cell_chars=_WHOLE, status=status,
-                             **attributes(kind, row), annotations=tuple(annotations))
-    full = cost(record(kind, row, tier=FULL, status=status, annotations=annotations, shown_id=shown_id))
+                             **label, **attributes(kind, row), annotations=tuple(annotations))
+    full = cost(record(kind, row, tier=FULL, status=status, annotations=annotations, shown_id=shown_id, link=link))
     if tier == SUMMARY:
         return memory_record(summary_body(kind, row), id=shown, type=kind, cell_chars=_WHOLE, status=status,
-                             tier=tier, **attributes(kind, row), full_tokens=full, annotations=tuple(annotations))
+                             tier=tier, **label, **attributes(kind, row), full_tokens=full,
+                             annotations=tuple(annotations))
     return memory_record(one_line(kind, row), id=shown, type=kind, cell_chars=_WHOLE, status=status, tier=tier,
-                         full_tokens=full)
+                         **label, full_tokens=full)
 
 
 def slice_block(name: str, records: Sequence[str]) -> str:

@@ -85,7 +85,7 @@ def replay(session: Session, manifest_id: str, tenant: str, *,
         else:
             notes = [manifests.note_of(n) for n in entry.get("annotations", ())]
             blocks[entry["slice"]].append(record(entry["type"], row, tier=entry["tier"], status=entry["status"],
-                                                 annotations=notes))
+                                                 annotations=notes, link=entry.get("link")))
     head = header(m["intent"], m["evaluated_at"], m["arithmetic"]["available"])
     text = window_text(head, blocks, m["request"]["question"])
     digest = manifests.sha256(text)

@@ -68,7 +68,7 @@ class SliceFitter:
         if key not in self._rendered:
             if tier == SUMMARY and c.kind != "workflow":
                 return None
-            text = record(c.kind, c.row, tier=tier, status=c.status, annotations=c.stale)
+            text = record(c.kind, c.row, tier=tier, status=c.status, annotations=c.stale, link=c.link)
             self._rendered[key] = (text, cost(text))
         return self._rendered[key]
 

@@ -4,7 +4,9 @@ acme (user jane, agent research-assistant) holds model:helios-rag beir_ndcg10
 version 1 = 0.92 (superseded) and version 2 = 0.78 (current, corrected), plus
 a July summary that used 0.92, two turns of jane's thread `helios-review`, and the
 research assistant's memory-tool file /memories/progress.md (store
-agent:research-assistant). globex holds its own claim on the same subject. Each tenant
+agent:research-assistant). Links: version 2 supersedes version 1 (the
+correction's link); the August report's first passage supports version 2 and
+contradicts the July summary. globex holds its own claim on the same subject. Each tenant
 has a context budget (row id context_context_budget).
 """
 
@@ -15,11 +17,13 @@ import json
 from dataclasses import replace
 
 from ..backend.base import Session
+from ..claims.entities import link_correction
 from ..claims.guidelines import BUDGET_ROW_ID
 from ..context.assemble import ContextWindow
 from ..facade import MemoryManager
 from ..identity import Identity
 from ..kb import ingest as kb_ingest
+from ..links import store as link_store
 from ..tokens import count_tokens
 
 ACME = Identity(tenant="acme", user="jane", agent="research-assistant", principal="memgate demo")
@@ -96,6 +100,8 @@ def seed_demo(manager: MemoryManager) -> list[str]:
             with s.transaction():
                 (_seed_acme if identity is ACME else _seed_globex)(s, identity)
                 _seed_documents(s, identity)
+                if identity is ACME:
+                    _seed_acme_links(s, identity)
                 kb_ingest.embed_missing(s, manager.embedder)  # demo chunks searchable by vector too
         for store, path, text in _MEMORY_FILES.get(identity.tenant, ()):
             with manager.memory_store_files(identity, store) as files:
@@ -171,6 +177,15 @@ def _seed_acme(s: Session, identity: Identity) -> None:
             "agent_id": identity.agent, "thread_id": ACME_THREAD, "event_type": "turn", "role": role,
             "content": text, "turn_index": turn, "token_count": count_tokens(text), "version": 1,
             "valid_from": REVIEW, "created_by": identity.principal, "created_at": REVIEW})
+
+
+def _seed_acme_links(s: Session, identity: Identity) -> None:
+    """The correction's link, and two explicit ones from the August report's first passage."""
+    versions = {r["id"]: r for r in s.fetch_all("entity_versions", subject="model:helios-rag",
+                                                predicate="beir_ndcg10")}
+    link_correction(s, identity, versions["ent_acme_helios_v2"], versions["ent_acme_helios_v1"], CORRECTED)
+    for relation, target in (("supports", "ent_acme_helios_v2"), ("contradicts", "sum_acme_july")):
+        link_store.link_between(s, identity, "chk_acme_1_0", relation, target, now=REVIEW)
 
 
 def _seed_globex(s: Session, identity: Identity) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..backend.base import Row
+from ..links.render import fit_linked
+from ..links.traverse import Linked
 from ..output.budget import clip_to_fit, fit_records
 from ..output.records import StaleFact, clip, escape_body, memory_record, metadata_line, with_token_count
 from ..output.results import ToolOutput
@@ -17,7 +19,8 @@ __all__ = ["render_hits"]
 
 def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, max_tokens: int,
                 asked: int, annotations: Mapping[str, tuple[StaleFact, ...]] | None = None,
-                images: Mapping[str, Row] | None = None) -> ToolOutput:
+                images: Mapping[str, Row] | None = None, linked: Mapping[str, list[Linked]] | None = None,
+                linked_more: bool = False, cell_chars: int = 500) -> ToolOutput:
     """At most `asked` records best first, as many as fit in `max_tokens` (head included).
 
     `hits` may hold one more than `asked`: that extra hit only says "more exist". A record
@@ -27,7 +30,9 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
     facts a chunk used (its provenance names a since-corrected claim version). `images` are the
     images whose descriptions are documents, by document id: a hit on one is shown as the image
     (type="image", its numbers and description, never its bytes), once however many of its
-    chunks matched.
+    chunks matched. `linked` (when the call asked for hops) holds each chunk's linked results,
+    each clipped at `cell_chars`: they follow their chunk, in the tokens the chunks leave;
+    `linked_more` says a chunk had more than max_linked_results.
     """
     notes = annotations or {}
     images = images or {}
@@ -35,14 +40,17 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
     more_rows = len(hits) > asked
     hits = hits[:asked]
 
-    def head_of(n: int, more: bool, tokens: int) -> str:
-        return metadata_line(search=_one_line(query), collection=collection, results=n,
+    hops = linked is not None
+
+    def head_of(n: int, more: bool, tokens: int, n_linked: int | None = None) -> str:
+        return metadata_line(search=_one_line(query), collection=collection, results=n, linked=n_linked,
                              more_exist="yes" if more else "no", tokens=tokens, budget=f"{max_tokens} tokens")
 
     if not hits:
         text = with_token_count(lambda tokens: head_of(0, False, tokens), "No knowledge-base chunk matches this query.")
         return ToolOutput(text=text, tokens=count_tokens(text), structured={"results": []})
-    reserve = count_tokens(head_of(len(hits), True, 99_999)) + 1
+    reserve = count_tokens(head_of(len(hits), True, 99_999, 999 if hops else None)) + 1
+
     def build(hit: SearchHit, content: str, clipped: bool) -> str:
         image = images.get(hit.document_id)
         if image is not None:
@@ -57,11 +65,24 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
                           clip_first=lambda hit, left: clip_to_fit(
                               text_of(hit), lambda c: build(hit, c, True), left))
     shown = hits[: len(records)]
-    more = more_rows or len(records) < len(hits)
-    text = with_token_count(lambda tokens: head_of(len(records), more, tokens), "\n".join(records) or None)
+    groups = [(linked or {}).get(h.id, []) for h in shown]
+    left = max_tokens - reserve - sum(count_tokens(r) + 1 for r in records)
+    attached = fit_linked(groups, cell_chars, left, frozenset(_shown_id(h, images) for h in shown))
+    more = (more_rows or linked_more or len(records) < len(hits)
+            or any(len(a) < len(g) for a, g in zip(attached, groups)))
+    n_linked = sum(len(a) for a in attached) if hops else None
+    body = "\n".join(line for record, extra in zip(records, attached) for line in (record, *extra))
+    text = with_token_count(lambda tokens: head_of(len(records), more, tokens, n_linked), body or None)
+    results = [_with_linked(_as_dict(h, images.get(h.document_id)), group[:len(extra)])
+               for h, group, extra in zip(shown, groups, attached)]
+    cited = tuple(_shown_id(h, images) for h in shown) + tuple(
+        item.id for group, extra in zip(groups, attached) for item in group[:len(extra)])
     return ToolOutput(text=text, rows=len(records), truncated=more,
-                      tokens=count_tokens(text), cited_ids=tuple(_shown_id(h, images) for h in shown),
-                      structured={"results": [_as_dict(h, images.get(h.document_id)) for h in shown]})
+                      tokens=count_tokens(text), cited_ids=cited, structured={"results": results})
+
+
+def _with_linked(found: dict, linked: list[Linked]) -> dict:
+    return {**found, "linked": [item.as_json() for item in linked]} if linked else found
 
 
 def _once_per_image(hits: list[SearchHit], images: Mapping[str, Row]) -> list[SearchHit]:
@@ -94,7 +115,7 @@ def _build_image(hit: SearchHit, image: Row, description: str, clipped: bool) ->
 def _build(hit: SearchHit, content: str, clipped: bool, annotations: tuple[StaleFact, ...]) -> str:
     body = f"title: {_one_line(hit.title)}\n{content}"
     return memory_record(
-        body, id=hit.id, type="kb_chunk", status="historical" if annotations else "evidence",
+        body, id=hit.id, type="kb_chunk", status="historical" if annotations or hit.ended else "evidence",
         document=hit.document_id, collection=hit.collection,
         position=hit.position, chunks=hit.chunk_count, tokens=hit.token_count, score=f"{hit.score:.4f}",
         lexical_rank=hit.lexical_rank, vector_rank=hit.vector_rank,

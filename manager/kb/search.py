@@ -33,6 +33,8 @@ RRF_K = 60
 class SearchFilters:
     collection: str | None = None
     document_id: str | None = None
+    #: also chunks whose lifecycle has ended (valid_until passed); deleted ones never
+    include_ended: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,8 @@ class SearchHit:
     folded: int = 0
     #: the row version the chunk says it was made from (provenance), or None
     source: tuple[str, str, int] | None = None
+    #: its lifecycle has ended (only when the search asked for ended chunks)
+    ended: bool = False
 
 
 def search(s: Session, embedder: Embedder, query: str, now: str, *, limit: int,
@@ -63,7 +67,8 @@ def search(s: Session, embedder: Embedder, query: str, now: str, *, limit: int,
            depth: int | None = None) -> list[SearchHit]:
     """The best `limit` chunks for `query` among the rows the session may see, best first."""
     depth = depth or max(MIN_DEPTH, 4 * limit)
-    where = ChunkFilters(now=now, collection=filters.collection, document_id=filters.document_id)
+    where = ChunkFilters(now=now, collection=filters.collection, document_id=filters.document_id,
+                         include_ended=filters.include_ended)
     rankings: dict[str, list[int]] = {}
     lexical: dict[int, float] = {}
     cosine: dict[int, float] = {}
@@ -105,7 +110,8 @@ def search(s: Session, embedder: Embedder, query: str, now: str, *, limit: int,
                 token_count=r["token_count"] if r["token_count"] is not None else count_tokens(r["content"]),
                 score=f.score, lexical_rank=f.ranks.get(LEXICAL), vector_rank=f.ranks.get(VECTOR),
                 lexical_score=lexical.get(f.id), cosine=cosine.get(f.id),
-                source=(r["source_table"], r["source_id"], int(r["source_version"] or 0)) if r["source_id"] else None))
+                source=(r["source_table"], r["source_id"], int(r["source_version"] or 0)) if r["source_id"] else None,
+                ended=r["valid_until"] is not None and r["valid_until"] <= now))
     return hits
 
 

@@ -13,7 +13,7 @@ from typing import TypeVar
 from ..tokens import count_tokens
 from .records import clip
 
-__all__ = ["clip_to_fit", "fit_records"]
+__all__ = ["clip_to_fit", "fit_attached", "fit_records"]
 
 T = TypeVar("T")
 
@@ -52,3 +52,23 @@ def clip_to_fit(text: str, build: Callable[[str], str], max_tokens: int) -> str 
         else:
             hi = mid - 1
     return build(clip(text, lo)) if lo > 0 else None
+
+
+def fit_attached(groups: Sequence[Sequence[T]], render: Callable[[T], str], tokens_left: int) -> list[list[str]]:
+    """Records that hang off records already fitted (a result's linked results), within `tokens_left`.
+
+    Groups follow their records' order and each group keeps its own order; the first record
+    that does not fit ends the pass, so what is shown is always a prefix in that order and the
+    records fitted first are never cut for these.
+    """
+    fitted: list[list[str]] = [[] for _ in groups]
+    used = 0
+    for n, group in enumerate(groups):
+        for item in group:
+            record = render(item)
+            cost = count_tokens(record) + 1
+            if used + cost > tokens_left:
+                return fitted
+            fitted[n].append(record)
+            used += cost
+    return fitted

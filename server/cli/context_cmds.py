@@ -220,6 +220,8 @@ def describe(m: dict[str, Any]) -> str:
         r = e["ref"]
         note = "".join(f"  (used {n['used']['id'] if n.get('used') else '?'}; current {n['current_fact_id'] or 'none'})"
                        for n in e.get("annotations", ()))
+        if e.get("link"):
+            note += f"  ({e['link']['relation']} {e['link']['linked_to']})"
         lines.append(f"  {e['slice']:<16} {e['tier']:<7} {e['tokens']:>5}  {e['status']:<10} "
                      f"{r['table']} {r['id']} v{r['version']}{note}")
     lines.append(f"left out ({len(m['exclusions'])}):")

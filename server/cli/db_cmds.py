@@ -13,7 +13,6 @@ from memgate.manager import (
     record_demo_window,
     seed_demo,
 )
-from memgate.toolbox import check_row
 
 from .common import TENANT_ID, friendly_errors, open_manager, operator_identity, settings_from
 
@@ -132,6 +131,8 @@ def _check_database(settings, report) -> None:
                else "none. Set one up: `memgate init --tenant acme` (or `memgate init --demo`).")
         for tenant in tenants:
             rows = manager.active_tools(operator_identity(tenant))
+            from memgate.toolbox import check_row  # the server stack: only when a doctor checks rows
+
             refused = []
             for raw in rows:
                 try:

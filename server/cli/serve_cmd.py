@@ -55,8 +55,11 @@ def register(cli: click.Group) -> None:
         settings = settings_from(ctx, **{
             "server.transport": transport, "server.host": host, "server.port": port,
             "stdio.tenant": tenant, "stdio.user": user, "stdio.agent": agent})
-        setup_logging(settings.server.log_level)
         os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+        # The server stack first: fastmcp installs its own log handler when imported, which
+        # setup_logging then replaces, so every line has the one format.
+        from .. import app  # noqa: F401
+        setup_logging(settings.server.log_level)
         if demo:
             from .db_cmds import init_database
             for line in init_database(settings, [], demo=True):

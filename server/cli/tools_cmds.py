@@ -8,7 +8,6 @@ from pathlib import Path
 import click
 
 from memgate.manager import InvalidArgument, MemgateError, ToolRow, now_iso
-from memgate.toolbox import check_row
 
 from .common import friendly_errors, open_manager, operator_identity, settings_from, tenant_option
 
@@ -120,6 +119,8 @@ def report_definition(name: str, sql_file: Path, schema_file: Path, notes: str |
 
 def _row_problem(definition: dict) -> str | None:
     """Why the toolbox would not serve this row (the same check every list runs), or None."""
+    from memgate.toolbox import check_row  # the server stack: only when a row is written
+
     row = ToolRow(id="new", version=1, tool_name=definition["tool_name"], tool_schema=definition["tool_schema"],
                   usage_notes=definition["usage_notes"], tool_handler=definition["tool_handler"],
                   access_policy=definition["access_policy"])

@@ -9,6 +9,7 @@ FROM knowledge_base_chunk c
 WHERE CONTAINS(c.content, :expr, 1) > 0
   AND (:collection IS NULL OR c.collection = :collection)
   AND (:document IS NULL OR c.document_id = :document)
-  AND c.deleted_at IS NULL AND c.valid_from <= :now AND (c.valid_until IS NULL OR c.valid_until > :now)
+  AND c.deleted_at IS NULL AND c.valid_from <= :now
+  AND (c.valid_until IS NULL OR c.valid_until > :now OR :ended = 1)
 ORDER BY score DESC, c.seq
 FETCH FIRST :limit ROWS ONLY

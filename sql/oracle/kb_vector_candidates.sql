@@ -12,7 +12,8 @@ FROM (SELECT c.seq,
       WHERE c.embedding_model = :model AND VECTOR_DIMENSION_COUNT(c.embedding) = :dims
         AND (:collection IS NULL OR c.collection = :collection)
         AND (:document IS NULL OR c.document_id = :document)
-        AND c.deleted_at IS NULL AND c.valid_from <= :now AND (c.valid_until IS NULL OR c.valid_until > :now))
+        AND c.deleted_at IS NULL AND c.valid_from <= :now
+        AND (c.valid_until IS NULL OR c.valid_until > :now OR :ended = 1))
 WHERE cosine > 0
 ORDER BY cosine DESC, seq
 FETCH FIRST :limit ROWS ONLY

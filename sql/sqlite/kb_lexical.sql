@@ -10,5 +10,6 @@ FROM kb_chunk_match m
 WHERE m.fts MATCH :expr
   AND (:collection IS NULL OR m.collection = :collection)
   AND (:document IS NULL OR m.document_id = :document)
-  AND m.deleted_at IS NULL AND m.valid_from <= :now AND (m.valid_until IS NULL OR m.valid_until > :now)
+  AND m.deleted_at IS NULL AND m.valid_from <= :now
+  AND (m.valid_until IS NULL OR m.valid_until > :now OR :ended = 1)
 ORDER BY m.bm25

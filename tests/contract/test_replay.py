@@ -13,7 +13,7 @@ import json
 from dataclasses import replace
 
 import pytest
-from context_helpers import FACT_CHECK, JANE_IN_REVIEW, excluded
+from context_helpers import FACT_CHECK, JANE_IN_REVIEW
 
 from memgate.manager import ACME, GLOBEX, NotFound
 
@@ -57,7 +57,9 @@ def test_after_a_correction_replay_still_rebuilds_the_old_window_from_retained_v
                            content_json={"dataset": "BEIR", "metric": "nDCG@10"})
     fresh = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check").manifest
     [v3] = [m for m in fresh["memories"] if m["type"] == "entity" and m["ref"]["version"] == 3]
-    assert excluded(fresh)["ent_acme_helios_v2"] == "lifecycle"
+    [v2] = [m for m in fresh["memories"] if m["ref"]["id"] == "ent_acme_helios_v2"]
+    assert (v2["status"], v2["link"]["relation"], v2["link"]["linked_to"]) == (
+        "historical", "is_superseded_by", v3["ref"]["id"])
     [july] = [m for m in fresh["memories"] if m["ref"]["id"] == "sum_acme_july"]
     assert july["annotations"][0]["current_fact_id"] == v3["ref"]["id"]
     old = manager.replay_context(JANE_IN_REVIEW, window.manifest_id)

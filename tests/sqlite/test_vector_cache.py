@@ -54,7 +54,8 @@ def corpus(backend):
 
 FILTERS = [ChunkFilters(now=NOW), ChunkFilters(now=NOW, collection="manuals"),
            ChunkFilters(now=NOW, document_id="doc_b"), ChunkFilters(now=NOW, collection="nowhere"),
-           ChunkFilters(now="2026-02-01T00:00:00.000Z"), ChunkFilters(now="2026-10-01T00:00:00.000Z")]
+           ChunkFilters(now="2026-02-01T00:00:00.000Z"), ChunkFilters(now="2026-10-01T00:00:00.000Z"),
+           ChunkFilters(now=NOW, include_ended=True)]
 
 
 @pytest.mark.parametrize("filters", FILTERS)

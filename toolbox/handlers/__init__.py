@@ -7,11 +7,24 @@ in `_ALLOWLIST`.
 
 from __future__ import annotations
 
-from . import clarify, execute_query, expand, fetch, fetch_image, lookup_entity, memory, report, search, search_memory
+from . import (
+    clarify,
+    execute_query,
+    expand,
+    fetch,
+    fetch_image,
+    link_memory,
+    lookup_entity,
+    memory,
+    report,
+    search,
+    search_memory,
+)
 from .spec import HandlerSpec, StrictArgs
 
 __all__ = ["HANDLERS", "HandlerSpec", "StrictArgs"]
 
-_ALLOWLIST = (lookup_entity, search_memory, execute_query, memory, expand, clarify, report, search, fetch, fetch_image)
+_ALLOWLIST = (lookup_entity, search_memory, execute_query, memory, expand, clarify, report, search, fetch, fetch_image,
+              link_memory)
 
 HANDLERS: dict[str, HandlerSpec] = {m.SPEC.name: m.SPEC for m in _ALLOWLIST}

@@ -1,16 +1,23 @@
-"""The `lookup_entity` handler: the current version of a canonical claim, with labeled history."""
+"""The `lookup_entity` handler: the current version of a canonical claim, with labeled history.
+
+num_hops (0..2) adds each version's linked memories (a correction's predecessor as
+is_superseded_by); include_invalid_results is include_history by search_memory's name.
+"""
 
 from __future__ import annotations
 
 from pydantic import Field
 
-from .spec import HandlerSpec, StrictArgs
+from .spec import LINKED, HandlerSpec, StrictArgs
 
 
 class LookupEntityArgs(StrictArgs):
     subject: str = Field(min_length=1, max_length=400)
     predicate: str | None = Field(None, min_length=1, max_length=400)
     include_history: bool = True
+    include_invalid_results: bool | None = None
+    num_hops: int = Field(0, ge=0, le=2)
+    max_linked_results: int = Field(5, ge=1, le=20)
 
 
 _NULLABLE_TEXT = {"type": ["string", "null"]}
@@ -25,7 +32,7 @@ OUTPUT_SCHEMA = {
                 "version": {"type": "integer"},
                 "status": {"type": "string", "enum": ["current", "superseded", "expired", "deleted", "pending"]},
                 "confidence": {"type": ["number", "null"]}, "valid_from": {"type": "string"},
-                "valid_until": _NULLABLE_TEXT, "deleted_at": _NULLABLE_TEXT,
+                "valid_until": _NULLABLE_TEXT, "deleted_at": _NULLABLE_TEXT, "linked": LINKED,
             },
             "required": ["id", "subject", "predicate", "version", "status"],
         }},

@@ -138,7 +138,8 @@ class OracleSession:
         if expr is None:
             return []
         rows = self.fetch_all("kb_lexical", expr=expr, limit=limit, collection=filters.collection,
-                              document=filters.document_id, now=filters.now)
+                              document=filters.document_id, now=filters.now,
+                              ended=1 if filters.include_ended else 0)
         return [(int(r["seq"]), float(r["score"])) for r in rows]
 
     def kb_vector(self, vector: np.ndarray, model: str, limit: int,
@@ -148,7 +149,7 @@ class OracleSession:
             return []
         rows = self.fetch_all("kb_vector_candidates", vector=query, dims=int(query.shape[0]), model=model,
                               limit=limit, collection=filters.collection, document=filters.document_id,
-                              now=filters.now)
+                              now=filters.now, ended=1 if filters.include_ended else 0)
         return [(int(r["seq"]), float(r["cosine"])) for r in rows]
 
     # -- the change marker a context manifest records -------------------------------------

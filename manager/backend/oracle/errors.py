@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import oracledb
 
-from ...errors import AccessDenied, BackendUnavailable, Conflict, InvalidArgument, MemgateError, NotFound, QueryTimeout
+from ...errors import (
+    AccessDenied,
+    BackendUnavailable,
+    Conflict,
+    DatabaseBusy,
+    InvalidArgument,
+    MemgateError,
+    NotFound,
+    QueryTimeout,
+)
 
 __all__ = ["DSN_SETTING", "codes", "connect_error", "is_call_timeout", "translate"]
 
@@ -67,7 +76,7 @@ def translate(exc: oracledb.Error) -> MemgateError:
                         "undo retention, and the table may have changed shape since",
                         hint="Replay a more recent context, or ask the DBA to raise UNDO_RETENTION.")
     if code in _BUSY:
-        return BackendUnavailable("the database is busy; try again", hint="Another session holds a lock.")
+        return DatabaseBusy("the database is busy; try again", hint="Another session holds a lock.")
     if full.startswith("DPY-4") or full.startswith("DPY-6") or code in _CONNECT:
         return connect_error(exc)
     return BackendUnavailable("the database failed to run a statement")

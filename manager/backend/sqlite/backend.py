@@ -150,7 +150,8 @@ class SqliteSession:
     @staticmethod
     def _chunk_params(filters: ChunkFilters) -> dict[str, Any]:
         # Scope (user, agent, thread) is the wall's: the views filter it, no statement repeats it.
-        return dict(collection=filters.collection, document=filters.document_id, now=filters.now)
+        return dict(collection=filters.collection, document=filters.document_id, now=filters.now,
+                    ended=1 if filters.include_ended else 0)
 
     @staticmethod
     def _bindable(params: Mapping[str, Any]) -> dict[str, Any]:

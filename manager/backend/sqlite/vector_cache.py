@@ -158,7 +158,7 @@ class Matrix:
         started = self.valid_from.at_or_before(filters.now)
         if started < len(self.valid_from.distinct):
             mask = both(self.valid_from.ranks < started)
-        if self.valid_until.distinct:
+        if self.valid_until.distinct and not filters.include_ended:
             ended = self.valid_until.at_or_before(filters.now)
             mask = both((self.valid_until.ranks < 0) | (self.valid_until.ranks >= ended))
         if filters.collection is not None:

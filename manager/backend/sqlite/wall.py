@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from ...errors import AccessDenied, BackendUnavailable, Conflict, InvalidArgument
+from ...errors import AccessDenied, BackendUnavailable, Conflict, DatabaseBusy, InvalidArgument
 
 __all__ = ["refuse_base_table_names", "translate_sqlite_error", "walled_authorizer"]
 
@@ -100,7 +100,7 @@ def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
     if "immutable" in text or "append-only" in text:
         return AccessDenied("write refused: that record cannot be changed in place")
     if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
-        return BackendUnavailable("the database is busy; try again", hint="Another process holds the write lock.")
+        return DatabaseBusy("the database is busy; try again", hint="Another process holds the write lock.")
     if isinstance(exc, sqlite3.IntegrityError):
         return InvalidArgument("the record is incomplete or malformed")
     return BackendUnavailable("the database failed to run a statement")

@@ -1,5 +1,5 @@
 -- 020_schema.sql: the memgate tables, the same logical model as sql/sqlite/migrations/ (001, 002,
--- 004, 007, 008, 010). Run by: MEMGATE_OWNER. Re-runnable: CREATE TABLE IF NOT EXISTS (23ai and later: "If
+-- 004, 007, 008, 009, 010). Run by: MEMGATE_OWNER. Re-runnable: CREATE TABLE IF NOT EXISTS (23ai and later: "If
 -- the object already exists, the command is ignored, and the original object remains unchanged").
 -- Indexes: 021. Triggers: 022. Oracle Text index: 023. VPD: 040. Grants to the app: 045.
 --
@@ -365,6 +365,37 @@ CREATE TABLE IF NOT EXISTS server_secret (
     name VARCHAR2(128) PRIMARY KEY,
     secret RAW(1000) NOT NULL CHECK (LENGTH(RAWTOHEX(secret)) >= 64),
     created_at VARCHAR2(24) DEFAULT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') NOT NULL CHECK (REGEXP_LIKE(created_at, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$'))
+)
+/
+-- Typed, directed links between memories (SQLite migration 009): from (type, id) --link_type--> to
+-- (type, id), under VPD like every memory table. The writer stamps the scope of both ends together;
+-- readers resolve the far end through VPD again (manager/links/). A removed link keeps its row with
+-- deleted_at. Live links are unique per ends and type (021).
+CREATE TABLE IF NOT EXISTS memory_link (
+    id VARCHAR2(64) PRIMARY KEY,
+    tenant_id VARCHAR2(256) NOT NULL,
+    user_id VARCHAR2(256),
+    agent_id VARCHAR2(256),
+    thread_id VARCHAR2(256),
+    from_type VARCHAR2(64) NOT NULL CHECK (from_type IN ('entity_memory', 'workflow_memory', 'summarization_memory',
+        'knowledge_base_document', 'knowledge_base_chunk', 'conversation_memory', 'image_memory')),
+    from_id VARCHAR2(64) NOT NULL,
+    link_type VARCHAR2(32) NOT NULL CHECK (link_type IN ('supersedes', 'refines', 'supports', 'duplicates', 'contradicts')),
+    to_type VARCHAR2(64) NOT NULL CHECK (to_type IN ('entity_memory', 'workflow_memory', 'summarization_memory',
+        'knowledge_base_document', 'knowledge_base_chunk', 'conversation_memory', 'image_memory')),
+    to_id VARCHAR2(64) NOT NULL,
+    provenance VARCHAR2(32) DEFAULT 'explicit' NOT NULL CHECK (provenance IN ('explicit', 'correction', 'extraction')),
+    note VARCHAR2(4000),
+    version NUMBER(10) DEFAULT 1 NOT NULL,
+    valid_from VARCHAR2(24) DEFAULT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') NOT NULL CHECK (REGEXP_LIKE(valid_from, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')),
+    valid_until VARCHAR2(24) CHECK (REGEXP_LIKE(valid_until, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')),
+    deleted_at VARCHAR2(24) CHECK (REGEXP_LIKE(deleted_at, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')),
+    source_table VARCHAR2(64),
+    source_id VARCHAR2(64),
+    source_version NUMBER(10),
+    created_by VARCHAR2(512),
+    created_at VARCHAR2(24) DEFAULT TO_CHAR(SYS_EXTRACT_UTC(SYSTIMESTAMP), 'YYYY-MM-DD"T"HH24:MI:SS.FF3"Z"') NOT NULL CHECK (REGEXP_LIKE(created_at, '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$')),
+    CHECK (NOT (from_type = to_type AND from_id = to_id))
 )
 /
 -- Which schema version is installed (090 writes the row). No tenant column: no VPD policy.

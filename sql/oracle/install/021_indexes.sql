@@ -57,6 +57,15 @@ BEGIN
   -- one path per store; a rename is an update of path
   ensure('CREATE UNIQUE INDEX memory_file_path_uq ON memory_file (tenant_id, store_id, path)');
   ensure('CREATE INDEX mcp_call_log_time_ix ON mcp_call_log (tenant_id, called_at)');
+  -- links (SQLite migration 009): found from either end; one live link of a type between two ends.
+  -- SQLite's unique index is partial (WHERE deleted_at IS NULL); here every key column is NULL for a
+  -- removed link, and a row whose key columns are all NULL is not indexed.
+  ensure('CREATE INDEX memory_link_from_ix ON memory_link (tenant_id, from_id, from_type)');
+  ensure('CREATE INDEX memory_link_to_ix ON memory_link (tenant_id, to_id, to_type)');
+  ensure('CREATE UNIQUE INDEX memory_link_live_uq ON memory_link
+            (CASE WHEN deleted_at IS NULL THEN tenant_id END, CASE WHEN deleted_at IS NULL THEN from_type END,
+             CASE WHEN deleted_at IS NULL THEN from_id END, CASE WHEN deleted_at IS NULL THEN link_type END,
+             CASE WHEN deleted_at IS NULL THEN to_type END, CASE WHEN deleted_at IS NULL THEN to_id END)');
   -- one image per source in a collection and scope (SQLite migration 010); source_uri is NOT NULL
   ensure('CREATE UNIQUE INDEX image_source_uq ON image_memory
             (tenant_id, collection, source_uri, user_id, agent_id, thread_id)');

@@ -226,6 +226,21 @@ BEGIN
   END IF;
 END;
 /
+CREATE OR REPLACE TRIGGER memory_link_guard
+  BEFORE INSERT OR UPDATE OR DELETE ON memory_link
+  FOR EACH ROW
+BEGIN
+  IF INSERTING AND :NEW.tenant_id IS NULL THEN
+    :NEW.tenant_id := memgate_guard_pkg.bound_tenant;
+  END IF;
+  IF INSERTING OR UPDATING THEN
+    memgate_guard_pkg.check_row(:NEW.tenant_id, :NEW.user_id, :NEW.agent_id, :NEW.thread_id);
+  END IF;
+  IF UPDATING OR DELETING THEN
+    memgate_guard_pkg.check_row(:OLD.tenant_id, :OLD.user_id, :OLD.agent_id, :OLD.thread_id);
+  END IF;
+END;
+/
 CREATE OR REPLACE TRIGGER memory_store_guard
   BEFORE INSERT OR UPDATE OR DELETE ON memory_store
   FOR EACH ROW

@@ -1,0 +1,120 @@
+"""Each benchmark command runs end to end at a tiny size, prints its table and writes its JSON."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from bench import governance, ingest, latency, menu, quality, rss, search
+from bench.common import machine, percentile, summary_ms
+from bench.datasets import Collection
+from memgate.manager.kb.embed import HashingEmbedder
+
+TINY = Collection(
+    name="tiny",
+    docs={"d1": "Zebras graze on the savanna grass.", "d2": "The pump overheated and shut down.",
+          "d3": "Zebras and giraffes share the savanna.", "d4": "Invoices are due monthly."},
+    queries={"q1": "zebras savanna", "q2": "pump overheated"},
+    qrels={"q1": {"d1": 2, "d3": 1}, "q2": {"d2": 1}},
+    source_doc={"q1": "none", "q2": "none"},
+)
+
+
+def _ran(capsys, tmp_path, name: str) -> tuple[dict, str]:
+    out = capsys.readouterr().out
+    data = json.loads((tmp_path / f"{name}.json").read_text())
+    assert "Machine: " in out and "load average" in out and data["machine"]["nproc"] >= 1
+    assert data["machine"]["cpu"] and len(data["machine"]["load_average"]) == 3
+    return data, out
+
+
+def test_percentile_is_nearest_rank():
+    assert [percentile(range(1, 21), p) for p in (5, 50, 95, 100)] == [1, 10, 19, 20]
+    assert summary_ms([3.0, 1.0, 2.0]) == {"p50_ms": 2.0, "p95_ms": 3.0, "n": 3}
+
+
+def test_machine_names_the_cpu_and_the_load():
+    info = machine()
+    assert info["nproc"] >= 1 and info["cpu"] and len(info["load_average"]) == 3
+
+
+def test_quality_scores_each_method_with_ndcg_and_recall(tmp_path):
+    report = quality.quality(HashingEmbedder(256), tmp_path, TINY)
+    assert set(report["methods"]) == {"lexical", "vector", "hybrid"}
+    assert report["methods"]["lexical"] == {"ndcg@10": 1.0, "recall@10": 1.0}
+    assert (report["docs"], report["queries"], report["judgments"]) == (4, 2, 3)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("gensim") is None,
+                    reason="gensim (ships the Lee corpus) not installed: pip install -e '.[test]' installs it")
+def test_the_lee_collection_loads_from_the_installed_gensim_wheel():
+    from bench.datasets import lee
+    coll = lee()
+    assert len(coll.docs) == 350 and len(coll.queries) == 48
+    assert all(coll.source_doc[q] not in judged for q, judged in coll.qrels.items())
+    assert set(g for judged in coll.qrels.values() for g in judged.values()) == {1, 2}
+
+
+def test_menu_counts_the_menu_and_compares_results_with_json(tmp_path, capsys):
+    assert menu.main(["--results", str(tmp_path)]) == 0
+    data, out = _ran(capsys, tmp_path, "menu")
+    assert {"lookup_entity", "search_memory", "execute_query", "memory"} <= set(data["menu_tokens"])
+    assert data["menu_total"] == sum(data["menu_tokens"].values())
+    assert all(r["rows"] >= 1 and r["result_tokens"] > 0 and r["json_tokens"] > 0 for r in data["results"].values())
+    assert "| lookup_entity |" in out
+
+
+def test_governance_times_full_and_bare_paths_and_the_protocol_floor(tmp_path, capsys):
+    assert governance.main(["--calls", "4", "--results", str(tmp_path)]) == 0
+    data, out = _ran(capsys, tmp_path, "governance")
+    assert set(data["tools"]) == {"lookup_entity", "search_memory", "execute_query"}
+    for row in data["tools"].values():
+        for clock in ("wall", "cpu"):
+            assert row["full"][clock]["n"] == row["bare"][clock]["n"] == 4 and isinstance(row[clock]["met"], bool)
+    assert data["protocol_floor"]["wall"]["n"] == 4 and "protocol floor" in out
+
+
+def test_search_times_each_method_against_both_floors(tmp_path, capsys):
+    assert search.main(["--sizes", "120", "--queries", "3", "--results", str(tmp_path)]) == 0
+    data, out = _ran(capsys, tmp_path, "search")
+    [row] = data["sizes"]
+    assert row["chunks_per_tenant"] == 120 and row["tenants"] == 2
+    for name in ("lexical", "vector", "hybrid", "numpy_floor", "fts5_floor"):
+        assert row[name]["n"] == 3 and 0 < row[name]["p50_ms"] <= row[name]["p95_ms"]
+    assert row["vector_over_numpy"] > 0 and row["lexical_over_fts5"] > 0
+    assert "| 120 |" in out and data["targets"]["at_chunks"] == 120
+
+
+def test_search_floor_query_quotes_every_word():
+    assert search.fts_or_query("Pump's valve, pump") == '"pump" OR "s" OR "valve"'
+
+
+def test_ingest_counts_chunks_per_second_through_ingest_file(tmp_path, capsys):
+    assert ingest.main(["--files", "2", "--paragraphs", "6", "--results", str(tmp_path)]) == 0
+    data, _ = _ran(capsys, tmp_path, "ingest")
+    assert data["files"] == 2 and data["failed"] == 0 and data["chunks"] >= 2 and data["chunks_per_s"] > 0
+
+
+def test_latency_in_process_and_over_http_with_concurrent_clients(tmp_path, capsys):
+    args = ["--calls", "2", "--http-calls", "4", "--levels", "1", "2", "--results", str(tmp_path)]
+    assert latency.main(args) == 0
+    data, _ = _ran(capsys, tmp_path, "latency")
+    assert set(data["in_process"]) == set(latency.TOOLS)
+    assert [lv["clients"] for lv in data["http"]] == [1, 2]
+    assert all(lv["errors"] == 0 and lv["calls"] == 4 for lv in data["http"]), data["http"]
+
+
+def test_rss_reads_the_server_peak_from_proc(tmp_path, capsys):
+    assert rss.main(["--chunks", "100", "--searches", "2", "--results", str(tmp_path)]) == 0
+    data, _ = _ran(capsys, tmp_path, "rss")
+    assert len(data["samples"]) == 2 and data["peak_mb"] >= data["after_start"]["VmRSS"] > 10
+
+
+def test_the_readme_shows_each_benchmarks_committed_results():
+    from bench import readme
+    from bench.__main__ import SUITE
+    text = readme.README.read_text()
+    assert [name for _, name, _, _ in readme._BLOCK.findall(text)] == list(SUITE)
+    assert readme.rewrite(text) == text, "README.md differs from bench/results/: run python3 -m bench.readme"
