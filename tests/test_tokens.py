@@ -66,3 +66,26 @@ def test_the_pattern_and_special_tokens_are_tiktokens_own_for_o200k_base(tmp_pat
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     theirs = openai_public.o200k_base()
     assert (theirs["pat_str"], theirs["special_tokens"]) == (PAT_STR, SPECIAL_TOKENS)
+
+
+SPAN_TEXTS = [
+    "Kumquats ripen in winter. They keep for two weeks.\n\nThe orchard's irrigation runs at night; don't prune in May!",
+    "  def f(x):\n      return x ** 2\n\n# 12345678 items, 3.14159 each — ok?\r\n",
+    "Grüße aus Köln — 東京タワー 🚀 I'M here. 'S 're 'll\t\t tabs   and  spaces . , ; : ! ?",
+    "ALLCAPS WORDS THEN lower words; MixedCase and camelCaseWords, snake_case_names and kebab-case-names.",
+]
+
+
+def test_span_counts_equal_count_tokens_of_the_span():
+    import random
+
+    from memgate.manager.tokens import SpanTokens
+
+    rng = random.Random(7)
+    alphabet = list("abc XYZ éü 123 4567 .,;:!?'\"-()[]\n\n\t  /\\ ’ — … 日本語 😀 \r\n") + ["don't", "I'M", "'S"]
+    texts = SPAN_TEXTS + ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 400))) for _ in range(30)]
+    for text in texts:
+        count = SpanTokens(text)
+        spans = [(a, b) for a in range(0, len(text) + 1, 3) for b in range(a, len(text) + 1, 7)][:3000]
+        for a, b in spans:
+            assert count(a, b) == count_tokens(text[a:b]), (text[a:b], a, b)

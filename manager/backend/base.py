@@ -112,6 +112,10 @@ class Session(Protocol):
     def insert(self, table: str, row: Row) -> None:
         """Insert one row into a logical (walled) table; numpy vectors as in execute()."""
 
+    def insert_many(self, table: str, rows: Sequence[Row]) -> None:
+        """Insert rows that all have the same columns into a logical (walled) table, as insert() would
+        one by one (the driver may send them as one batch)."""
+
     def transaction(self) -> AbstractContextManager[None]:
         """An atomic unit: everything inside commits together or not at all."""
 

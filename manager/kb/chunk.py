@@ -52,29 +52,35 @@ def chunk_text(text: str, *, max_tokens: int = _DEFAULTS.max_tokens,
             f"overlap_tokens must be >= 0 and < max_tokens ({max_tokens}), got {overlap_tokens}.",
             field="overlap_tokens",
         )
-    from ..tokens import count_tokens
+    from ..tokens import SpanTokens
 
-    segments = _segments(text, max_tokens, count_tokens)
+    count = SpanTokens(text)  # count(a, b) == count_tokens(text[a:b])
+    segments = _segments(text, max_tokens, count)
     chunks: list[Chunk] = []
     i = 0
     while i < len(segments):
         start = segments[i][0]
         if chunks and overlap_tokens:
-            start = _overlap_start(text, chunks[-1], segments[i][0], overlap_tokens, count_tokens)
+            start = _overlap_start(text, chunks[-1], segments[i][0], overlap_tokens, count)
             # The overlap yields when it would leave no room for the next segment.
-            if count_tokens(text[start : segments[i][1]]) > max_tokens:
+            if count(start, segments[i][1]) > max_tokens:
                 start = segments[i][0]
         end = segments[i][1]
         i += 1
-        while i < len(segments) and count_tokens(text[start : segments[i][1]]) <= max_tokens:
-            end = segments[i][1]
+        tokens = None  # the count of text[start:end] once a growing chunk has been counted
+        while i < len(segments):
+            grown = count(start, segments[i][1])
+            if grown > max_tokens:
+                break
+            end, tokens = segments[i][1], grown
             i += 1
         piece = text[start:end]
-        chunks.append(Chunk(len(chunks), piece, count_tokens(piece), start, end))
+        chunks.append(Chunk(len(chunks), piece, tokens if tokens is not None else count(start, end), start, end))
     return chunks
 
 
-Count = Callable[[str], int]
+#: count(a, b): the o200k tokens of text[a:b]
+Count = Callable[[int, int], int]
 
 
 def _segments(text: str, max_tokens: int, count: Count) -> list[tuple[int, int]]:
@@ -84,7 +90,7 @@ def _segments(text: str, max_tokens: int, count: Count) -> list[tuple[int, int]]
 
     def split(start: int, end: int, level: int) -> None:
         for s, e in _spans(text, start, end, levels[level]):
-            if count(text[s:e]) <= max_tokens:
+            if count(s, e) <= max_tokens:
                 out.append((s, e))
             elif level + 1 < len(levels):
                 split(s, e, level + 1)
@@ -121,7 +127,7 @@ def _cut_word(text: str, start: int, end: int, max_tokens: int, count: Count) ->
         lo, hi = start + 1, end
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if count(text[start:mid]) <= max_tokens:
+            if count(start, mid) <= max_tokens:
                 lo = mid
             else:
                 hi = mid - 1
@@ -141,7 +147,7 @@ def _overlap_start(text: str, previous: Chunk, next_start: int, overlap_tokens: 
     # Walk back from the end; stop at the first start (after the chunk's own) that is too far.
     for offset in reversed(word_starts[1:]):
         pos = previous.char_start + offset
-        if count(text[pos : previous.char_end]) > overlap_tokens:
+        if count(pos, previous.char_end) > overlap_tokens:
             break
         best_word = pos
         if _is_sentence_start(text, pos):

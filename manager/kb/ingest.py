@@ -140,15 +140,14 @@ def _store(open_session, identity: Identity, embedder: Embedder, now: str, scope
                       content_hash=fingerprint["content_hash"], token_count=doc_tokens, content=text,
                       metadata_json=meta, now=now)
             s.execute("kb_chunks_delete_for_document", document_id=doc_id)
-        for chunk, vector in zip(chunks, vectors):
-            s.insert("knowledge_base_chunk", {
-                "id": new_id("chk"), "tenant_id": identity.tenant, "user_id": scope.user_id,
-                "agent_id": scope.agent_id, "thread_id": scope.thread_id, "document_id": doc_id,
-                "collection": scope.collection, "position": chunk.position, "content": chunk.text,
-                "token_count": chunk.token_count, "char_start": chunk.char_start, "char_end": chunk.char_end,
-                "embedding": vector, "embedding_model": embedder.name,
-                "version": 1, "valid_from": now, "created_by": identity.principal or identity.user,
-                "created_at": now})
+        s.insert_many("knowledge_base_chunk", [{
+            "id": new_id("chk"), "tenant_id": identity.tenant, "user_id": scope.user_id,
+            "agent_id": scope.agent_id, "thread_id": scope.thread_id, "document_id": doc_id,
+            "collection": scope.collection, "position": chunk.position, "content": chunk.text,
+            "token_count": chunk.token_count, "char_start": chunk.char_start, "char_end": chunk.char_end,
+            "embedding": vector, "embedding_model": embedder.name,
+            "version": 1, "valid_from": now, "created_by": identity.principal or identity.user,
+            "created_at": now} for chunk, vector in zip(chunks, vectors)])
         if write_also is not None:
             write_also(s, doc_id)
     return IngestResult(label, status, doc_id, title, len(chunks), sum(c.token_count for c in chunks))

@@ -44,6 +44,21 @@ def test_a_write_with_a_foreign_tenant_id_is_rejected_and_changes_nothing(backen
     assert tenant_counts(backend) == before
 
 
+def test_a_batch_insert_with_one_foreign_row_is_rejected_whole_and_changes_nothing(backend, two_tenants):
+    acme, _ = two_tenants
+    before = tenant_counts(backend)
+    rows = [{"id": f"chk_batch_{i}", "tenant_id": tenant, "document_id": "doc_acme_1", "position": 50 + i,
+             "content": f"batch row {i}"} for i, tenant in enumerate(("acme", "acme", "globex"))]
+    with backend.session(acme) as s:
+        with pytest.raises(AccessDenied, match="^write refused: the row belongs to another tenant$"), s.transaction():
+            s.insert_many("knowledge_base_chunk", rows)
+    assert tenant_counts(backend) == before
+    with backend.session(acme) as s, s.transaction():
+        s.insert_many("knowledge_base_chunk", rows[:2])
+    assert [r["id"] for r in operator_rows(backend, "knowledge_base_chunk", "WHERE id LIKE 'chk_batch_%' "
+                                                                           "ORDER BY id")] == ["chk_batch_0", "chk_batch_1"]
+
+
 def test_updates_and_deletes_under_acme_cannot_touch_globex_rows(backend, two_tenants):
     acme, _ = two_tenants
     with backend.session(acme) as s:

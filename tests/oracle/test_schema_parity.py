@@ -24,8 +24,11 @@ INSTALL = Path(__file__).resolve().parents[2] / "sql" / "oracle" / "install"
 
 #: tables only one side has, and why
 SQLITE_ONLY = {
-    "kb_chunk_fts": "SQLite's FTS5 index and its shadow tables; Oracle's lexical index is the Oracle Text "
-                    "CONTEXT index on knowledge_base_chunk.content (023)",
+    "kb_fts": "SQLite's per-tenant FTS5 indexes (base_kb_fts_<slot>) and their shadow tables; Oracle's "
+              "lexical index is the Oracle Text CONTEXT index on knowledge_base_chunk.content (023)",
+    "kb_lexical_index": "which tenant's FTS5 index is which slot; Oracle has one CONTEXT index",
+    "kb_generation": "the per-tenant chunk change counter the SQLite vector cache checks; Oracle ranks "
+                     "vectors in the database and caches nothing",
 }
 ORACLE_ONLY = {
     "memgate_schema": "the installed schema version; SQLite records its migrations in its own memgate_schema, "

@@ -37,6 +37,12 @@ DIALECT_INTERNAL = {
         "query_view_current": "template of a reviewed TEMP view; Oracle's are install/050_query_views.sql",
         "query_view_versioned": "template of a versioned reviewed TEMP view; Oracle's are install/050",
         "query_views": "the list query_views.py builds TEMP views from; Oracle's views are install/050",
+        "kb_lexical_index": "template of a tenant's FTS5 index, triggers and view; Oracle's lexical index is "
+                            "the Oracle Text CONTEXT index (023)",
+        "kb_generation": "the tenant's chunk change counter the SQLite vector cache checks; Oracle ranks "
+                         "vectors in the database (kb_vector_candidates) and caches nothing",
+        "kb_vector_rows": "the rows the SQLite vector cache is built from",
+        "kb_vector_exact": "float32 embeddings of the SQLite vector cache's candidates, for exact re-scoring",
         "tenant_guard": "template of the generated tenant views and triggers; Oracle's wall is VPD (040) "
                         "and the guards (022)",
     },

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from kb_helpers import ACME, hashing_manager
 
@@ -20,8 +21,26 @@ def _chunks(backend):
 
 
 def _fts_rows(backend):
+    """(rowid, tenant, text) of every row a tenant's index holds, after checking that its postings are
+    exactly those of the chunk's current text (an external-content index stores no text of its own,
+    so a stale row would show only as stale terms)."""
+    rows = []
     with backend.unwalled_connection() as conn:
-        return conn.execute("SELECT rowid, tenant_id, content FROM base_kb_chunk_fts ORDER BY rowid").fetchall()
+        for tenant, slot in conn.execute("SELECT tenant_id, slot FROM base_kb_lexical_index ORDER BY slot").fetchall():
+            fts = f"base_kb_fts_{slot}"
+            conn.execute("CREATE VIRTUAL TABLE temp.reference USING fts5(content,"
+                         " tokenize = 'porter unicode61 remove_diacritics 2')")
+            conn.execute("INSERT INTO temp.reference (rowid, content) SELECT d.id, c.content"
+                         f" FROM {fts}_docsize d JOIN base_knowledge_base_chunk c ON c.seq = d.id")
+            conn.execute(f"CREATE VIRTUAL TABLE temp.indexed_terms USING fts5vocab(main, {fts}, instance)")
+            conn.execute("CREATE VIRTUAL TABLE temp.reference_terms USING fts5vocab(temp, reference, instance)")
+            indexed = conn.execute("SELECT term, doc, offset FROM temp.indexed_terms ORDER BY 2, 3").fetchall()
+            assert indexed == conn.execute("SELECT term, doc, offset FROM temp.reference_terms ORDER BY 2, 3").fetchall()
+            for name in ("indexed_terms", "reference_terms", "reference"):
+                conn.execute(f"DROP TABLE temp.{name}")
+            rows += conn.execute(f"SELECT d.id, c.tenant_id, c.content FROM {fts}_docsize d"
+                                 " JOIN base_knowledge_base_chunk c ON c.seq = d.id ORDER BY d.id").fetchall()
+    return rows
 
 
 def _base_seqs(backend):
@@ -56,3 +75,15 @@ def test_a_replacement_that_fails_midway_leaves_the_old_chunks_whole(kb, backend
     with pytest.raises(InvalidArgument, match="^the record is incomplete or malformed$"):
         kb.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=16, overlap_tokens=0))
     assert _chunks(backend) == before and _fts_rows(backend) == index_before
+
+
+def test_an_embedding_update_leaves_the_index_as_it_was(kb, backend, tmp_path):
+    path = tmp_path / "notes.txt"
+    path.write_text("Kumquats ripen in winter.\n\nThey keep for two weeks.")
+    kb.ingest_file(ACME, path)
+    before = _fts_rows(backend)
+    with backend.session(ACME) as s:
+        for row in s.raw("SELECT seq FROM knowledge_base_chunk"):
+            s.execute("kb_chunk_set_embedding", seq=row["seq"], embedding=np.ones(4, dtype=np.float32), model="other")
+        assert len(s.raw("SELECT seq FROM kb_chunk_match WHERE fts MATCH 'kumquats'")) == 1
+    assert [tuple(r) for r in _fts_rows(backend)] == [tuple(r) for r in before] and len(before) == 1

@@ -18,7 +18,7 @@ Outside transaction() each write commits, as SQLite's autocommit does.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -100,6 +100,11 @@ class OracleSession:
         with self._cursor(sql, {f"c{i}": row[c] for i, c in enumerate(names)}):
             pass
         self._commit_unless_in_transaction()
+
+    def insert_many(self, table: str, rows: Sequence[Row]) -> None:
+        # One statement a row: the ingest path wraps them in one transaction, so they commit together.
+        for row in rows:
+            self.insert(table, row)
 
     def raw(self, sql: str, params: Mapping[str, Any] | tuple = ()) -> list[Row]:
         """Literal Oracle SQL under this session's wall. For tests and operator checks only."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shlex
 import sqlite3
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
@@ -23,11 +23,12 @@ from ...errors import BackendUnavailable, InvalidArgument, NotFound
 from ...identity import Identity
 from ..base import ChunkFilters, QueryRows, Row, ViewCatalog
 from ..sql_files import load_sql
-from . import kb, schema
+from . import kb, lexical, schema, vector_cache
 from .context import ConnectionContext, install_context_functions
 from .dialect import SQLITE_QUERY_DIALECT
 from .pool import ConnectionPool, WalledConnection
 from .query import ReadonlyQueries
+from .vector_cache import VectorCache
 from .wall import refuse_base_table_names, translate_sqlite_error, walled_authorizer
 
 __all__ = ["SqliteBackend", "SqliteSession"]
@@ -39,9 +40,12 @@ _POOL_IDLE_MAX = 8
 class SqliteSession:
     """Named statements over one checked-out connection, for one identity (or the operator)."""
 
-    def __init__(self, conn: sqlite3.Connection, *, walled: bool = True):
+    def __init__(self, conn: sqlite3.Connection, *, walled: bool = True,
+                 vectors: tuple[VectorCache, tuple[str, str | None, str | None, str | None]] | None = None):
         self._conn = conn
         self._walled = walled
+        # The backend's vector cache and the scope this session is bound to (walled sessions only).
+        self._vectors = vectors
 
     def fetch_all(self, statement: str, **params: Any) -> list[Row]:
         cur = self._run(load_sql(DIALECT, statement), params)
@@ -65,6 +69,22 @@ class SqliteSession:
         cols = ", ".join(row)
         marks = ", ".join(f":{c}" for c in row)
         self._run(f"INSERT INTO {table} ({cols}) VALUES ({marks})", row)
+
+    def insert_many(self, table: str, rows: Sequence[Row]) -> None:
+        if not rows:
+            return
+        if not table.isidentifier() or table.startswith("base_"):
+            raise InvalidArgument(f"not a logical table name: {table!r}", field="table")
+        columns = list(rows[0])
+        if any(list(r) != columns for r in rows):
+            raise InvalidArgument("every row of one insert_many names the same columns", field="rows")
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join(f':{c}' for c in columns)})"
+        if self._walled:
+            refuse_base_table_names(sql)
+        try:
+            self._conn.executemany(sql, (self._bindable(r) for r in rows))
+        except sqlite3.Error as exc:
+            raise translate_sqlite_error(exc) from exc
 
     def raw(self, sql: str, params: Mapping[str, Any] | tuple = ()) -> list[Row]:
         """Run literal SQL under this session's wall. For tests and operator checks only."""
@@ -97,12 +117,29 @@ class SqliteSession:
         expr = kb.fts_expression(query)
         if expr is None:
             return []
-        rows = self.fetch_all("kb_lexical", expr=expr, limit=limit, **self._chunk_params(filters))
+        cursor = self._run(load_sql(DIALECT, "kb_lexical"), dict(expr=expr, **self._chunk_params(filters)))
+        try:
+            ranked = kb.best_by_bm25(cursor, limit)
+        finally:
+            cursor.close()
         # bm25() is smaller for better matches; the protocol's scores are larger for better.
-        return [(r["seq"], -r["bm25"]) for r in rows]
+        return [(seq, -bm25) for seq, bm25 in ranked]
 
     def kb_vector(self, vector: np.ndarray, model: str, limit: int,
                   filters: ChunkFilters) -> list[tuple[int, float]]:
+        query = np.asarray(vector, dtype=np.float32)
+        if not query.any():
+            return []
+        if self._vectors is not None:
+            cache, scope = self._vectors
+            return vector_cache.search(
+                cache, scope, lambda name, **p: self.fetch_one(name, **p), lambda name, **p: self.fetch_all(name, **p),
+                lambda name, **p: self._run(load_sql(DIALECT, name), p), query, model, limit, filters)
+        return self.kb_vector_exact(query, model, limit, filters)
+
+    def kb_vector_exact(self, vector: np.ndarray, model: str, limit: int,
+                        filters: ChunkFilters) -> list[tuple[int, float]]:
+        """The vector leg without the cache: every visible blob read and scored (the cache's reference)."""
         query = np.asarray(vector, dtype=np.float32)
         if not query.any():
             return []
@@ -116,11 +153,15 @@ class SqliteSession:
         return dict(collection=filters.collection, document=filters.document_id, now=filters.now,
                     ended=1 if filters.include_ended else 0)
 
+    @staticmethod
+    def _bindable(params: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: kb.to_blob(v) if isinstance(v, np.ndarray) else v for k, v in params.items()}
+
     def _run(self, sql: str, params: Any) -> sqlite3.Cursor:
         if self._walled:
             refuse_base_table_names(sql)
         if isinstance(params, dict):
-            params = {k: kb.to_blob(v) if isinstance(v, np.ndarray) else v for k, v in params.items()}
+            params = self._bindable(params)
         try:
             return self._conn.execute(sql, params)
         except sqlite3.Error as exc:
@@ -136,6 +177,8 @@ class SqliteBackend:
         self._busy_timeout_ms = busy_timeout_ms
         self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
         self._queries = ReadonlyQueries(self.path, busy_timeout_ms=busy_timeout_ms)
+        #: each scope's embeddings in memory, refreshed by the tenant's change counter (vector_cache.py)
+        self.vector_cache = VectorCache()
         if not self.path.exists():
             if not create:
                 raise BackendUnavailable(f"no database at {self.path}.",
@@ -158,23 +201,55 @@ class SqliteBackend:
                                      hint="Check database.path and its folder's permissions.") from exc
         return conn
 
-    def _checkout(self) -> WalledConnection:
+    def _checkout(self, tenant: str | None = None) -> WalledConnection:
         pooled = self._pool.take()
-        pooled.refresh_wall(self._build_wall)
+        try:
+            pooled.refresh_wall(self._build_wall)
+            if tenant is not None:
+                self._point_lexical_index(pooled, tenant)
+        except BaseException:
+            self._pool.give(pooled)
+            raise
         return pooled
+
+    def _point_lexical_index(self, pooled: WalledConnection, tenant: str) -> None:
+        """Point the connection's kb_chunk_match at the tenant's lexical index, making the index first
+        if the tenant has none (once per tenant and file). The backend's own DDL: the wall is lifted
+        only while it runs, and the tenant is the bound identity's, quoted as a literal."""
+        conn = pooled.conn
+        slot = pooled.lexical_slots.get(tenant)
+        if slot is not None and slot == pooled.match_slot:
+            return
+        conn.set_authorizer(None)
+        try:
+            if slot is None:
+                try:
+                    slot = lexical.ensure_index(conn, tenant, schema.run_script)
+                except sqlite3.Error as exc:
+                    raise translate_sqlite_error(exc) from exc
+                pooled.schema_version = None  # the index's triggers and view are new sources to trust
+                pooled.refresh_wall(self._build_wall)
+                conn.set_authorizer(None)
+            lexical.point_match_view(conn, slot)
+            pooled.match_slot = slot
+        finally:
+            conn.set_authorizer(pooled.authorizer)
 
     @staticmethod
     def _build_wall(pooled: WalledConnection) -> None:
         conn = pooled.conn
         rows = conn.execute(load_sql(DIALECT, "catalog_schema_objects")).fetchall()
-        pooled.authorizer = walled_authorizer(frozenset(r[0] for r in rows), schema.fts5_shadow_tables(conn))
+        pooled.authorizer = walled_authorizer(frozenset(r[0] for r in rows), schema.fts5_shadow_tables(conn),
+                                              schema.fts5_tables(conn))
+        pooled.lexical_slots = lexical.slots(conn)
 
     @contextmanager
     def session(self, identity: Identity, *, now: str | None = None) -> Iterator[SqliteSession]:
-        pooled = self._checkout()
+        pooled = self._checkout(identity.tenant)
         pooled.context.bind(identity, now)
         try:
-            yield SqliteSession(pooled.conn)
+            yield SqliteSession(pooled.conn, vectors=(
+                self.vector_cache, (identity.tenant, identity.user, identity.agent, identity.thread)))
         finally:
             self._pool.give(pooled)
 
@@ -251,5 +326,6 @@ class SqliteBackend:
         return None  # SQLite runs no models: the manager's local embedder makes every vector
 
     def close(self) -> None:
+        self.vector_cache.clear()
         self._pool.close()
         self._queries.close()

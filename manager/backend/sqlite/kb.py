@@ -8,20 +8,40 @@ are ranked among rows the caller may see, never cut from a global top-k and filt
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["MAX_QUERY_TERMS", "fts_expression", "rank_by_cosine", "to_blob"]
+__all__ = ["MAX_QUERY_TERMS", "best_by_bm25", "fts_expression", "rank_by_cosine", "to_blob"]
 
 #: query terms passed to FTS5; the rest of a very long query is ignored by the lexical leg
 MAX_QUERY_TERMS = 32
 _TERM = re.compile(r"\w+", re.UNICODE)
+#: rows scored at a time (bounds the float64 copy)
+_SCORE_BLOCK = 4096
 
 
 def fts_expression(query: str) -> str | None:
     """An FTS5 query matching any of the query's words, each quoted so no word is syntax."""
     terms = list(dict.fromkeys(t.lower() for t in _TERM.findall(query)))[:MAX_QUERY_TERMS]
     return " OR ".join(f'"{t}"' for t in terms) or None
+
+
+def best_by_bm25(rows: Iterable[Sequence], limit: int) -> list[tuple[int, float]]:
+    """The `limit` best (seq, bm25) of rows arriving in bm25 order (smaller is better), ties by seq.
+
+    Reads no further than the last row tied with the `limit`-th, so a statement that FTS5 serves
+    in rank order looks up only the chunks read.
+    """
+    taken: list[tuple[float, int]] = []
+    for seq, bm25 in rows:
+        if len(taken) >= limit and bm25 != taken[limit - 1][0]:
+            if bm25 < taken[limit - 1][0]:
+                raise ValueError("lexical candidates did not arrive in bm25 order")
+            break
+        taken.append((bm25, seq))
+    taken.sort()
+    return [(seq, bm25) for bm25, seq in taken[:limit]]
 
 
 def to_blob(vector: np.ndarray) -> bytes:
@@ -36,7 +56,10 @@ def rank_by_cosine(rows: list[dict], query: np.ndarray, limit: int) -> list[tupl
     """Exact cosine of `query` against each row's float32 `embedding`; the `limit` best (seq, cosine).
 
     Embeddings are L2-normalised, so cosine is a dot product. A chunk with no positive
-    similarity is not a vector match at all, only the least bad, so it is left out.
+    similarity is not a vector match at all, only the least bad, so it is left out. Each row's
+    product is summed in float64 on its own, so a chunk's cosine is the same bits whichever rows
+    it is scored with (a BLAS matrix-vector product may sum a row differently by its position):
+    the vector cache re-scores a few candidates and must agree with a pass over every row.
     """
     if not rows:
         return []
@@ -44,7 +67,11 @@ def rank_by_cosine(rows: list[dict], query: np.ndarray, limit: int) -> list[tupl
     # One join and one frombuffer: no per-row array objects, even at 100k chunks.
     matrix = np.frombuffer(b"".join(r["embedding"] for r in rows), dtype="<f4").reshape(len(rows), dim)
     seqs = np.fromiter((r["seq"] for r in rows), dtype=np.int64, count=len(rows))
-    scores = matrix @ query
+    query64 = np.asarray(query, dtype=np.float64)
+    scores = np.empty(len(rows), dtype=np.float64)
+    for start in range(0, len(rows), _SCORE_BLOCK):
+        block = matrix[start:start + _SCORE_BLOCK].astype(np.float64)
+        scores[start:start + _SCORE_BLOCK] = np.add.reduce(block * query64, axis=1)
     top = np.argpartition(-scores, limit - 1)[:limit] if len(rows) > limit else np.arange(len(rows))
     order = top[np.lexsort((seqs[top], -scores[top]))]  # best first; ties by seq
     return [(int(seqs[i]), float(scores[i])) for i in order if scores[i] > 0]

@@ -25,6 +25,9 @@ class WalledConnection:
         self.schema_version: int | None = None
         self.authorizer: Callable[..., int] | None = None
         self.catalog: dict[str, Any] = {}  # the query connections' view catalog
+        #: tenant -> lexical-index slot, read with the wall; the slot the TEMP view kb_chunk_match points at
+        self.lexical_slots: dict[str, int] = {}
+        self.match_slot: int | None = None
         install_context_functions(conn, self.context)
 
     def refresh_wall(self, build: Callable[["WalledConnection"], None]) -> None:

@@ -17,6 +17,7 @@ import sqlite3
 
 from ...errors import SchemaMismatch
 from ..sql_files import list_sql, load_sql
+from . import lexical
 
 _MIGRATION = re.compile(r"^(\d{3})_[a-z0-9_]+$")
 
@@ -105,6 +106,7 @@ def migrate(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
             if version in pending:
                 run_script(conn, load_sql("sqlite", f"migrations/{name}"))
                 conn.execute("INSERT INTO memgate_schema (version) VALUES (?)", (version,))
+        lexical.index_all_tenants(conn, run_script)
         rebuild_tenant_wall(conn)
         conn.execute("COMMIT")
     except BaseException:
@@ -116,7 +118,10 @@ def migrate(conn: sqlite3.Connection, path: str) -> tuple[int, int]:
 #: the shadow tables FTS5 creates beside a virtual table <name>: <name>_data, ...
 FTS5_SHADOW_SUFFIXES = ("data", "idx", "content", "docsize", "config")
 #: base tables only operator sessions read: no tenant view, so no walled connection reaches them
-OPERATOR_TABLES = frozenset({"base_tenant_mapping", "base_server_secret"})
+#: (the knowledge base's lexical-index slots and change counters are read through their own views
+#: or unwalled by the backend, and written only by triggers and the backend)
+OPERATOR_TABLES = frozenset({"base_tenant_mapping", "base_server_secret", "base_kb_lexical_index",
+                             "base_kb_generation"})
 
 
 def base_tables(conn: sqlite3.Connection) -> list[str]:
@@ -129,6 +134,12 @@ def base_tables(conn: sqlite3.Connection) -> list[str]:
     shadows = {f"{v}_{suffix}" for v in virtual for suffix in FTS5_SHADOW_SUFFIXES}
     return [name for name, _ in rows
             if name not in virtual and name not in shadows and name not in OPERATOR_TABLES]
+
+
+def fts5_tables(conn: sqlite3.Connection) -> frozenset[str]:
+    """Names of every FTS5 table in the schema."""
+    rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
+    return frozenset(name for name, sql in rows if "USING FTS5" in " ".join((sql or "").upper().split()))
 
 
 def fts5_shadow_tables(conn: sqlite3.Connection) -> frozenset[str]:

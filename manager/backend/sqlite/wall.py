@@ -32,7 +32,8 @@ _TABLE_ACTIONS = {sqlite3.SQLITE_READ, sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPD
 _NAMES_BASE_TABLE = re.compile(r"(?<![A-Za-z0-9_$\x80-\U0010ffff])base_", re.IGNORECASE)
 
 
-def walled_authorizer(schema_objects: frozenset[str], fts_shadow_tables: frozenset[str] = frozenset()):
+def walled_authorizer(schema_objects: frozenset[str], fts_shadow_tables: frozenset[str] = frozenset(),
+                      fts_tables: frozenset[str] = frozenset()):
     """An authorizer that allows base_ tables only from inside a schema view or trigger.
 
     `source` is the inner-most view or trigger behind an access, but SQLite
@@ -43,13 +44,20 @@ def walled_authorizer(schema_objects: frozenset[str], fts_shadow_tables: frozens
     FTS5 runs its own statements on its shadow tables (and `PRAGMA data_version`)
     with no view or trigger as source, so those exact names are let through: a
     walled statement still reaches the FTS table only through kb_chunk_match, and
-    its text may not name a shadow table (they all start with base_).
+    its text may not name a shadow table (they all start with base_). For the same reason FTS5's
+    sorter (a statement ordered by rank) may read the rowid, rank and hidden column of an FTS5
+    table in `fts_tables` with no source: it runs `SELECT rowid, rank FROM <table> ORDER BY
+    bm25(<table>)` itself, under the outer statement's MATCH. That opens no more than the shadow
+    tables already do; the text check refuses every walled statement that names either.
     """
+    fts_sorter_columns = {name: frozenset({"ROWID", "rank", name}) for name in fts_tables}
 
     def authorize(action: int, arg1: str | None, arg2: str | None,
                   dbname: str | None, source: str | None) -> int:
         if action in _TABLE_ACTIONS:
             if arg1 in fts_shadow_tables:
+                return sqlite3.SQLITE_OK
+            if action == sqlite3.SQLITE_READ and source is None and arg2 in fts_sorter_columns.get(arg1, ()):
                 return sqlite3.SQLITE_OK
             if arg1 and arg1.lower().startswith("base_") and (source is None or source not in schema_objects):
                 return sqlite3.SQLITE_DENY
@@ -86,6 +94,9 @@ def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
     if isinstance(exc, sqlite3.IntegrityError) and "UNIQUE" in text:
         return Conflict("another writer committed this version first; nothing was written",
                         hint="Read the current version and retry.")
+    if "no lexical index" in text:
+        return BackendUnavailable("the tenant has no lexical index, so its chunks cannot be written",
+                                  hint="Open a session for the tenant (any memgate command) or run `memgate init`.")
     if "immutable" in text or "append-only" in text:
         return AccessDenied("write refused: that record cannot be changed in place")
     if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):

@@ -1,0 +1,70 @@
+"""Per-tenant lexical indexes: one external-content FTS5 table, its triggers and its view per tenant.
+
+A tenant's index is made the first time the tenant opens a session (or by migration 011 for
+tenants that already have chunks), from the template sql/sqlite/kb_lexical_index.sql. A
+base trigger refuses a chunk whose tenant has none, so no chunk can go unindexed.
+
+Walled statements name one view, `kb_chunk_match`: a TEMP view of each pooled connection that
+points at the bound tenant's `kb_chunk_match_<slot>` (`point_match_view`), re-pointed only when
+the connection is checked out for another tenant. The per-tenant view checks the tenant again,
+so a connection pointed at the wrong slot would still see nothing.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+from ..sql_files import load_sql
+
+__all__ = ["MATCH_VIEW", "ensure_index", "index_all_tenants", "point_match_view", "slots"]
+
+#: the name walled statements read the bound tenant's lexical index by
+MATCH_VIEW = "kb_chunk_match"
+
+
+def slots(conn: sqlite3.Connection) -> dict[str, int]:
+    """tenant -> slot of every tenant with a lexical index (unwalled read)."""
+    try:
+        return dict(conn.execute("SELECT tenant_id, slot FROM base_kb_lexical_index").fetchall())
+    except sqlite3.OperationalError:  # a file not yet migrated to per-tenant indexes
+        return {}
+
+
+def ensure_index(conn: sqlite3.Connection, tenant: str, run_script: Callable[[sqlite3.Connection, str], None]) -> int:
+    """The tenant's slot, making its index first if it has none (`run_script` is schema.run_script).
+    Runs in the caller's transaction when one is open, else in its own (the write lock is taken up front)."""
+    own = not conn.in_transaction
+    if own:
+        conn.execute("BEGIN IMMEDIATE")
+    try:
+        row = conn.execute("SELECT slot FROM base_kb_lexical_index WHERE tenant_id = ?", (tenant,)).fetchone()
+        if row is None:
+            slot = conn.execute("SELECT coalesce(max(slot), 0) + 1 FROM base_kb_lexical_index").fetchone()[0]
+            conn.execute("INSERT INTO base_kb_lexical_index (tenant_id, slot) VALUES (?, ?)", (tenant, slot))
+            run_script(conn, load_sql("sqlite", "kb_lexical_index").format(slot=int(slot), tenant=_literal(tenant)))
+        else:
+            slot = row[0]
+        if own:
+            conn.execute("COMMIT")
+    except BaseException:
+        if own and conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return int(slot)
+
+
+def index_all_tenants(conn: sqlite3.Connection, run_script: Callable[[sqlite3.Connection, str], None]) -> None:
+    """Give every tenant that has chunks its index (migration: indexes are built from the chunks)."""
+    for (tenant,) in conn.execute("SELECT DISTINCT tenant_id FROM base_knowledge_base_chunk").fetchall():
+        ensure_index(conn, tenant, run_script)
+
+
+def point_match_view(conn: sqlite3.Connection, slot: int) -> None:
+    """Make this connection's TEMP view kb_chunk_match read kb_chunk_match_<slot>. Needs no authorizer."""
+    conn.execute(f"DROP VIEW IF EXISTS temp.{MATCH_VIEW}")
+    conn.execute(f"CREATE TEMP VIEW {MATCH_VIEW} AS SELECT * FROM main.{MATCH_VIEW}_{int(slot)}")
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
