@@ -93,3 +93,48 @@ def test_the_operators_log_view_reads_base_rows_so_a_walled_connection_may_not_r
         s.raw("SELECT id FROM dbtools_mcp_log")
     with sqlite3.connect(backend.path) as plain:  # the sqlite3 shell: no memgate function needed
         assert sorted(r[0] for r in plain.execute("SELECT tenant_id FROM dbtools_mcp_log")) == ["acme", "globex"]
+
+
+def test_a_statement_the_wall_let_through_is_not_checked_again_on_the_next_checkout(backend, two_tenants):
+    # The wall is installed once per connection: re-installing it on each checkout expired
+    # every prepared statement, so each session parsed and authorized its statements again.
+    acme, _ = two_tenants
+    with backend.session(acme) as s:
+        counted = s.raw("SELECT count(*) AS n FROM entity_memory")
+    pooled = backend._pool.idle[-1]
+    checks = []
+    wall = pooled.authorizer
+    pooled.authorizer = lambda *a: checks.append(a) or wall(*a)
+    with backend.session(acme) as s:
+        assert backend._pool.idle == [] and s._conn is pooled.conn
+        assert s.raw("SELECT count(*) AS n FROM entity_memory") == counted
+    assert checks == []
+
+
+def test_statements_the_pool_ran_outside_the_wall_are_checked_again_before_they_run_walled(backend, two_tenants):
+    # Rebuilding the query wall reads the schema with the authorizer lifted; those prepared
+    # statements stay in the connection's cache by their text, so the same text from a walled
+    # caller must be authorized afresh (installing the wall again expires them), and so must
+    # the pool's own schema-version read.
+    from memgate.manager.backend.sqlite.query import ReadonlyQueries
+    from memgate.manager.backend.sql_files import load_sql
+    acme, _ = two_tenants
+    queries = ReadonlyQueries(backend.path)
+    try:
+        with queries.walled_connection(acme):
+            pass  # the wall is built and installed
+        with queries.walled_connection(acme) as conn, pytest.raises(sqlite3.DatabaseError, match="not authorized"):
+            conn.execute("PRAGMA schema_version")
+        with backend.session(acme):
+            pass
+        with backend.session(acme) as s, pytest.raises(AccessDenied, match="tenant wall"):
+            s.raw("PRAGMA schema_version")
+        with backend.unwalled_connection() as conn:  # a schema change: the next checkout rebuilds it
+            conn.execute("CREATE TABLE scratch (a)")
+        with queries.walled_connection(acme) as conn:
+            for sql in (load_sql("sqlite", "catalog_known_names"), load_sql("sqlite", "query_catalog"),
+                        "SELECT name FROM sqlite_temp_master WHERE type = 'view'"):
+                with pytest.raises(sqlite3.DatabaseError, match="not authorized|prohibited"):
+                    conn.execute(sql)
+    finally:
+        queries.close()

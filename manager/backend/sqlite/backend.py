@@ -220,20 +220,19 @@ class SqliteBackend:
         slot = pooled.lexical_slots.get(tenant)
         if slot is not None and slot == pooled.match_slot:
             return
-        conn.set_authorizer(None)
-        try:
+        made = False
+        with pooled.wall_lifted():
             if slot is None:
                 try:
                     slot = lexical.ensure_index(conn, tenant, schema.run_script)
                 except sqlite3.Error as exc:
                     raise translate_sqlite_error(exc) from exc
-                pooled.schema_version = None  # the index's triggers and view are new sources to trust
-                pooled.refresh_wall(self._build_wall)
-                conn.set_authorizer(None)
+                made = True
             lexical.point_match_view(conn, slot)
             pooled.match_slot = slot
-        finally:
-            conn.set_authorizer(pooled.authorizer)
+        if made:
+            pooled.schema_version = None  # the index's triggers and view are new sources to trust
+            pooled.refresh_wall(self._build_wall)
 
     @staticmethod
     def _build_wall(pooled: WalledConnection) -> None:

@@ -8,16 +8,28 @@ for the next.
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .context import ConnectionContext, install_context_functions
 
 
 class WalledConnection:
-    """One pooled connection: its context holder, and the wall built for its schema version."""
+    """One pooled connection: its context holder, and the wall built for its schema version.
+
+    The wall stays installed for the connection's life, as one authorizer that hands each
+    check to `authorizer`. Installing an authorizer expires every prepared statement of the
+    connection, so re-installing it on each checkout made every statement parse, plan and
+    run the Python authorizer again on every session; installed once, the connection's
+    statement cache keeps them. An authorizer decides on the schema alone (the caller's
+    tenant and scope are read at run time by app_tenant() & co.), so a statement prepared
+    under the current wall stays right until the schema changes, when SQLite prepares it
+    again, and this checks it again.
+    """
 
     def __init__(self, conn: sqlite3.Connection):
         self.conn = conn
@@ -28,19 +40,53 @@ class WalledConnection:
         #: tenant -> lexical-index slot, read with the wall; the slot the TEMP view kb_chunk_match points at
         self.lexical_slots: dict[str, int] = {}
         self.match_slot: int | None = None
+        self._installed = False
+        self._reading_version = False
+        # A tag no other statement's text can carry: the statement cache is keyed by text, and
+        # this prepared statement was authorized for reading the schema version alone.
+        self._version_sql = f"PRAGMA schema_version -- {secrets.token_hex(16)}"
         install_context_functions(conn, self.context)
 
     def refresh_wall(self, build: Callable[["WalledConnection"], None]) -> None:
-        """Rebuild the wall with `build(self)` if the schema changed since it was built, then install it.
+        """Rebuild the wall with `build(self)` if the schema changed since it was built.
 
-        The authorizer is lifted while this reads the schema (it refuses PRAGMA).
+        Reading the schema version is the one thing allowed outside the wall (it refuses
+        PRAGMA); a rebuild runs with the authorizer lifted, and installing it again expires
+        every statement prepared meanwhile, so each is checked by the new wall before it runs.
         """
-        self.conn.set_authorizer(None)
-        version = self.conn.execute("PRAGMA schema_version").fetchone()[0]
-        if version != self.schema_version:
+        self._reading_version = True
+        try:
+            version = self.conn.execute(self._version_sql).fetchone()[0]
+        finally:
+            self._reading_version = False
+        if version != self.schema_version or not self._installed:
+            self.conn.set_authorizer(None)
+            self._installed = False
             build(self)
             self.schema_version = version
-        self.conn.set_authorizer(self.authorizer)
+            self.conn.set_authorizer(self._authorize)
+            self._installed = True
+
+    @contextmanager
+    def wall_lifted(self) -> Iterator[None]:
+        """Run the backend's own statements (DDL it trusts) with the authorizer off. Installing it
+        again afterwards expires every statement prepared meanwhile, so each is checked again."""
+        self.conn.set_authorizer(None)
+        self._installed = False
+        try:
+            yield
+        finally:
+            self.conn.set_authorizer(self._authorize)
+            self._installed = True
+
+    def _authorize(self, action: int, arg1: str | None, arg2: str | None, dbname: str | None,
+                   source: str | None) -> int:
+        if self._reading_version:
+            allowed = action == sqlite3.SQLITE_PRAGMA and arg1 == "schema_version" and arg2 is None
+            return sqlite3.SQLITE_OK if allowed else sqlite3.SQLITE_DENY
+        if self.authorizer is None:
+            return sqlite3.SQLITE_DENY
+        return self.authorizer(action, arg1, arg2, dbname, source)
 
 
 class ConnectionPool:
