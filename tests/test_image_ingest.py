@@ -7,31 +7,20 @@ Every image is made with Pillow at test time.
 from __future__ import annotations
 
 import io
-import os
 
 import pytest
 from backend_helpers import operator_rows
-from click.testing import CliRunner
+from cli_helpers import cli_runner
 from image_helpers import FORMATS, image_bytes, png_with_damaged_pixels, sha256
 from kb_helpers import ACME, hashing_manager
 from PIL import Image
 
 from memgate.manager import InvalidArgument, seed_demo
-from memgate.server.cli import cli
 
 
 @pytest.fixture
 def run(sqlite_path, monkeypatch):
-    for key in list(os.environ):
-        if key.startswith("MEMGATE_"):
-            monkeypatch.delenv(key)
-
-    def invoke(*args: str, code: int = 0):
-        result = CliRunner().invoke(cli, ["--db", str(sqlite_path), *args], catch_exceptions=False)
-        assert result.exit_code == code, result.output
-        return result
-
-    return invoke
+    return cli_runner(sqlite_path, monkeypatch)
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from cli_helpers import cli_runner
 from click.testing import CliRunner
 
 from memgate.server.cli import cli
@@ -14,16 +15,7 @@ SUPPORTED = ".gif, .htm, .html, .jpeg, .jpg, .markdown, .md, .pdf, .png, .txt, .
 
 @pytest.fixture
 def run(sqlite_path, monkeypatch):
-    for key in list(os.environ):
-        if key.startswith("MEMGATE_"):
-            monkeypatch.delenv(key)
-
-    def invoke(*args: str, code: int = 0):
-        result = CliRunner().invoke(cli, ["--db", str(sqlite_path), *args], catch_exceptions=False)
-        assert result.exit_code == code, result.output
-        return result
-
-    return invoke
+    return cli_runner(sqlite_path, monkeypatch)
 
 
 @pytest.fixture
