@@ -8,10 +8,10 @@ import platform
 import statistics
 import time
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
-__all__ = ["RESULTS", "machine", "markdown_table", "percentile", "summary_ms", "write_result", "report"]
+__all__ = ["RESULTS", "machine", "markdown_table", "percentile", "report", "summary_ms", "write_result"]
 
 #: where each benchmark writes its JSON (committed: the README's tables come from these)
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -30,10 +30,14 @@ def _cpu_model() -> str:
 def machine() -> dict:
     """The machine and how busy it was: figures from a shared machine are read with its load average."""
     load = os.getloadavg()
-    return {"nproc": os.cpu_count(), "cpu": _cpu_model(), "python": platform.python_version(),
-            "load_average": [round(x, 2) for x in load],
-            "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
-            "measured_at": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": _cpu_model(),
+        "python": platform.python_version(),
+        "load_average": [round(x, 2) for x in load],
+        "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS"),
+        "measured_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
 
 
 def percentile(values: Sequence[float], p: float) -> float:
@@ -47,8 +51,11 @@ def percentile(values: Sequence[float], p: float) -> float:
 
 def summary_ms(values_ms: Sequence[float]) -> dict:
     """p50 and p95 of millisecond timings, rounded for a table."""
-    return {"p50_ms": round(statistics.median(values_ms), 2), "p95_ms": round(percentile(values_ms, 95), 2),
-            "n": len(values_ms)}
+    return {
+        "p50_ms": round(statistics.median(values_ms), 2),
+        "p95_ms": round(percentile(values_ms, 95), 2),
+        "n": len(values_ms),
+    }
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
@@ -58,8 +65,10 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> s
 
 
 def machine_line(info: dict) -> str:
-    return (f"Machine: {info['nproc']} cores, {info['cpu']}, Python {info['python']}; load average "
-            f"{' / '.join(str(x) for x in info['load_average'])} (1/5/15 min) at start")
+    return (
+        f"Machine: {info['nproc']} cores, {info['cpu']}, Python {info['python']}; load average "
+        f"{' / '.join(str(x) for x in info['load_average'])} (1/5/15 min) at start"
+    )
 
 
 def write_result(name: str, data: dict, results: Path | None = None) -> Path:
@@ -70,8 +79,9 @@ def write_result(name: str, data: dict, results: Path | None = None) -> Path:
     return path
 
 
-def report(name: str, title: str, data: dict, table: str, *, results: Path | None = None,
-           started: float | None = None) -> str:
+def report(
+    name: str, title: str, data: dict, table: str, *, results: Path | None = None, started: float | None = None
+) -> str:
     """Print the table under its title and the machine line, and write the JSON; returns the printed text."""
     if started is not None:
         data["seconds"] = round(time.perf_counter() - started, 1)

@@ -19,17 +19,73 @@ __all__ = ["DIM", "build_chunks", "queries", "random_unit_vectors", "vocabulary"
 
 DIM = 256
 WORDS_PER_CHUNK = 80
-_FALLBACK = ("pump valve sensor pressure maintenance schedule invoice customer account manager ticket "
-             "escalation billing outage network latency storage backup restore region replica index query "
-             "model evaluation benchmark dataset recall precision helios atlas orion vector lexical hybrid "
-             "turbine bearing vibration alarm threshold firmware update rollout canary deploy incident review "
-             "contract renewal discount quarter forecast revenue margin audit compliance policy retention").split()
+_FALLBACK = [
+    "pump",
+    "valve",
+    "sensor",
+    "pressure",
+    "maintenance",
+    "schedule",
+    "invoice",
+    "customer",
+    "account",
+    "manager",
+    "ticket",
+    "escalation",
+    "billing",
+    "outage",
+    "network",
+    "latency",
+    "storage",
+    "backup",
+    "restore",
+    "region",
+    "replica",
+    "index",
+    "query",
+    "model",
+    "evaluation",
+    "benchmark",
+    "dataset",
+    "recall",
+    "precision",
+    "helios",
+    "atlas",
+    "orion",
+    "vector",
+    "lexical",
+    "hybrid",
+    "turbine",
+    "bearing",
+    "vibration",
+    "alarm",
+    "threshold",
+    "firmware",
+    "update",
+    "rollout",
+    "canary",
+    "deploy",
+    "incident",
+    "review",
+    "contract",
+    "renewal",
+    "discount",
+    "quarter",
+    "forecast",
+    "revenue",
+    "margin",
+    "audit",
+    "compliance",
+    "policy",
+    "retention",
+]
 
 
 def vocabulary() -> list[str]:
     """Real words to generate text from: the Lee background documents' vocabulary, or a small fixed list."""
     try:
         from .datasets import lee
+
         words = re.findall(r"[a-z]{3,}", " ".join(lee().docs.values()).lower())
         return sorted(set(words))
     except (FileNotFoundError, ImportError):
@@ -49,8 +105,18 @@ def queries(words: list[str], n: int, seed: int = 7) -> list[str]:
     return [" ".join(rng.sample(pool, 3)) for _ in range(n)]
 
 
-def build_chunks(backend, identity, n: int, words: list[str], *, model: str, seed: int, dim: int = DIM,
-                 per_doc: int = 50, batch: int = 5000) -> tuple[list[str], np.ndarray]:
+def build_chunks(
+    backend,
+    identity,
+    n: int,
+    words: list[str],
+    *,
+    model: str,
+    seed: int,
+    dim: int = DIM,
+    per_doc: int = 50,
+    batch: int = 5000,
+) -> tuple[list[str], np.ndarray]:
     """Write n generated chunks for `identity` (documents of `per_doc` chunks); returns their texts and
     embeddings, in order."""
     rng = random.Random(seed)
@@ -63,11 +129,26 @@ def build_chunks(backend, identity, n: int, words: list[str], *, model: str, see
             for i in range(lo, min(n, lo + batch)):
                 doc_id = f"doc_{tenant}_{i // per_doc}"
                 if i % per_doc == 0:
-                    s.insert("knowledge_base_document", {"id": doc_id, "tenant_id": tenant,
-                                                         "title": f"generated {i // per_doc}",
-                                                         "source_uri": f"gen://{doc_id}"})
-                s.insert("knowledge_base_chunk", {
-                    "id": f"chk_{tenant}_{i}", "tenant_id": tenant, "document_id": doc_id,
-                    "position": i % per_doc, "content": texts[i], "token_count": WORDS_PER_CHUNK,
-                    "embedding": vectors[i], "embedding_model": model})
+                    s.insert(
+                        "knowledge_base_document",
+                        {
+                            "id": doc_id,
+                            "tenant_id": tenant,
+                            "title": f"generated {i // per_doc}",
+                            "source_uri": f"gen://{doc_id}",
+                        },
+                    )
+                s.insert(
+                    "knowledge_base_chunk",
+                    {
+                        "id": f"chk_{tenant}_{i}",
+                        "tenant_id": tenant,
+                        "document_id": doc_id,
+                        "position": i % per_doc,
+                        "content": texts[i],
+                        "token_count": WORDS_PER_CHUNK,
+                        "embedding": vectors[i],
+                        "embedding_model": model,
+                    },
+                )
     return texts, vectors

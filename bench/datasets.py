@@ -41,7 +41,8 @@ def lee_data_dir() -> Path:
         if (folder / "lee.cor").is_file() and (folder / "similarities0-1.txt").is_file():
             return folder
     raise FileNotFoundError(
-        "the Lee corpus ships in the gensim wheel, which is not installed. Install it: pip install -e '.[bench]'")
+        "the Lee corpus ships in the gensim wheel, which is not installed. Install it: pip install -e '.[bench]'"
+    )
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
@@ -57,8 +58,11 @@ def lee(strict: float = 0.75, loose: float = 0.5) -> Collection:
     background = (folder / "lee_background.cor").read_text(encoding="latin-1").splitlines()
     rated = [t.strip() for t in rated if t.strip()]
     background = [t.strip() for t in background if t.strip()]
-    rows = [[float(x) for x in line.split()] for line in
-            (folder / "similarities0-1.txt").read_text().splitlines() if line.strip()]
+    rows = [
+        [float(x) for x in line.split()]
+        for line in (folder / "similarities0-1.txt").read_text().splitlines()
+        if line.strip()
+    ]
     n = len(rated)
     if len(rows) != n or any(len(r) != n for r in rows):
         raise ValueError(f"expected a {n}x{n} similarity matrix in {folder / 'similarities0-1.txt'}")

@@ -25,13 +25,18 @@ from .servers import demo_database, in_process_app
 ACME_JANE = dict(tenant="acme", user="jane", agent="research-assistant")
 #: tool -> (arguments, the bare manager call with the same arguments)
 CALLS = {
-    "lookup_entity": ({"subject": "model:helios-rag", "predicate": "beir_ndcg10"},
-                      lambda m, who: m.lookup_entity(who, "model:helios-rag", "beir_ndcg10")),
-    "search_memory": ({"query": "Helios evaluation qrels"},
-                      lambda m, who: m.search_memory(who, "Helios evaluation qrels")),
-    "execute_query": ({"query": "SELECT subject, predicate, content FROM entity_memory ORDER BY subject"},
-                      lambda m, who: m.execute_query(
-                          who, "SELECT subject, predicate, content FROM entity_memory ORDER BY subject")),
+    "lookup_entity": (
+        {"subject": "model:helios-rag", "predicate": "beir_ndcg10"},
+        lambda m, who: m.lookup_entity(who, "model:helios-rag", "beir_ndcg10"),
+    ),
+    "search_memory": (
+        {"query": "Helios evaluation qrels"},
+        lambda m, who: m.search_memory(who, "Helios evaluation qrels"),
+    ),
+    "execute_query": (
+        {"query": "SELECT subject, predicate, content FROM entity_memory ORDER BY subject"},
+        lambda m, who: m.execute_query(who, "SELECT subject, predicate, content FROM entity_memory ORDER BY subject"),
+    ),
 }
 #: the issue's targets: full/bare ratio for these two, absolute overhead for lookup_entity
 RATIO_TARGET = {"search_memory": 1.3, "execute_query": 1.3}
@@ -40,6 +45,7 @@ OVERHEAD_TARGET_MS = {"lookup_entity": 2.0}
 
 def _floor_server():
     from fastmcp import FastMCP
+
     floor = FastMCP("floor")
 
     @floor.tool
@@ -71,6 +77,7 @@ async def measure(db: Path, calls: int) -> dict:
     from fastmcp import Client
 
     from memgate.manager import Identity
+
     app, manager = in_process_app(db, **ACME_JANE)
     who = Identity(principal="bench", **ACME_JANE)
     out: dict = {"tools": {}}
@@ -104,14 +111,18 @@ def _row(name: str, full: dict, bare: dict, floor: dict) -> dict:
     row: dict = {"full": full, "bare": bare}
     for clock in ("wall", "cpu"):
         f, b = full[clock]["p50_ms"], bare[clock]["p50_ms"]
-        row[clock] = {"overhead_p50_ms": round(f - b, 2), "ratio_p50": round(f / b, 2) if b else None,
-                      "beyond_protocol_p50_ms": round(f - b - floor[clock]["p50_ms"], 2)}
+        row[clock] = {
+            "overhead_p50_ms": round(f - b, 2),
+            "ratio_p50": round(f / b, 2) if b else None,
+            "beyond_protocol_p50_ms": round(f - b - floor[clock]["p50_ms"], 2),
+        }
         if name in RATIO_TARGET:
             row[clock]["met"] = row[clock]["ratio_p50"] <= RATIO_TARGET[name]
         if name in OVERHEAD_TARGET_MS:
             row[clock]["met"] = row[clock]["overhead_p50_ms"] <= OVERHEAD_TARGET_MS[name]
-    row["target"] = (f"<= {RATIO_TARGET[name]}x" if name in RATIO_TARGET
-                     else f"<= {OVERHEAD_TARGET_MS[name]} ms overhead")
+    row["target"] = (
+        f"<= {RATIO_TARGET[name]}x" if name in RATIO_TARGET else f"<= {OVERHEAD_TARGET_MS[name]} ms overhead"
+    )
     return row
 
 
@@ -124,16 +135,53 @@ def table(data: dict) -> str:
 
     rows = []
     for name, r in data["tools"].items():
-        rows.append([name, pair(r["bare"]["wall"]), pair(r["full"]["wall"]), r["wall"]["overhead_p50_ms"],
-                     f"{r['wall']['ratio_p50']}x", r["bare"]["cpu"]["p50_ms"], r["full"]["cpu"]["p50_ms"],
-                     r["cpu"]["overhead_p50_ms"], r["cpu"]["beyond_protocol_p50_ms"], f"{r['cpu']['ratio_p50']}x",
-                     f"{r['target']}: wall {verdict(r, 'wall')}, CPU {verdict(r, 'cpu')}"])
+        rows.append(
+            [
+                name,
+                pair(r["bare"]["wall"]),
+                pair(r["full"]["wall"]),
+                r["wall"]["overhead_p50_ms"],
+                f"{r['wall']['ratio_p50']}x",
+                r["bare"]["cpu"]["p50_ms"],
+                r["full"]["cpu"]["p50_ms"],
+                r["cpu"]["overhead_p50_ms"],
+                r["cpu"]["beyond_protocol_p50_ms"],
+                f"{r['cpu']['ratio_p50']}x",
+                f"{r['target']}: wall {verdict(r, 'wall')}, CPU {verdict(r, 'cpu')}",
+            ]
+        )
     floor = data["protocol_floor"]
-    rows.append(["(protocol floor: a constant tool)", "—", pair(floor["wall"]), "—", "—", "—",
-                 floor["cpu"]["p50_ms"], "—", "—", "—", "—"])
-    return markdown_table(["tool", "bare wall p50 / p95 ms", "full wall p50 / p95 ms", "wall overhead p50 ms",
-                           "full / bare (wall)", "bare CPU p50 ms", "full CPU p50 ms", "CPU overhead p50 ms",
-                           "of which not MCP itself", "full / bare (CPU)", "target"], rows)
+    rows.append(
+        [
+            "(protocol floor: a constant tool)",
+            "—",
+            pair(floor["wall"]),
+            "—",
+            "—",
+            "—",
+            floor["cpu"]["p50_ms"],
+            "—",
+            "—",
+            "—",
+            "—",
+        ]
+    )
+    return markdown_table(
+        [
+            "tool",
+            "bare wall p50 / p95 ms",
+            "full wall p50 / p95 ms",
+            "wall overhead p50 ms",
+            "full / bare (wall)",
+            "bare CPU p50 ms",
+            "full CPU p50 ms",
+            "CPU overhead p50 ms",
+            "of which not MCP itself",
+            "full / bare (CPU)",
+            "target",
+        ],
+        rows,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,8 +196,14 @@ def main(argv: list[str] | None = None) -> int:
         demo_database(db).close()
         data = asyncio.run(measure(db, args.calls))
     data.update(machine=info, calls_per_path=args.calls, database="the demo data (acme, globex), SQLite")
-    report("governance", "Governance overhead (in-process fastmcp.Client vs the bare manager method)", data,
-           table(data), results=args.results, started=started)
+    report(
+        "governance",
+        "Governance overhead (in-process fastmcp.Client vs the bare manager method)",
+        data,
+        table(data),
+        results=args.results,
+        started=started,
+    )
     return 0
 
 

@@ -46,7 +46,7 @@ class IsolationChecker:
         return token
 
     @classmethod
-    def from_database(cls, backend, users: dict[str, list[str]]) -> "IsolationChecker":
+    def from_database(cls, backend, users: dict[str, list[str]]) -> IsolationChecker:
         """Every table's ids with their owners, read as the operator; and a marker per (tenant, user) in `users`."""
         checker = cls()
         with backend.operator_session() as s:

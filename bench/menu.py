@@ -27,6 +27,7 @@ QUERY = "SELECT subject, predicate, content, version, valid_from FROM entity_mem
 
 def _wire_tokens(tool) -> int:
     from memgate.manager import count_tokens
+
     wire = tool.model_dump(by_alias=True, exclude_none=True)
     sent = {key: wire[key] for key in ("name", "description", "inputSchema") if key in wire}
     return count_tokens(json.dumps(sent, ensure_ascii=False, separators=(",", ":")))
@@ -34,6 +35,7 @@ def _wire_tokens(tool) -> int:
 
 def _json_tokens(rows: list[dict]) -> int:
     from memgate.manager import count_tokens
+
     return count_tokens(json.dumps(rows, ensure_ascii=False, default=str))
 
 
@@ -43,6 +45,7 @@ def _without_vectors(rows: list[dict]) -> list[dict]:
 
 async def _menu(db: Path) -> dict[str, int]:
     from fastmcp import Client
+
     app, manager = in_process_app(db)
     try:
         async with Client(app) as client:
@@ -53,11 +56,13 @@ async def _menu(db: Path) -> dict[str, int]:
 
 def _results(manager) -> dict[str, dict]:
     from memgate.manager import ACME, count_tokens
+
     out = {}
     lookup = manager.lookup_entity(ACME, "model:helios-rag")
     with manager.backend.session(ACME) as s:
-        claims = s.raw("SELECT * FROM entity_memory WHERE subject = :s ORDER BY predicate, version",
-                       {"s": "model:helios-rag"})
+        claims = s.raw(
+            "SELECT * FROM entity_memory WHERE subject = :s ORDER BY predicate, version", {"s": "model:helios-rag"}
+        )
     out["lookup_entity"] = (lookup, _without_vectors(claims))
     search = manager.search_memory(ACME, "Helios evaluation qrels")
     hits = manager.search_chunks(ACME, "Helios evaluation qrels", limit=search.rows)
@@ -66,9 +71,15 @@ def _results(manager) -> dict[str, dict]:
     with manager.backend.session(ACME) as s:
         rows = s.raw(QUERY.replace("FROM entity_memory", "FROM entity_memory WHERE valid_until IS NULL"))
     out["execute_query"] = (query, rows)
-    return {name: {"rows": len(rows), "result_tokens": count_tokens(output.text), "json_tokens": _json_tokens(rows),
-                   "ratio": round(count_tokens(output.text) / max(1, _json_tokens(rows)), 2)}
-            for name, (output, rows) in out.items()}
+    return {
+        name: {
+            "rows": len(rows),
+            "result_tokens": count_tokens(output.text),
+            "json_tokens": _json_tokens(rows),
+            "ratio": round(count_tokens(output.text) / max(1, _json_tokens(rows)), 2),
+        }
+        for name, (output, rows) in out.items()
+    }
 
 
 def measure(db: Path) -> dict:
@@ -82,11 +93,13 @@ def measure(db: Path) -> dict:
 
 
 def table(data: dict) -> str:
-    menu = markdown_table(["tool", "menu tokens"], [*sorted(data["menu_tokens"].items()),
-                                                    ["**all**", data["menu_total"]]])
-    res = markdown_table(["result", "rows", "result tokens", "same rows as JSON", "result / JSON"],
-                         [[n, r["rows"], r["result_tokens"], r["json_tokens"], r["ratio"]]
-                          for n, r in data["results"].items()])
+    menu = markdown_table(
+        ["tool", "menu tokens"], [*sorted(data["menu_tokens"].items()), ["**all**", data["menu_total"]]]
+    )
+    res = markdown_table(
+        ["result", "rows", "result tokens", "same rows as JSON", "result / JSON"],
+        [[n, r["rows"], r["result_tokens"], r["json_tokens"], r["ratio"]] for n, r in data["results"].items()],
+    )
     return f"{menu}\n\n{res}"
 
 
@@ -98,8 +111,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
         data = measure(Path(tmp) / "menu.db")
     data["machine"] = info
-    report("menu", "Tokens: the tool menu, and results vs the same rows as JSON (o200k_base)", data, table(data),
-           results=args.results, started=started)
+    report(
+        "menu",
+        "Tokens: the tool menu, and results vs the same rows as JSON (o200k_base)",
+        data,
+        table(data),
+        results=args.results,
+        started=started,
+    )
     return 0
 
 

@@ -26,11 +26,13 @@ K = 10
 
 def pick_embedder(name: str):
     from memgate.manager import HashingEmbedder, default_embedder
+
     return HashingEmbedder(256) if name == "hashing" else default_embedder()
 
 
 def quality(embedder, workdir: Path, coll: Collection | None = None) -> dict:
     from memgate.manager import DatabaseSettings, Identity, MemoryManager, open_backend
+
     coll = coll or lee()
     who = Identity(tenant="bench", user="bench", principal="bench")
     manager = MemoryManager(open_backend(DatabaseSettings(path=workdir / "quality.db")), embedder=embedder)
@@ -38,24 +40,33 @@ def quality(embedder, workdir: Path, coll: Collection | None = None) -> dict:
     for doc_id, text in coll.docs.items():
         manager.ingest_text(who, title=doc_id, text=text, source_uri=f"lee://{doc_id}", collection="lee")
     ingest_s = time.perf_counter() - started
-    out = {"collection": coll.name, "docs": len(coll.docs), "queries": len(coll.queries),
-           "judgments": sum(len(j) for j in coll.qrels.values()), "ingest_seconds": round(ingest_s, 2),
-           "methods": {}}
+    out = {
+        "collection": coll.name,
+        "docs": len(coll.docs),
+        "queries": len(coll.queries),
+        "judgments": sum(len(j) for j in coll.qrels.values()),
+        "ingest_seconds": round(ingest_s, 2),
+        "methods": {},
+    }
     for name, methods in METHODS.items():
         run = {}
         for qid, query in coll.queries.items():
             hits = manager.search_chunks(who, query, limit=4 * K, methods=methods)
             ranked = [h.title for h in hits if h.title != coll.source_doc[qid]]
             run[qid] = list(dict.fromkeys(ranked))[:K]
-        out["methods"][name] = {"ndcg@10": round(mean_over_queries(run, coll.qrels, ndcg_at_k, K), 4),
-                                "recall@10": round(mean_over_queries(run, coll.qrels, recall_at_k, K), 4)}
+        out["methods"][name] = {
+            "ndcg@10": round(mean_over_queries(run, coll.qrels, ndcg_at_k, K), 4),
+            "recall@10": round(mean_over_queries(run, coll.qrels, recall_at_k, K), 4),
+        }
     manager.close()
     return out
 
 
 def table(q: dict) -> str:
-    return markdown_table(["method", "nDCG@10", "recall@10"],
-                          [[LABELS[m], f"{v['ndcg@10']:.3f}", f"{v['recall@10']:.3f}"] for m, v in q["methods"].items()])
+    return markdown_table(
+        ["method", "nDCG@10", "recall@10"],
+        [[LABELS[m], f"{v['ndcg@10']:.3f}", f"{v['recall@10']:.3f}"] for m, v in q["methods"].items()],
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -68,9 +79,15 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
         data = quality(embedder, Path(tmp))
     data.update(machine=info, embedder=embedder.name)
-    report("quality", f"Retrieval quality: {data['collection']} ({data['docs']} docs, {data['queries']} queries, "
-           f"{data['judgments']} judgments), embedder {embedder.name}", data, table(data), results=args.results,
-           started=started)
+    report(
+        "quality",
+        f"Retrieval quality: {data['collection']} ({data['docs']} docs, {data['queries']} queries, "
+        f"{data['judgments']} judgments), embedder {embedder.name}",
+        data,
+        table(data),
+        results=args.results,
+        started=started,
+    )
     return 0
 
 

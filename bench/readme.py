@@ -44,8 +44,9 @@ def main(argv: list[str] | None = None) -> int:
     new = rewrite(text)
     if args.check:
         if new != text:
-            print("README.md's benchmark tables differ from bench/results/: run python3 -m bench.readme",
-                  file=sys.stderr)
+            print(
+                "README.md's benchmark tables differ from bench/results/: run python3 -m bench.readme", file=sys.stderr
+            )
             return 1
         return 0
     README.write_text(new)

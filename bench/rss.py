@@ -35,8 +35,15 @@ def proc_status_mb(pid: int) -> dict[str, float]:
 
 
 def build_database(path: Path, chunks: int) -> str:
-    from memgate.manager import DatabaseSettings, Identity, MemoryManager, default_embedder, load_tool_definitions
-    from memgate.manager import open_backend
+    from memgate.manager import (
+        DatabaseSettings,
+        Identity,
+        MemoryManager,
+        default_embedder,
+        load_tool_definitions,
+        open_backend,
+    )
+
     embedder = default_embedder()
     manager = MemoryManager(open_backend(DatabaseSettings(path=path)), embedder=embedder)
     who = Identity(tenant="bench", user="bench", principal="bench")
@@ -49,6 +56,7 @@ def build_database(path: Path, chunks: int) -> str:
 
 async def measure(db: Path, searches: int) -> dict:
     from fastmcp import Client
+
     transport = stdio_transport(db, db.with_suffix(".log"), tenant="bench", user="bench")
     before = set(child_pids(os.getpid()))
     samples = []
@@ -67,8 +75,17 @@ def table(d: dict) -> str:
     last = d["samples"][-1]
     return markdown_table(
         ["chunks", "searches", "RSS after start MB", "RSS after searches MB", "peak (VmHWM) MB", "target"],
-        [[f"{d['chunks']:,}", len(d["samples"]), d["after_start"]["VmRSS"], last["VmRSS"], d["peak_mb"],
-          f"<= {TARGET_MB} MB: {'met' if d['peak_mb'] <= TARGET_MB else 'missed'}"]])
+        [
+            [
+                f"{d['chunks']:,}",
+                len(d["samples"]),
+                d["after_start"]["VmRSS"],
+                last["VmRSS"],
+                d["peak_mb"],
+                f"<= {TARGET_MB} MB: {'met' if d['peak_mb'] <= TARGET_MB else 'missed'}",
+            ]
+        ],
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,8 +102,14 @@ def main(argv: list[str] | None = None) -> int:
         build_s = round(time.perf_counter() - t0, 1)
         data = asyncio.run(measure(db, args.searches))
     data.update(machine=info, chunks=args.chunks, embedder=embedder, build_seconds=build_s, target_mb=TARGET_MB)
-    report("rss", "Server memory (memgate serve over stdio, one tenant)", data, table(data), results=args.results,
-           started=started)
+    report(
+        "rss",
+        "Server memory (memgate serve over stdio, one tenant)",
+        data,
+        table(data),
+        results=args.results,
+        started=started,
+    )
     return 0
 
 

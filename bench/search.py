@@ -57,6 +57,7 @@ def numpy_floor(matrix: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 def measure_size(workdir: Path, n: int, qs: list[str], words: list[str], embedder) -> dict:
     from memgate.manager import DatabaseSettings, Identity, MemoryManager, open_backend
+
     me = Identity(tenant="bench", user="bench", principal="bench")
     other = Identity(tenant="other", user="other", principal="bench")
     dim = int(embedder.embed(["probe"]).shape[1])
@@ -77,8 +78,9 @@ def measure_size(workdir: Path, n: int, qs: list[str], words: list[str], embedde
         if name == "numpy_floor":
             numpy_floor(vectors, qvecs[i])
         elif name == "fts5_floor":
-            fts.execute("SELECT rowid, rank FROM floor WHERE floor MATCH ? ORDER BY rank LIMIT ?",
-                        (fts_or_query(q), K)).fetchall()
+            fts.execute(
+                "SELECT rowid, rank FROM floor WHERE floor MATCH ? ORDER BY rank LIMIT ?", (fts_or_query(q), K)
+            ).fetchall()
         else:
             manager.search_chunks(me, q, limit=K, methods=METHODS[name])
         timings[name].append((time.perf_counter() - t) * 1000)
@@ -88,13 +90,19 @@ def measure_size(workdir: Path, n: int, qs: list[str], words: list[str], embedde
         run(name, 0, qs[0])
         timings[name].clear()
     for i, q in enumerate(qs):
-        order = names[i % len(names):] + names[: i % len(names)]  # rotate, so no path always goes first
+        order = names[i % len(names) :] + names[: i % len(names)]  # rotate, so no path always goes first
         for name in order:
             run(name, i, q)
     fts.close()
     manager.close()
-    row = {"chunks_per_tenant": n, "tenants": 2, "queries": len(qs), "build_seconds": round(build_s, 1),
-           "db_mb": round(path.stat().st_size / 2**20, 1), **{k: summary_ms(v) for k, v in timings.items()}}
+    row = {
+        "chunks_per_tenant": n,
+        "tenants": 2,
+        "queries": len(qs),
+        "build_seconds": round(build_s, 1),
+        "db_mb": round(path.stat().st_size / 2**20, 1),
+        **{k: summary_ms(v) for k, v in timings.items()},
+    }
     row["vector_over_numpy"] = round(row["vector"]["p50_ms"] / row["numpy_floor"]["p50_ms"], 1)
     row["lexical_over_fts5"] = round(row["lexical"]["p50_ms"] / row["fts5_floor"]["p50_ms"], 2)
     return row
@@ -103,38 +111,68 @@ def measure_size(workdir: Path, n: int, qs: list[str], words: list[str], embedde
 def table(rows: list[dict]) -> str:
     def cell(r, k):
         return f"{r[k]['p50_ms']} / {r[k]['p95_ms']}"
+
     return markdown_table(
-        ["chunks per tenant", "lexical p50 / p95 ms", "bare FTS5 floor", "lexical / floor", "vector p50 / p95 ms",
-         "numpy floor", "vector / floor", "hybrid p50 / p95 ms"],
-        [[f"{r['chunks_per_tenant']:,}", cell(r, "lexical"), cell(r, "fts5_floor"), f"{r['lexical_over_fts5']}x",
-          cell(r, "vector"), cell(r, "numpy_floor"), f"{r['vector_over_numpy']}x", cell(r, "hybrid")]
-         for r in rows])
+        [
+            "chunks per tenant",
+            "lexical p50 / p95 ms",
+            "bare FTS5 floor",
+            "lexical / floor",
+            "vector p50 / p95 ms",
+            "numpy floor",
+            "vector / floor",
+            "hybrid p50 / p95 ms",
+        ],
+        [
+            [
+                f"{r['chunks_per_tenant']:,}",
+                cell(r, "lexical"),
+                cell(r, "fts5_floor"),
+                f"{r['lexical_over_fts5']}x",
+                cell(r, "vector"),
+                cell(r, "numpy_floor"),
+                f"{r['vector_over_numpy']}x",
+                cell(r, "hybrid"),
+            ]
+            for r in rows
+        ],
+    )
 
 
 def targets(rows: list[dict]) -> dict:
     top = rows[-1]
-    return {"at_chunks": top["chunks_per_tenant"],
-            "vector_over_numpy": {"target": TARGETS["vector_over_numpy"], "measured": top["vector_over_numpy"]},
-            "lexical_over_fts5": {"target": TARGETS["lexical_over_fts5"], "measured": top["lexical_over_fts5"]},
-            "hybrid_p95_ms": {"target": TARGETS["hybrid_p95_ms"], "measured": top["hybrid"]["p95_ms"]}}
+    return {
+        "at_chunks": top["chunks_per_tenant"],
+        "vector_over_numpy": {"target": TARGETS["vector_over_numpy"], "measured": top["vector_over_numpy"]},
+        "lexical_over_fts5": {"target": TARGETS["lexical_over_fts5"], "measured": top["lexical_over_fts5"]},
+        "hybrid_p95_ms": {"target": TARGETS["hybrid_p95_ms"], "measured": top["hybrid"]["p95_ms"]},
+    }
 
 
 def summary(data: dict) -> str:
     t = data["targets"]
-    return (f"At {t['at_chunks']:,} chunks per tenant: vector / numpy floor {t['vector_over_numpy']['measured']}x "
-            f"(target <= {t['vector_over_numpy']['target']}x); lexical / FTS5 floor "
-            f"{t['lexical_over_fts5']['measured']}x (target <= {t['lexical_over_fts5']['target']}x); hybrid p95 "
-            f"{t['hybrid_p95_ms']['measured']} ms (target <= {t['hybrid_p95_ms']['target']} ms on a quiet machine).")
+    return (
+        f"At {t['at_chunks']:,} chunks per tenant: vector / numpy floor {t['vector_over_numpy']['measured']}x "
+        f"(target <= {t['vector_over_numpy']['target']}x); lexical / FTS5 floor "
+        f"{t['lexical_over_fts5']['measured']}x (target <= {t['lexical_over_fts5']['target']}x); hybrid p95 "
+        f"{t['hybrid_p95_ms']['measured']} ms (target <= {t['hybrid_p95_ms']['target']} ms on a quiet machine)."
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m bench.search", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000],
-                        help="chunks per tenant (default: 1000 10000 100000)")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="+",
+        default=[1_000, 10_000, 100_000],
+        help="chunks per tenant (default: 1000 10000 100000)",
+    )
     parser.add_argument("--queries", type=int, default=30, help="queries per size (default 30)")
     parser.add_argument("--results", type=Path, help="write the JSON here instead of bench/results/")
     args = parser.parse_args(argv)
     from memgate.manager import default_embedder
+
     started, info = time.perf_counter(), machine()
     embedder = default_embedder()
     words = vocabulary()
@@ -144,11 +182,22 @@ def main(argv: list[str] | None = None) -> int:
         for n in args.sizes:
             rows.append(measure_size(Path(tmp), n, qs, words, embedder))
             print(f"  {n:,} chunks per tenant done ({rows[-1]['build_seconds']} s to build)", flush=True)
-    data = {"machine": info, "embedder": embedder.name, "top_k": K, "sizes": rows, "targets": targets(rows),
-            "corpus": "generated text (Zipf-like over real words), random unit-vector embeddings; two tenants"}
-    report("search", f"Search latency, two tenants of N chunks, top {K}, {args.queries} queries, "
-           f"embedder {embedder.name}", data, table(rows) + "\n\n" + summary(data), results=args.results,
-           started=started)
+    data = {
+        "machine": info,
+        "embedder": embedder.name,
+        "top_k": K,
+        "sizes": rows,
+        "targets": targets(rows),
+        "corpus": "generated text (Zipf-like over real words), random unit-vector embeddings; two tenants",
+    }
+    report(
+        "search",
+        f"Search latency, two tenants of N chunks, top {K}, {args.queries} queries, embedder {embedder.name}",
+        data,
+        table(rows) + "\n\n" + summary(data),
+        results=args.results,
+        started=started,
+    )
     return 0
 
 

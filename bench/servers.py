@@ -15,11 +15,21 @@ from pathlib import Path
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
 logging.getLogger("httpx2").setLevel(logging.WARNING)  # one INFO line per HTTP request otherwise
 
-from memgate.manager import DEMO_TENANTS, load_tool_definitions, seed_demo  # noqa: E402
-from memgate.server.cli.common import open_manager  # noqa: E402
-from memgate.server.settings import load_settings  # noqa: E402
+from memgate.manager import DEMO_TENANTS, load_tool_definitions, seed_demo
+from memgate.server.cli.common import open_manager
+from memgate.server.settings import load_settings
 
-__all__ = ["child_pids", "demo_database", "stdio_transport", "in_process_app", "memgate_command", "serve_http", "server_env", "ISSUER", "AUDIENCE"]
+__all__ = [
+    "AUDIENCE",
+    "ISSUER",
+    "child_pids",
+    "demo_database",
+    "in_process_app",
+    "memgate_command",
+    "serve_http",
+    "server_env",
+    "stdio_transport",
+]
 
 ISSUER = "https://idp.bench.invalid"
 AUDIENCE = "memgate"
@@ -35,13 +45,17 @@ def demo_database(path: Path):
     return manager
 
 
-def in_process_app(path: Path, tenant: str = "acme", user: str = "jane", agent: str | None = "research-assistant",
-                   **overrides):
+def in_process_app(
+    path: Path, tenant: str = "acme", user: str = "jane", agent: str | None = "research-assistant", **overrides
+):
     """The FastMCP server `memgate serve --tenant ...` runs, for an in-process fastmcp.Client; and its manager.
     `overrides` are more dotted settings, e.g. `**{"database.busy_timeout_ms": 1000}`."""
     from memgate.server.app import stdio_server
-    settings = load_settings(None, **{"database.path": str(path), "stdio.tenant": tenant, "stdio.user": user,
-                                      "stdio.agent": agent, **overrides})
+
+    settings = load_settings(
+        None,
+        **{"database.path": str(path), "stdio.tenant": tenant, "stdio.user": user, "stdio.agent": agent, **overrides},
+    )
     manager = open_manager(settings)
     return stdio_server(manager, settings), manager
 
@@ -61,10 +75,15 @@ def server_env(**settings: str) -> dict[str, str]:
 def stdio_transport(db: Path, log_file: Path, *, tenant: str, user: str, agent: str | None = None):
     """A fastmcp transport that starts a real `memgate serve` stdio subprocess; its stderr goes to `log_file`."""
     from fastmcp.client.transports import StdioTransport
+
     command = memgate_command()
     args = [*command[1:], "--db", str(db), "serve", "--tenant", tenant, "--user", user]
-    return StdioTransport(command=command[0], args=args + (["--agent", agent] if agent else []),
-                          env=server_env(MEMGATE_SERVER__LOG_LEVEL="WARNING"), log_file=log_file)
+    return StdioTransport(
+        command=command[0],
+        args=args + (["--agent", agent] if agent else []),
+        env=server_env(MEMGATE_SERVER__LOG_LEVEL="WARNING"),
+        log_file=log_file,
+    )
 
 
 def _free_port() -> int:
@@ -78,12 +97,31 @@ def serve_http(db: Path, public_key_file: Path, *, startup_s: float = 60.0) -> I
     """A real `memgate serve --transport http` on 127.0.0.1 checking JWTs against `public_key_file`;
     yields (MCP URL, server pid) and stops it (SIGTERM, then SIGKILL) afterwards."""
     import httpx2 as httpx
+
     port = _free_port()
-    env = server_env(MEMGATE_HTTP__AUTH__ISSUER=ISSUER, MEMGATE_HTTP__AUTH__AUDIENCE=AUDIENCE,
-                     MEMGATE_HTTP__AUTH__PUBLIC_KEY_FILE=str(public_key_file), MEMGATE_SERVER__LOG_LEVEL="WARNING")
-    proc = subprocess.Popen([*memgate_command(), "--db", str(db), "serve", "--transport", "http",
-                             "--host", "127.0.0.1", "--port", str(port)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    env = server_env(
+        MEMGATE_HTTP__AUTH__ISSUER=ISSUER,
+        MEMGATE_HTTP__AUTH__AUDIENCE=AUDIENCE,
+        MEMGATE_HTTP__AUTH__PUBLIC_KEY_FILE=str(public_key_file),
+        MEMGATE_SERVER__LOG_LEVEL="WARNING",
+    )
+    proc = subprocess.Popen(
+        [
+            *memgate_command(),
+            "--db",
+            str(db),
+            "serve",
+            "--transport",
+            "http",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + startup_s
         while True:

@@ -22,6 +22,10 @@ the MemoryManager class every method call goes through.
 
 from .backend import Backend, DatabaseSettings, default_database_path, open_backend
 from .clock import days_ago_iso, now_iso
+from .context.assemble import ContextWindow
+from .context.messages import ImagePart, TextPart, Turn
+from .context.replay import Replay
+from .context.rerank import Reranker
 from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo
 from .errors import (
     AccessDenied,
@@ -46,10 +50,6 @@ from .errors import (
     TenantMismatch,
     TenantUnmapped,
 )
-from .context.assemble import ContextWindow
-from .context.messages import ImagePart, TextPart, Turn
-from .context.replay import Replay
-from .context.rerank import Reranker
 from .facade import MemoryManager
 from .files.commands import COMMANDS as MEMORY_COMMANDS
 from .files.stores import validate_store_policy
@@ -61,8 +61,8 @@ from .kb.images import NOT_SEARCHABLE, sidecar_paths
 from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
 from .kb.links import is_web_url
 from .kb.parse import SUPPORTED_EXTENSIONS
-from .links.kinds import RELATIONS, REVERSE
 from .limits import ROWS_CEILING, CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
+from .links.kinds import RELATIONS, REVERSE
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
 from .registry.calllog import STATUSES as CALL_STATUSES
@@ -77,16 +77,83 @@ from .tokens import count_tokens
 LINK_RELATIONS = (*RELATIONS, *REVERSE.values())
 
 __all__ = [
-    "ACME", "CALL_STATUSES", "DEMO_QUESTION", "DEMO_TENANTS", "FAILED", "GLOBEX", "ID_RULE", "IMAGE_EXTENSIONS",
-    "LINK_RELATIONS", "MEMORY_COMMANDS", "MEMORY_PROTOCOL", "NEW", "NOT_SEARCHABLE", "REPLACED", "ROWS_CEILING",
-    "SUPPORTED_EXTENSIONS", "TENANT_MAPPING_KINDS", "UNCHANGED", "UNMAPPED_TENANT", "AccessDenied", "Backend",
-    "BackendUnavailable", "CallRecord", "CapsSettings", "ChunkSettings", "ConfigError", "Conflict", "ContextBudget",
-    "ContextTooSmall", "ContextWindow", "DatabaseBusy", "DatabaseSettings", "Embedder", "HashingEmbedder",
-    "Identity", "ImageData", "ImageNotShown", "ImageNotVisible", "ImagePart", "IngestResult", "InvalidArgument", "MemgateError",
-    "MemoryFileSettings", "MemoryManager", "NoCaller", "NotFound", "NotIssued", "NotVisible", "QueryRejected",
-    "QueryTimeout", "Replay", "Reranker", "RowGone", "RowRefused", "SchemaMismatch", "TenantChoice",
-    "TenantMapping", "TenantMismatch", "TenantUnmapped", "TextPart", "TokenAttributes", "ToolOutput", "ToolRow",
-    "Turn", "check_id", "clip_echo", "count_tokens", "days_ago_iso", "default_database_path", "default_embedder",
-    "is_image_path", "is_web_url", "load_tool_definitions", "now_iso", "open_backend", "record_demo_window",
-    "seed_demo", "sidecar_paths", "validate_store_policy",
+    "ACME",
+    "CALL_STATUSES",
+    "DEMO_QUESTION",
+    "DEMO_TENANTS",
+    "FAILED",
+    "GLOBEX",
+    "ID_RULE",
+    "IMAGE_EXTENSIONS",
+    "LINK_RELATIONS",
+    "MEMORY_COMMANDS",
+    "MEMORY_PROTOCOL",
+    "NEW",
+    "NOT_SEARCHABLE",
+    "REPLACED",
+    "ROWS_CEILING",
+    "SUPPORTED_EXTENSIONS",
+    "TENANT_MAPPING_KINDS",
+    "UNCHANGED",
+    "UNMAPPED_TENANT",
+    "AccessDenied",
+    "Backend",
+    "BackendUnavailable",
+    "CallRecord",
+    "CapsSettings",
+    "ChunkSettings",
+    "ConfigError",
+    "Conflict",
+    "ContextBudget",
+    "ContextTooSmall",
+    "ContextWindow",
+    "DatabaseBusy",
+    "DatabaseSettings",
+    "Embedder",
+    "HashingEmbedder",
+    "Identity",
+    "ImageData",
+    "ImageNotShown",
+    "ImageNotVisible",
+    "ImagePart",
+    "IngestResult",
+    "InvalidArgument",
+    "MemgateError",
+    "MemoryFileSettings",
+    "MemoryManager",
+    "NoCaller",
+    "NotFound",
+    "NotIssued",
+    "NotVisible",
+    "QueryRejected",
+    "QueryTimeout",
+    "Replay",
+    "Reranker",
+    "RowGone",
+    "RowRefused",
+    "SchemaMismatch",
+    "TenantChoice",
+    "TenantMapping",
+    "TenantMismatch",
+    "TenantUnmapped",
+    "TextPart",
+    "TokenAttributes",
+    "ToolOutput",
+    "ToolRow",
+    "Turn",
+    "check_id",
+    "clip_echo",
+    "count_tokens",
+    "days_ago_iso",
+    "default_database_path",
+    "default_embedder",
+    "is_image_path",
+    "is_web_url",
+    "load_tool_definitions",
+    "now_iso",
+    "open_backend",
+    "record_demo_window",
+    "seed_demo",
+    "sidecar_paths",
+    "validate_store_policy",
 ]

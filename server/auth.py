@@ -75,13 +75,25 @@ class MemgateAuthProvider(RemoteAuthProvider):
     so the bearer backend checks them and answers 403 `insufficient_scope` itself.
     """
 
-    def __init__(self, verifiers: dict[str, Any], settings: HttpAuthSettings, *, base_url: str,
-                 gate: TenantGate | None = None, manager: MemoryManager | None = None):
+    def __init__(
+        self,
+        verifiers: dict[str, Any],
+        settings: HttpAuthSettings,
+        *,
+        base_url: str,
+        gate: TenantGate | None = None,
+        manager: MemoryManager | None = None,
+    ):
         verifier = next(iter(verifiers.values())) if len(verifiers) == 1 else MultiAuth(verifiers=verifiers)
         challenge = list(settings.required_scopes)
-        super().__init__(verifier, authorization_servers=_authorization_servers(settings),
-                         base_url=base_url, resource_base_url=settings.resource_url,
-                         scopes_supported=challenge, challenge_scopes=challenge)
+        super().__init__(
+            verifier,
+            authorization_servers=_authorization_servers(settings),
+            base_url=base_url,
+            resource_base_url=settings.resource_url,
+            scopes_supported=challenge,
+            challenge_scopes=challenge,
+        )
         self.required_scopes = []
         self.settings = settings
         self.gate = gate
@@ -102,18 +114,25 @@ class MemgateAuthProvider(RemoteAuthProvider):
             return None
         if self.gate is None and not _str_claim(access.claims, self.settings.tenant_claim):
             # Without a tenant mapping only the claim can name the tenant: the token is unusable.
-            log.warning("Bearer token rejected for client %s: missing or empty tenant claim %r",
-                        access.original_client_id or access.client_id, self.settings.tenant_claim)
+            log.warning(
+                "Bearer token rejected for client %s: missing or empty tenant claim %r",
+                access.original_client_id or access.client_id,
+                self.settings.tenant_claim,
+            )
             return None
         self._cache.set(token, access)
         return access
 
     def get_middleware(self) -> list:
-        responses = AuthResponses(challenge_scopes=list(self.settings.required_scopes),
-                                  resource_metadata_url=self.metadata_url(),
-                                  retry_after_s=self.settings.retry_after_s)
-        return [Middleware(AuthenticationMiddleware, backend=MemgateBearerBackend(self), on_error=responses),
-                Middleware(AuthContextMiddleware)]
+        responses = AuthResponses(
+            challenge_scopes=list(self.settings.required_scopes),
+            resource_metadata_url=self.metadata_url(),
+            retry_after_s=self.settings.retry_after_s,
+        )
+        return [
+            Middleware(AuthenticationMiddleware, backend=MemgateBearerBackend(self), on_error=responses),
+            Middleware(AuthContextMiddleware),
+        ]
 
     def metadata_url(self) -> str:
         return str(build_resource_metadata_url(AnyHttpUrl(self.resource)))
@@ -134,14 +153,19 @@ class MemgateAuthProvider(RemoteAuthProvider):
             scopes = await anyio.to_thread.run_sync(self.supported_scopes)
         except BackendUnavailable:
             log.exception("protected-resource metadata: toolbox scopes cannot be read")
-            return JSONResponse({"error": "temporarily_unavailable"}, status_code=503,
-                                headers={"Retry-After": str(self.settings.retry_after_s)})
-        return JSONResponse({
-            "resource": self.resource,
-            "authorization_servers": self.authorization_servers,
-            "scopes_supported": scopes,
-            "bearer_methods_supported": ["header"],
-        })
+            return JSONResponse(
+                {"error": "temporarily_unavailable"},
+                status_code=503,
+                headers={"Retry-After": str(self.settings.retry_after_s)},
+            )
+        return JSONResponse(
+            {
+                "resource": self.resource,
+                "authorization_servers": self.authorization_servers,
+                "scopes_supported": scopes,
+                "bearer_methods_supported": ["header"],
+            }
+        )
 
 
 class MemgateBearerBackend(BearerAuthBackend):
@@ -158,8 +182,11 @@ class MemgateBearerBackend(BearerAuthBackend):
         header = conn.headers.get("authorization") or ""
         settings = self.provider.settings
         if header[:7].lower() == "bearer " and len(header) - 7 > settings.max_token_bytes:
-            log.warning("Bearer token refused unread: %d bytes, more than http.auth.max_token_bytes (%d)",
-                        len(header) - 7, settings.max_token_bytes)
+            log.warning(
+                "Bearer token refused unread: %d bytes, more than http.auth.max_token_bytes (%d)",
+                len(header) - 7,
+                settings.max_token_bytes,
+            )
             raise TokenRefused("The bearer token is longer than this server accepts.")
         result = await super().authenticate(conn)
         if result is None:
@@ -176,8 +203,9 @@ class MemgateBearerBackend(BearerAuthBackend):
         return AuthCredentials(token.scopes), AuthenticatedUser(token)
 
 
-def build_auth(settings: HttpAuthSettings, base_url: str, *,
-               manager: MemoryManager | None = None) -> MemgateAuthProvider:
+def build_auth(
+    settings: HttpAuthSettings, base_url: str, *, manager: MemoryManager | None = None
+) -> MemgateAuthProvider:
     """Build the auth provider for `FastMCP(auth=...)`; `base_url` is where this server is reached.
 
     With `manager`, tokens without a tenant claim go through the operator's tenant mapping
@@ -190,8 +218,7 @@ def build_auth(settings: HttpAuthSettings, base_url: str, *,
             public_key = settings.public_key_file.read_text(encoding="utf-8")
         except OSError as e:
             raise ConfigError(
-                f"http.auth.public_key_file {str(settings.public_key_file)!r} cannot be read: "
-                f"{e.strerror}.",
+                f"http.auth.public_key_file {str(settings.public_key_file)!r} cannot be read: {e.strerror}.",
                 field="http.auth.public_key_file",
                 hint="Point it at a PEM public key file readable by the memgate process.",
             ) from e
@@ -218,8 +245,7 @@ def _authorization_servers(settings: HttpAuthSettings) -> list[str]:
             AnyHttpUrl(n)  # a validity check only: the metadata carries the string as configured
     except ValueError as e:  # pydantic's ValidationError is one
         raise ConfigError(
-            f"http.auth.{key} must hold http(s) URLs for the protected-resource metadata, "
-            f"got {names!r}.",
+            f"http.auth.{key} must hold http(s) URLs for the protected-resource metadata, got {names!r}.",
             field="http.auth.authorization_servers",
             hint="Set http.auth.authorization_servers in memgate.toml [http.auth] "
             "or MEMGATE_HTTP__AUTH__AUTHORIZATION_SERVERS.",
@@ -238,13 +264,17 @@ def identity_from_access_token(token: AccessToken, settings: HttpAuthSettings) -
             field=settings.tenant_claim,
         )
     user = (token.mapped_user if mapped else None) or _str_claim(claims, settings.user_claim)
-    skipped = {settings.tenant_claim, settings.user_claim, settings.agent_claim,
-               settings.roles_claim, "sub", *_SCOPE_CLAIMS}
+    skipped = {
+        settings.tenant_claim,
+        settings.user_claim,
+        settings.agent_claim,
+        settings.roles_claim,
+        "sub",
+        *_SCOPE_CLAIMS,
+    }
     context = tuple(
         sorted(
-            (k, v)
-            for k, v in claims.items()
-            if k not in skipped and isinstance(v, str) and len(v) <= MAX_CONTEXT_VALUE
+            (k, v) for k, v in claims.items() if k not in skipped and isinstance(v, str) and len(v) <= MAX_CONTEXT_VALUE
         )
     )
     return Identity(

@@ -51,9 +51,14 @@ class AuthResponses:
 
     def __call__(self, conn: HTTPConnection, exc: Exception) -> Response:
         if isinstance(exc, VerifierUnavailable):
-            return _json(503, {"error": "temporarily_unavailable",
-                               "error_description": "Token verification is unavailable right now; retry later."},
-                         {"Retry-After": str(self.retry_after_s)})
+            return _json(
+                503,
+                {
+                    "error": "temporarily_unavailable",
+                    "error_description": "Token verification is unavailable right now; retry later.",
+                },
+                {"Retry-After": str(self.retry_after_s)},
+            )
         if isinstance(exc, InsufficientScope):
             return self._challenge(403, "insufficient_scope", str(exc), exc.required)
         if isinstance(exc, TenantRefused):
@@ -69,11 +74,18 @@ class AuthResponses:
             parts.append(f'scope="{" ".join(scopes)}"')
         if self.resource_metadata_url:
             parts.append(f'resource_metadata="{self.resource_metadata_url}"')
-        return _json(status, {"error": error, "error_description": description},
-                     {"WWW-Authenticate": "Bearer " + ", ".join(parts)})
+        return _json(
+            status,
+            {"error": error, "error_description": description},
+            {"WWW-Authenticate": "Bearer " + ", ".join(parts)},
+        )
 
 
 def _json(status: int, body: dict[str, str], headers: dict[str, str] | None = None) -> Response:
     # json.dumps with the default separators: the same bytes FastMCP's own auth errors carry
-    return Response(json.dumps(body), status_code=status, media_type="application/json",
-                    headers={"Cache-Control": "no-store", **(headers or {})})
+    return Response(
+        json.dumps(body),
+        status_code=status,
+        media_type="application/json",
+        headers={"Cache-Control": "no-store", **(headers or {})},
+    )

@@ -19,8 +19,7 @@ def _where(key: str) -> str:
 
 
 def _where_in(table: str, key: str) -> str:
-    return (f"Set it in memgate.toml [http.auth.{table}] or "
-            f"MEMGATE_HTTP__AUTH__{table.upper()}__{key.upper()}.")
+    return f"Set it in memgate.toml [http.auth.{table}] or MEMGATE_HTTP__AUTH__{table.upper()}__{key.upper()}."
 
 
 class IntrospectionSettings(BaseModel):
@@ -121,14 +120,17 @@ class HttpAuthSettings(BaseModel):
             for key in ("url", "client_id", "client_secret", "audience"):
                 if not getattr(self.introspection, key):
                     raise ConfigError(
-                        f"http.auth.introspection.{key} is required when http.auth.verifier includes "
-                        "\"introspection\".",
-                        field=f"http.auth.introspection.{key}", hint=_where_in("introspection", key))
+                        f'http.auth.introspection.{key} is required when http.auth.verifier includes "introspection".',
+                        field=f"http.auth.introspection.{key}",
+                        hint=_where_in("introspection", key),
+                    )
         if "google" in self.verifier and not self.google.audience:
             raise ConfigError(
-                "http.auth.google.audience is required when http.auth.verifier includes \"google\": "
+                'http.auth.google.audience is required when http.auth.verifier includes "google": '
                 "the OAuth client id Gemini Enterprise signs users in with.",
-                field="http.auth.google.audience", hint=_where_in("google", "audience"))
+                field="http.auth.google.audience",
+                hint=_where_in("google", "audience"),
+            )
         if not self.tenant_claim:
             raise ConfigError(
                 "http.auth.tenant_claim must name the claim that carries the tenant.",
@@ -154,9 +156,11 @@ class HttpAuthSettings(BaseModel):
 
     def describe(self) -> str:
         """One line for `memgate doctor`: each verifier and what it trusts (never a secret)."""
-        parts = {"jwt": f"jwt (issuer {self.issuer}, audience {self.audience})",
-                 "introspection": f"introspection ({self.introspection.url}, audience {self.introspection.audience})",
-                 "google": f"google (audience {self.google.audience})"}
+        parts = {
+            "jwt": f"jwt (issuer {self.issuer}, audience {self.audience})",
+            "introspection": f"introspection ({self.introspection.url}, audience {self.introspection.audience})",
+            "google": f"google (audience {self.google.audience})",
+        }
         return ", then ".join(parts[name] for name in self.verifier)
 
     def introspection_scopes(self) -> list[str]:
@@ -177,8 +181,7 @@ class HttpAuthSettings(BaseModel):
     def default_authorization_servers(self) -> list[str]:
         """What RFC 9728 metadata names when authorization_servers is not set: the first verifier's issuer."""
         for name in self.verifier:
-            issuer = {"jwt": self.issuer, "introspection": self.introspection.issuer,
-                      "google": GOOGLE_ISSUER}[name]
+            issuer = {"jwt": self.issuer, "introspection": self.introspection.issuer, "google": GOOGLE_ISSUER}[name]
             if issuer:
                 return [issuer]
         return []

@@ -54,8 +54,14 @@ class BodySizeLimit:
             await self._refuse(send)
 
     async def _refuse(self, send: Any) -> None:
-        body = json.dumps({"error": "request_too_large",
-                           "error_description": f"request bodies are limited to {self.max_bytes} bytes"}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        body = json.dumps(
+            {"error": "request_too_large", "error_description": f"request bodies are limited to {self.max_bytes} bytes"}
+        ).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

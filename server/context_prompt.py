@@ -37,27 +37,38 @@ class ContextWindowPrompt(Prompt):
         question, intent = str(args["question"]), str(args["intent"])
         identity = self.resolve().identity
         try:
-            window = await anyio.to_thread.run_sync(
-                lambda: self.manager.assemble_context(identity, question, intent))
+            window = await anyio.to_thread.run_sync(lambda: self.manager.assemble_context(identity, question, intent))
         except InvalidArgument as exc:
             raise ValidationError(exc.message) from None
         except ContextTooSmall as exc:
             log.warning("context window for tenant %s: %s", identity.tenant, exc.message)
-            raise PromptError(f"The context budget is too small for the {exc.field} slice; "
-                              "the operator must raise usable_context.") from None
+            raise PromptError(
+                f"The context budget is too small for the {exc.field} slice; the operator must raise usable_context."
+            ) from None
         except MemgateError as exc:
             log.error("context window for tenant %s failed: %s", identity.tenant, exc.message, exc_info=True)
             raise PromptError(_UNAVAILABLE) from None
-        return PromptResult([Message(window.text)],
-                            description=f"context window {window.manifest_id}: {window.tokens} tokens")
+        return PromptResult(
+            [Message(window.text)], description=f"context window {window.manifest_id}: {window.tokens} tokens"
+        )
 
 
 def add_context_window(mcp: Any, manager: MemoryManager, resolve: CallContextResolver) -> None:
-    mcp.add_prompt(ContextWindowPrompt(
-        name=CONTEXT_PROMPT, title="Context window",
-        description="The memory context for a question, assembled within the tenant's context budget: "
-                    "guidelines, persona, tools, facts, evidence, history and this thread's recent turns.",
-        arguments=[PromptArgument(name="question", description="The user's question.", required=True),
-                   PromptArgument(name="intent", description="An intent of the tenant's context budget, "
-                                                             "e.g. fact_check or comparison.", required=True)],
-        manager=manager, resolve=resolve))
+    mcp.add_prompt(
+        ContextWindowPrompt(
+            name=CONTEXT_PROMPT,
+            title="Context window",
+            description="The memory context for a question, assembled within the tenant's context budget: "
+            "guidelines, persona, tools, facts, evidence, history and this thread's recent turns.",
+            arguments=[
+                PromptArgument(name="question", description="The user's question.", required=True),
+                PromptArgument(
+                    name="intent",
+                    description="An intent of the tenant's context budget, e.g. fact_check or comparison.",
+                    required=True,
+                ),
+            ],
+            manager=manager,
+            resolve=resolve,
+        )
+    )

@@ -47,8 +47,9 @@ def http_resolver(auth: HttpAuthSettings) -> CallContextResolver:
         if token is None:
             # Only outside a request (start-up); on /mcp the auth middleware rejects first.
             raise NoCaller("no verified access token on this request")
-        return CallContext(identity=_with_client(identity_from_access_token(token, auth)),
-                           transport=_transport() or "streamable-http")
+        return CallContext(
+            identity=_with_client(identity_from_access_token(token, auth)), transport=_transport() or "streamable-http"
+        )
 
     return resolve
 
@@ -80,10 +81,15 @@ def _with_client(identity: Identity, *, session: str | None = None) -> Identity:
     if session is None:
         try:
             session = ctx.session_id
-        except Exception:  # noqa: BLE001 - no session outside a request
+        except Exception:
             session = None
-    return replace(identity, client_name=_short(name), client_version=_short(version), session=_short(session),
-                   model=_short(model) if isinstance(model, str) else None)
+    return replace(
+        identity,
+        client_name=_short(name),
+        client_version=_short(version),
+        session=_short(session),
+        model=_short(model) if isinstance(model, str) else None,
+    )
 
 
 def _meta_get(meta: object, key: str) -> object:

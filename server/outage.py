@@ -47,8 +47,7 @@ def _record(what: str) -> None:
 class OutageRecordingTransport(httpx2.AsyncBaseTransport):
     """An httpx2 transport that notes unreachable endpoints, then behaves exactly as the one it wraps."""
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport | None = None, *,
-                 endpoints: dict[str, str] | None = None):
+    def __init__(self, inner: httpx2.AsyncBaseTransport | None = None, *, endpoints: dict[str, str] | None = None):
         self.inner = inner or httpx2.AsyncHTTPTransport()
         #: exact URL (without query) -> URL to call instead: Google's verifier hard-codes its endpoints
         self.endpoints = {k: httpx2.URL(v) for k, v in (endpoints or {}).items()}
@@ -56,8 +55,9 @@ class OutageRecordingTransport(httpx2.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         target = self.endpoints.get(str(request.url.copy_with(query=None)))
         if target is not None:
-            request.url = request.url.copy_with(scheme=target.scheme, host=target.host, port=target.port,
-                                                path=target.path)
+            request.url = request.url.copy_with(
+                scheme=target.scheme, host=target.host, port=target.port, path=target.path
+            )
             request.headers["Host"] = request.url.netloc.decode("ascii")
         where = f"{request.url.scheme}://{request.url.host}{request.url.path}"
         try:
@@ -75,5 +75,8 @@ class OutageRecordingTransport(httpx2.AsyncBaseTransport):
 
 def recording_client(timeout_s: float, endpoints: dict[str, str] | None = None) -> httpx2.AsyncClient:
     """The HTTP client every verifier gets: bounded by `timeout_s`, outages recorded."""
-    return httpx2.AsyncClient(transport=OutageRecordingTransport(endpoints=endpoints),
-                              timeout=httpx2.Timeout(timeout_s), follow_redirects=False)
+    return httpx2.AsyncClient(
+        transport=OutageRecordingTransport(endpoints=endpoints),
+        timeout=httpx2.Timeout(timeout_s),
+        follow_redirects=False,
+    )

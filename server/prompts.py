@@ -15,8 +15,10 @@ from memgate.manager import MEMORY_PROTOCOL
 
 MEMORY_PROTOCOL_URI = "memgate://memory/protocol"
 MEMORY_PROTOCOL_PROMPT = "memory_protocol"
-_DESCRIPTION = ("How to use the memory tool: view /memories before a task, record progress as you go, "
-                "keep memory files few, small and current.")
+_DESCRIPTION = (
+    "How to use the memory tool: view /memories before a task, record progress as you go, "
+    "keep memory files few, small and current."
+)
 
 
 def memory_protocol() -> str:
@@ -25,7 +27,18 @@ def memory_protocol() -> str:
 
 def add_memory_protocol(mcp: FastMCP) -> None:
     """Register the prompt `memory_protocol` and the resource memgate://memory/protocol on `mcp`."""
-    mcp.add_prompt(Prompt.from_function(memory_protocol, name=MEMORY_PROTOCOL_PROMPT,
-                                        title="Memory protocol", description=_DESCRIPTION))
-    mcp.add_resource(TextResource(uri=MEMORY_PROTOCOL_URI, name="memory-protocol", title="Memory protocol",
-                                  description=_DESCRIPTION, text=MEMORY_PROTOCOL, mime_type="text/plain"))
+    mcp.add_prompt(
+        Prompt.from_function(
+            memory_protocol, name=MEMORY_PROTOCOL_PROMPT, title="Memory protocol", description=_DESCRIPTION
+        )
+    )
+    mcp.add_resource(
+        TextResource(
+            uri=MEMORY_PROTOCOL_URI,
+            name="memory-protocol",
+            title="Memory protocol",
+            description=_DESCRIPTION,
+            text=MEMORY_PROTOCOL,
+            mime_type="text/plain",
+        )
+    )

@@ -83,10 +83,17 @@ class StdioIdentitySettings(_Section):
                 "stdio.tenant is not set: a stdio server needs a trusted tenant from its launch configuration.",
                 field="stdio.tenant",
                 hint="Pass --tenant (`memgate serve --tenant acme`), set [stdio] tenant in memgate.toml, "
-                     "or MEMGATE_STDIO__TENANT; `memgate serve --demo` serves the demo tenant acme.")
-        return Identity(tenant=self.tenant, user=self.user, agent=self.agent, thread=self.thread,
-                        principal=f"stdio:{self.user or self.agent or self.tenant}",
-                        scopes=frozenset(self.scopes), roles=frozenset(self.roles))
+                "or MEMGATE_STDIO__TENANT; `memgate serve --demo` serves the demo tenant acme.",
+            )
+        return Identity(
+            tenant=self.tenant,
+            user=self.user,
+            agent=self.agent,
+            thread=self.thread,
+            principal=f"stdio:{self.user or self.agent or self.tenant}",
+            scopes=frozenset(self.scopes),
+            roles=frozenset(self.roles),
+        )
 
 
 class HttpSettings(_Section):
@@ -104,11 +111,15 @@ class Settings(BaseSettings):
     memory_files: MemoryFileSettings = Field(default_factory=MemoryFileSettings)
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
-                                   file_secret_settings) -> tuple[PydanticBaseSettingsSource, ...]:
+    def settings_customise_sources(
+        cls, settings_cls, init_settings, env_settings, dotenv_settings, file_secret_settings
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
         # Highest first: the command line's flags (init kwargs), the environment, the file.
-        return (init_settings, _ListFriendlyEnvSource(settings_cls),
-                TomlConfigSettingsSource(settings_cls, toml_file=_toml_file.get()))
+        return (
+            init_settings,
+            _ListFriendlyEnvSource(settings_cls),
+            TomlConfigSettingsSource(settings_cls, toml_file=_toml_file.get()),
+        )
 
 
 #: the TOML file the Settings being built read (a source is chosen per class, not per call)
@@ -141,8 +152,9 @@ def load_settings(config: str | Path | None = None, **overrides: Any) -> Setting
     """Build Settings from the config file, the environment and explicit overrides (dotted keys)."""
     path = find_config(config)
     if path is not None and not path.is_file():
-        raise ConfigError(f"config file {path} does not exist.",
-                          hint="Pass an existing file to --config, or unset MEMGATE_CONFIG.")
+        raise ConfigError(
+            f"config file {path} does not exist.", hint="Pass an existing file to --config, or unset MEMGATE_CONFIG."
+        )
     flags: dict[str, Any] = {}
     for dotted, value in overrides.items():
         if value is None:
@@ -176,11 +188,12 @@ def _explain(exc: ValidationError, path: Path | None) -> str:
         section = ".".join(loc[:-1]) or loc[0]
         env = "MEMGATE_" + "__".join(p.upper() for p in loc)
         if err["type"] == "extra_forbidden":
-            lines.append(f"{key} is not a memgate setting. Check its spelling in {where} [{section}] "
-                         f"or the environment variable {env}.")
+            lines.append(
+                f"{key} is not a memgate setting. Check its spelling in {where} [{section}] "
+                f"or the environment variable {env}."
+            )
             continue
         got = err.get("input")
         got_text = "" if isinstance(got, dict) else f", got {got!r}"
         lines.append(f"{key}: {err['msg']}{got_text}. Fix it in {where} [{section}] or unset {env}.")
     return "Invalid settings:\n  " + "\n  ".join(lines)
-

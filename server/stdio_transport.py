@@ -109,7 +109,8 @@ def _triage_object(obj: dict[str, Any], upstream_error: str) -> Triage:
         log.warning("ignored a malformed notification %r: %s", method[:100], upstream_error)
         return Triage()
     usable_id = (isinstance(request_id, int) and not isinstance(request_id, bool)) or (
-        isinstance(request_id, str) and not _SURROGATES.search(request_id))
+        isinstance(request_id, str) and not _SURROGATES.search(request_id)
+    )
     answer_to = request_id if usable_id else None
     if obj.get("jsonrpc") != "2.0":
         return _reply(answer_to, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
@@ -190,8 +191,11 @@ async def stdio_streams(max_line_bytes: int) -> AsyncIterator[tuple[Any, Any]]:
                         await skip_rest_of_line()
                     outcome = triage(raw.rstrip(b"\r\n"), max_line_bytes=max_line_bytes, complete=complete)
                     if outcome.reply is not None:
-                        log.warning("answered a stdin line with JSON-RPC error %s: %s",
-                                    outcome.reply.message.error.code, outcome.reply.message.error.message[:200])
+                        log.warning(
+                            "answered a stdin line with JSON-RPC error %s: %s",
+                            outcome.reply.message.error.code,
+                            outcome.reply.message.error.message[:200],
+                        )
                         await emit(outcome.reply)
                     elif outcome.message is not None:
                         try:
@@ -220,8 +224,10 @@ def serve_stdio(mcp: FastMCP, *, max_line_bytes: int) -> None:
     import fastmcp.server.mixins.transport as fastmcp_transport
 
     if getattr(fastmcp_transport, "stdio_server", None) is not upstream.stdio_server:
-        raise RuntimeError("FastMCP no longer opens stdio through fastmcp.server.mixins.transport.stdio_server; "
-                           "server/stdio_transport.py must follow it before memgate can serve over stdio")
+        raise RuntimeError(
+            "FastMCP no longer opens stdio through fastmcp.server.mixins.transport.stdio_server; "
+            "server/stdio_transport.py must follow it before memgate can serve over stdio"
+        )
     fastmcp_transport.stdio_server = functools.partial(stdio_streams, max_line_bytes)
     try:
         mcp.run(transport="stdio", show_banner=False)

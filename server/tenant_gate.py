@@ -40,8 +40,10 @@ log = logging.getLogger("memgate.server.auth")
 
 UNMAPPED_SENTENCE = "This account is not mapped to a memgate tenant; ask the memgate operator to map it."
 MISMATCH_SENTENCE = "This token's tenant and the operator's tenant mapping disagree, so the request is refused."
-INVALID_ID_SENTENCE = ("This token's tenant, user or agent claim is not a valid memgate id, so the request is "
-                       "refused; ask the memgate operator to check which claims carry them.")
+INVALID_ID_SENTENCE = (
+    "This token's tenant, user or agent claim is not a valid memgate id, so the request is "
+    "refused; ask the memgate operator to check which claims carry them."
+)
 _MAX_LOGGED = 200
 
 
@@ -84,20 +86,42 @@ class TenantGate:
             if isinstance(value, str) and value:
                 check_id(value, kind)
 
-    def _log_refusal(self, token: VerifiedToken, conn: HTTPConnection,
-                     exc: TenantUnmapped | TenantMismatch | InvalidArgument) -> None:
+    def _log_refusal(
+        self, token: VerifiedToken, conn: HTTPConnection, exc: TenantUnmapped | TenantMismatch | InvalidArgument
+    ) -> None:
         call_id = str(uuid.uuid4())
-        log.warning("call %s refused for %s token of %s: %s", call_id, token.verifier,
-                    token.attributes.get("sub", "?"), exc.message)
-        sentence = (UNMAPPED_SENTENCE if isinstance(exc, TenantUnmapped) else
-                    INVALID_ID_SENTENCE if isinstance(exc, InvalidArgument) else MISMATCH_SENTENCE)
-        identity = Identity(tenant=UNMAPPED_TENANT, principal=_short(token.claims.get("sub")),
-                            scopes=frozenset(token.scopes))
-        record = CallRecord(call_id=call_id, called_at=now_iso(), tool_name=_requested(conn), status="denied",
-                            arguments={"verifier": token.verifier, "attributes": token.attributes,
-                                       "tenant_claim": _short(token.claims.get(self.settings.tenant_claim))},
-                            transport="streamable-http", error_class=type(exc).__name__, result_text=sentence,
-                            duration_ms=0.0)
+        log.warning(
+            "call %s refused for %s token of %s: %s",
+            call_id,
+            token.verifier,
+            token.attributes.get("sub", "?"),
+            exc.message,
+        )
+        sentence = (
+            UNMAPPED_SENTENCE
+            if isinstance(exc, TenantUnmapped)
+            else INVALID_ID_SENTENCE
+            if isinstance(exc, InvalidArgument)
+            else MISMATCH_SENTENCE
+        )
+        identity = Identity(
+            tenant=UNMAPPED_TENANT, principal=_short(token.claims.get("sub")), scopes=frozenset(token.scopes)
+        )
+        record = CallRecord(
+            call_id=call_id,
+            called_at=now_iso(),
+            tool_name=_requested(conn),
+            status="denied",
+            arguments={
+                "verifier": token.verifier,
+                "attributes": token.attributes,
+                "tenant_claim": _short(token.claims.get(self.settings.tenant_claim)),
+            },
+            transport="streamable-http",
+            error_class=type(exc).__name__,
+            result_text=sentence,
+            duration_ms=0.0,
+        )
         try:
             self.manager.log_call(identity, record)
         except BackendUnavailable:

@@ -29,8 +29,15 @@ from memgate.manager import TokenAttributes
 from .auth_settings import GOOGLE_ISSUER, HttpAuthSettings
 from .outage import recording_client, watch
 
-__all__ = ["CLOCK_LEEWAY", "MemgateGoogleVerifier", "MemgateIntrospectionVerifier", "MemgateJWTVerifier",
-           "VerifiedToken", "build_verifiers", "looks_like_jwt"]
+__all__ = [
+    "CLOCK_LEEWAY",
+    "MemgateGoogleVerifier",
+    "MemgateIntrospectionVerifier",
+    "MemgateJWTVerifier",
+    "VerifiedToken",
+    "build_verifiers",
+    "looks_like_jwt",
+]
 
 log = logging.getLogger("memgate.server.auth")
 
@@ -53,8 +60,9 @@ class VerifiedToken(AccessToken):
     mapped_user: str | None = None
 
 
-def _verified(access: AccessToken, verifier: str, attributes: TokenAttributes,
-              claims: dict[str, Any] | None = None) -> VerifiedToken:
+def _verified(
+    access: AccessToken, verifier: str, attributes: TokenAttributes, claims: dict[str, Any] | None = None
+) -> VerifiedToken:
     data = access.model_dump()
     if claims is not None:
         data["claims"] = claims
@@ -115,10 +123,16 @@ class MemgateJWTVerifier(JWTVerifier):
             if _in_future(claims, name):
                 log.warning("Bearer token rejected for client %s: %s", client, meaning)
                 return None
-        return _verified(access, "jwt", TokenAttributes(
-            iss=_text(claims, "iss"), sub=_text(claims, "sub"),
-            client_id=_text(claims, "client_id") or _text(claims, "azp"),
-            email_domain=_verified_email_domain(claims)))
+        return _verified(
+            access,
+            "jwt",
+            TokenAttributes(
+                iss=_text(claims, "iss"),
+                sub=_text(claims, "sub"),
+                client_id=_text(claims, "client_id") or _text(claims, "azp"),
+                email_domain=_verified_email_domain(claims),
+            ),
+        )
 
 
 class MemgateIntrospectionVerifier(IntrospectionTokenVerifier):
@@ -142,9 +156,16 @@ class MemgateIntrospectionVerifier(IntrospectionTokenVerifier):
         if _in_future(claims, "nbf"):
             log.warning("Introspected token rejected for client %s: not valid before nbf", client)
             return None
-        return _verified(access, "introspection", TokenAttributes(
-            iss=self.issuer or _text(claims, "iss") or self.introspection_url, sub=_text(claims, "sub"),
-            client_id=_text(claims, "client_id"), email_domain=_verified_email_domain(claims)))
+        return _verified(
+            access,
+            "introspection",
+            TokenAttributes(
+                iss=self.issuer or _text(claims, "iss") or self.introspection_url,
+                sub=_text(claims, "sub"),
+                client_id=_text(claims, "client_id"),
+                email_domain=_verified_email_domain(claims),
+            ),
+        )
 
 
 class MemgateGoogleVerifier(GoogleTokenVerifier):
@@ -166,11 +187,23 @@ class MemgateGoogleVerifier(GoogleTokenVerifier):
         claims = dict(access.claims)
         profile = claims.get("google_user_data") or {}
         hd = profile.get("hd") if isinstance(profile, dict) else None
-        claims.update(iss=GOOGLE_ISSUER, email_verified=claims.get("email_verified") in (True, "true"),
-                      hd=hd if isinstance(hd, str) and hd else None)
-        return _verified(access, "google", TokenAttributes(
-            iss=GOOGLE_ISSUER, sub=_text(claims, "sub"), client_id=_text(claims, "aud"), hd=claims["hd"],
-            email_domain=_verified_email_domain(claims)), claims=claims)
+        claims.update(
+            iss=GOOGLE_ISSUER,
+            email_verified=claims.get("email_verified") in (True, "true"),
+            hd=hd if isinstance(hd, str) and hd else None,
+        )
+        return _verified(
+            access,
+            "google",
+            TokenAttributes(
+                iss=GOOGLE_ISSUER,
+                sub=_text(claims, "sub"),
+                client_id=_text(claims, "aud"),
+                hd=claims["hd"],
+                email_domain=_verified_email_domain(claims),
+            ),
+            claims=claims,
+        )
 
 
 def build_verifiers(settings: HttpAuthSettings, public_key: str | None) -> dict[str, Any]:
@@ -180,20 +213,32 @@ def build_verifiers(settings: HttpAuthSettings, public_key: str | None) -> dict[
     for name in settings.verifier:
         if name == "jwt":
             built[name] = MemgateJWTVerifier(
-                public_key=public_key, jwks_uri=settings.jwks_uri, issuer=settings.issuer,
-                audience=settings.audience, algorithm=settings.algorithm,
-                http_client=recording_client(timeout) if settings.jwks_uri else None)
+                public_key=public_key,
+                jwks_uri=settings.jwks_uri,
+                issuer=settings.issuer,
+                audience=settings.audience,
+                algorithm=settings.algorithm,
+                http_client=recording_client(timeout) if settings.jwks_uri else None,
+            )
         elif name == "introspection":
             s = settings.introspection
             built[name] = MemgateIntrospectionVerifier(
-                introspection_url=s.url, client_id=s.client_id,
+                introspection_url=s.url,
+                client_id=s.client_id,
                 client_secret=s.client_secret.get_secret_value() if s.client_secret else "",
-                client_auth_method=s.client_auth_method, audience=s.audience, issuer=s.issuer,
-                http_client=recording_client(timeout))
+                client_auth_method=s.client_auth_method,
+                audience=s.audience,
+                issuer=s.issuer,
+                http_client=recording_client(timeout),
+            )
         else:
             g = settings.google
-            endpoints = {k: v for k, v in ((GOOGLE_TOKENINFO, g.tokeninfo_url), (GOOGLE_USERINFO, g.userinfo_url))
-                         if k != v}
-            built[name] = MemgateGoogleVerifier(audience=g.audience, required_scopes=g.required_scopes or None,
-                                                http_client=recording_client(timeout, endpoints))
+            endpoints = {
+                k: v for k, v in ((GOOGLE_TOKENINFO, g.tokeninfo_url), (GOOGLE_USERINFO, g.userinfo_url)) if k != v
+            }
+            built[name] = MemgateGoogleVerifier(
+                audience=g.audience,
+                required_scopes=g.required_scopes or None,
+                http_client=recording_client(timeout, endpoints),
+            )
     return built

@@ -31,6 +31,7 @@ def tenant_counts(backend) -> dict[str, list[tuple]]:
 def table_digest(backend, tables=None, skip: tuple[str, ...] = ()) -> str:
     """A digest of every row of `tables` (default: all) but `skip`, across tenants, in a stable order."""
     import hashlib
+
     digest = hashlib.sha256()
     for table in sorted(tables or backend.tables()):
         if table in skip:

@@ -47,9 +47,13 @@ class FakeIdP:
         return [token for p, token in self.requests if p == path]
 
     def app(self) -> Starlette:
-        return Starlette(routes=[Route("/introspect", self._introspect, methods=["POST"]),
-                                 Route("/tokeninfo", self._tokeninfo, methods=["GET"]),
-                                 Route("/userinfo", self._userinfo, methods=["GET"])])
+        return Starlette(
+            routes=[
+                Route("/introspect", self._introspect, methods=["POST"]),
+                Route("/tokeninfo", self._tokeninfo, methods=["GET"]),
+                Route("/userinfo", self._userinfo, methods=["GET"]),
+            ]
+        )
 
     async def _failure(self, path: str) -> JSONResponse | None:
         mode = self.mode.get(path)
@@ -89,8 +93,9 @@ class FakeIdP:
         if (failed := await self._failure("/userinfo")) is not None:
             return failed
         if token not in self.userinfo:
-            return JSONResponse({"error": {"code": 401, "message": "Request had invalid credentials."}},
-                                status_code=401)
+            return JSONResponse(
+                {"error": {"code": 401, "message": "Request had invalid credentials."}}, status_code=401
+            )
         return JSONResponse(self.userinfo[token])
 
 

@@ -26,7 +26,7 @@ def png_with_damaged_pixels(size: tuple[int, int] = (16, 16)) -> bytes:
     """A PNG whose header (IHDR) is sound and whose pixel data (IDAT) is not zlib at all, CRC and all."""
     data = image_bytes("PNG", size)
     start = data.index(b"IDAT") - 4
-    length = int.from_bytes(data[start:start + 4], "big")
+    length = int.from_bytes(data[start : start + 4], "big")
     junk = b"\x00not zlib data\xff" * 4
     chunk = len(junk).to_bytes(4, "big") + b"IDAT" + junk + zlib.crc32(b"IDAT" + junk).to_bytes(4, "big")
-    return data[:start] + chunk + data[start + 12 + length:]
+    return data[:start] + chunk + data[start + 12 + length :]

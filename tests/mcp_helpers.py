@@ -14,9 +14,17 @@ def stdio_app(sqlite_path, tenant="acme", user="jane", agent="research-assistant
 
     `overrides` are more dotted settings, e.g. `**{"caps.query_timeout_s": 1}`.
     """
-    settings = load_settings(None, **{"database.path": str(sqlite_path), "stdio.tenant": tenant,
-                                      "stdio.user": user, "stdio.agent": agent, "stdio.thread": thread,
-                                      **overrides})
+    settings = load_settings(
+        None,
+        **{
+            "database.path": str(sqlite_path),
+            "stdio.tenant": tenant,
+            "stdio.user": user,
+            "stdio.agent": agent,
+            "stdio.thread": thread,
+            **overrides,
+        },
+    )
     manager = open_manager(settings)
     return stdio_server(manager, settings), manager
 

@@ -20,10 +20,12 @@ MODERN = "2026-07-28"
 def memgate_settings(sqlite_path, auth: dict[str, Any], **server: Any) -> Settings:
     """HTTP settings on `sqlite_path` with `[http.auth]` = `auth` (validated) and `[server]` overrides."""
     base = load_settings(None, **{"database.path": str(sqlite_path), "server.transport": "http"})
-    return base.model_copy(update={
-        "http": base.http.model_copy(update={"auth": HttpAuthSettings.model_validate(auth)}),
-        "server": base.server.model_validate({**base.server.model_dump(), **server}),
-    })
+    return base.model_copy(
+        update={
+            "http": base.http.model_copy(update={"auth": HttpAuthSettings.model_validate(auth)}),
+            "server": base.server.model_validate({**base.server.model_dump(), **server}),
+        }
+    )
 
 
 @contextmanager
@@ -37,21 +39,45 @@ def serve_memgate(settings: Settings) -> Iterator[str]:
         manager.close()
 
 
-def post_mcp(url: str, token: str | None, *, method: str = "tools/call", name: str = "lookup_entity",
-             arguments: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> httpx.Response:
+def post_mcp(
+    url: str,
+    token: str | None,
+    *,
+    method: str = "tools/call",
+    name: str = "lookup_entity",
+    arguments: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> httpx.Response:
     """One raw stateless (2026-07-28) MCP request; tools/call of `name` by default."""
-    sent = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": MODERN, "Mcp-Method": method}
+    sent = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN,
+        "Mcp-Method": method,
+    }
     params: dict[str, Any] = {}
     if method == "tools/call":
         sent["Mcp-Name"] = name
-        params = {"name": name, "arguments": arguments if arguments is not None else {
-            "subject": "model:helios-rag", "predicate": "beir_ndcg10"}}
+        params = {
+            "name": name,
+            "arguments": arguments
+            if arguments is not None
+            else {"subject": "model:helios-rag", "predicate": "beir_ndcg10"},
+        }
     if token is not None:
         sent["Authorization"] = f"Bearer {token}"
     sent.update(headers or {})
-    body = {"jsonrpc": "2.0", "id": 1, "method": method,
-            "params": {**params, "_meta": {"io.modelcontextprotocol/protocolVersion": MODERN,
-                                           "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
-                                           "io.modelcontextprotocol/clientCapabilities": {}}}}
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": method,
+        "params": {
+            **params,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN,
+                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
     return httpx.post(f"{url}/mcp", headers=sent, json=body, timeout=15)

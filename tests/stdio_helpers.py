@@ -14,22 +14,35 @@ from mcp_types import DiscoverRequest
 DISCOVER = DiscoverRequest().method  # the 2026-07-28 era's first request
 READ_TIMEOUT_S = 30.0  # per answer; a healthy server answers in milliseconds
 MAX_LINE = 65536  # the server's line cap in these tests (server.max_request_bytes)
-MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-               "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
-               "io.modelcontextprotocol/clientCapabilities": {}}
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
 
 
 class RawStdio:
     """A `memgate serve` subprocess and its stdout lines, read by a thread into a queue."""
 
     def __init__(self, args: list[str], home, era: str, max_line: int = MAX_LINE, env: dict[str, str] | None = None):
-        env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "FASTMCP_CHECK_FOR_UPDATES": "off",
-               "MEMGATE_SERVER__MAX_REQUEST_BYTES": str(max_line), **(env or {})}
+        env = {
+            "PATH": os.environ.get("PATH", ""),
+            "HOME": str(home),
+            "FASTMCP_CHECK_FOR_UPDATES": "off",
+            "MEMGATE_SERVER__MAX_REQUEST_BYTES": str(max_line),
+            **(env or {}),
+        }
         self.stderr_path = home / f"stderr-{era}.txt"
         self.era = era
         self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in close()
-        self.proc = subprocess.Popen([sys.executable, "-m", "memgate", *args], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self._stderr, env=env, cwd=str(home))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "memgate", *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=env,
+            cwd=str(home),
+        )
         self.lines: queue.Queue[bytes] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
         self._next_id = 1000
@@ -88,8 +101,14 @@ class RawStdio:
     def open_session(self) -> None:
         """The era's opening: the initialize handshake (legacy), or discovery (2026-07-28, stateless)."""
         if self.era == "legacy":
-            init = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
-                                               "clientInfo": {"name": "raw-test", "version": "1"}})
+            init = self.request(
+                "initialize",
+                {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw-test", "version": "1"},
+                },
+            )
             assert init["result"]["serverInfo"]["name"] == "memgate"
             self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         else:

@@ -14,8 +14,12 @@ from memgate.manager.kb.embed import HashingEmbedder
 
 TINY = Collection(
     name="tiny",
-    docs={"d1": "Zebras graze on the savanna grass.", "d2": "The pump overheated and shut down.",
-          "d3": "Zebras and giraffes share the savanna.", "d4": "Invoices are due monthly."},
+    docs={
+        "d1": "Zebras graze on the savanna grass.",
+        "d2": "The pump overheated and shut down.",
+        "d3": "Zebras and giraffes share the savanna.",
+        "d4": "Invoices are due monthly.",
+    },
     queries={"q1": "zebras savanna", "q2": "pump overheated"},
     qrels={"q1": {"d1": 2, "d3": 1}, "q2": {"d2": 1}},
     source_doc={"q1": "none", "q2": "none"},
@@ -47,10 +51,13 @@ def test_quality_scores_each_method_with_ndcg_and_recall(tmp_path):
     assert (report["docs"], report["queries"], report["judgments"]) == (4, 2, 3)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("gensim") is None,
-                    reason="gensim (ships the Lee corpus) not installed: pip install -e '.[test]' installs it")
+@pytest.mark.skipif(
+    importlib.util.find_spec("gensim") is None,
+    reason="gensim (ships the Lee corpus) not installed: pip install -e '.[test]' installs it",
+)
 def test_the_lee_collection_loads_from_the_installed_gensim_wheel():
     from bench.datasets import lee
+
     coll = lee()
     assert len(coll.docs) == 350 and len(coll.queries) == 48
     assert all(coll.source_doc[q] not in judged for q, judged in coll.qrels.items())
@@ -115,6 +122,7 @@ def test_rss_reads_the_server_peak_from_proc(tmp_path, capsys):
 def test_the_readme_shows_each_benchmarks_committed_results():
     from bench import readme
     from bench.__main__ import SUITE
+
     text = readme.README.read_text()
     assert [name for _, name, _, _ in readme._BLOCK.findall(text)] == list(SUITE)
     assert readme.rewrite(text) == text, "README.md differs from bench/results/: run python3 -m bench.readme"

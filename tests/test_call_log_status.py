@@ -19,13 +19,19 @@ def _break_entity_view(backend):
     # A real failure inside the handler: the view it reads calls a function that does not exist.
     with backend.unwalled_connection() as conn:
         conn.execute("DROP VIEW entity_memory")
-        conn.execute("CREATE VIEW entity_memory AS SELECT *, missing_fn(id) AS boom"
-                     " FROM base_entity_memory WHERE tenant_id = app_tenant()")
+        conn.execute(
+            "CREATE VIEW entity_memory AS SELECT *, missing_fn(id) AS boom"
+            " FROM base_entity_memory WHERE tenant_id = app_tenant()"
+        )
 
 
-ADMIN_ONLY = {"tool_name": "admin_lookup", "tool_handler": "lookup_entity", "usage_notes": "x",
-              "access_policy": {"required_scopes": ["memory:admin"]},
-              "tool_schema": {"type": "object", "properties": {"subject": {"type": "string"}}, "required": ["subject"]}}
+ADMIN_ONLY = {
+    "tool_name": "admin_lookup",
+    "tool_handler": "lookup_entity",
+    "usage_notes": "x",
+    "access_policy": {"required_scopes": ["memory:admin"]},
+    "tool_schema": {"type": "object", "properties": {"subject": {"type": "string"}}, "required": ["subject"]},
+}
 CALLS = {  # case: (tool, arguments or the query for execute_query, status, error_class)
     "ok": ("lookup_entity", {"subject": "model:helios-rag"}, "ok", None),
     "denied-no-row": ("no_such_tool", {}, "denied", "UnknownTool"),
@@ -39,8 +45,15 @@ CALLS = {  # case: (tool, arguments or the query for execute_query, status, erro
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 @pytest.mark.parametrize("case", sorted(CALLS))
 async def test_each_outcome_writes_one_log_row_with_its_status(sqlite_path, backend, two_tenants, case, mode):
-    settings = load_settings(None, **{"database.path": str(sqlite_path), "stdio.tenant": "acme",
-                                      "stdio.user": "jane", "caps.query_timeout_s": 0.2})
+    settings = load_settings(
+        None,
+        **{
+            "database.path": str(sqlite_path),
+            "stdio.tenant": "acme",
+            "stdio.user": "jane",
+            "caps.query_timeout_s": 0.2,
+        },
+    )
     manager = open_manager(settings)
     tool, arguments, status, error_class = CALLS[case]
     if case == "error":

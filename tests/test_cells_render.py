@@ -107,14 +107,12 @@ def test_render_table_escapes_column_names_like_cells():
 
 def test_render_table_shapes_cells_by_declared_type():
     rows = [(1, "a long note", float32s(0.5, 0.25))]
-    text = render_table(["id", "note", "vec"], rows, truncated=False,
-                        declared_types=[None, "CLOB", "VECTOR(2)"])
+    text = render_table(["id", "note", "vec"], rows, truncated=False, declared_types=[None, "CLOB", "VECTOR(2)"])
     assert text.splitlines()[3] == "| 1 | <LOB> | <VECTOR(2)> |"
 
 
 def test_render_table_reads_an_embedding_column_as_a_vector_even_when_declared_blob():
-    text = render_table(["id", "embedding"], [(7, float32s(1, 2, 3))], truncated=False,
-                        declared_types=[None, "BLOB"])
+    text = render_table(["id", "embedding"], [(7, float32s(1, 2, 3))], truncated=False, declared_types=[None, "BLOB"])
     assert text.splitlines()[3] == "| 7 | <VECTOR(3)> |"
 
 

@@ -42,23 +42,41 @@ BOB = replace(ACME, user="bob", principal="test:bob")
 _STRING = {"type": "string"}
 #: OpenAI's search result, exactly: {"results": [{"id", "title", "url"}]}
 SEARCH_SHAPE = {
-    "type": "object", "required": ["results"], "additionalProperties": False,
-    "properties": {"results": {"type": "array", "items": {
-        "type": "object", "required": ["id", "title", "url"], "additionalProperties": False,
-        "properties": {"id": _STRING, "title": _STRING, "url": _STRING}}}},
+    "type": "object",
+    "required": ["results"],
+    "additionalProperties": False,
+    "properties": {
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "title", "url"],
+                "additionalProperties": False,
+                "properties": {"id": _STRING, "title": _STRING, "url": _STRING},
+            },
+        }
+    },
 }
 #: OpenAI's fetch result, exactly: {"id", "title", "text", "url", "metadata"}, metadata string to string
 FETCH_SHAPE = {
-    "type": "object", "required": ["id", "title", "text", "url", "metadata"], "additionalProperties": False,
-    "properties": {"id": _STRING, "title": _STRING, "text": _STRING, "url": _STRING,
-                   "metadata": {"type": "object", "additionalProperties": _STRING}},
+    "type": "object",
+    "required": ["id", "title", "text", "url", "metadata"],
+    "additionalProperties": False,
+    "properties": {
+        "id": _STRING,
+        "title": _STRING,
+        "text": _STRING,
+        "url": _STRING,
+        "metadata": {"type": "object", "additionalProperties": _STRING},
+    },
 }
 
 
 def token(tenant="acme", sub="jane"):
     now = int(time.time())
-    return make_token(KEYS.private_pem, iss=ISS, aud=AUD, sub=sub, tenant=tenant, scope="memory:read",
-                      iat=now, exp=now + 300)
+    return make_token(
+        KEYS.private_pem, iss=ISS, aud=AUD, sub=sub, tenant=tenant, scope="memory:read", iat=now, exp=now + 300
+    )
 
 
 def served(sqlite_path):
@@ -67,8 +85,12 @@ def served(sqlite_path):
 
 
 def chunk_ids(backend, document_id):
-    return [r["id"] for r in operator_rows(backend, "knowledge_base_chunk", "WHERE document_id = :d ORDER BY position",
-                                           {"d": document_id})]
+    return [
+        r["id"]
+        for r in operator_rows(
+            backend, "knowledge_base_chunk", "WHERE document_id = :d ORDER BY position", {"d": document_id}
+        )
+    ]
 
 
 @pytest.fixture
@@ -77,14 +99,28 @@ def library(manager, backend, two_tenants):
     for identity in (ACME, GLOBEX):
         assert manager.seed_tools(identity, load_tool_definitions(PRESET)) == ["search", "fetch"]
     docs = {
-        "shared": add_doc(manager, ACME, "Orion launch checklist",
-                          "Orion launch checklist: freeze the release branch, run the canary for a day, "
-                          "then page the on-call before the launch.", uri=SHARED_URL),
-        "bob": add_doc(manager, BOB, "Orion launch checklist (bob's draft)",
-                       "Bob's private Orion launch checklist: the canary runs two days.", user_id="bob"),
-        "globex": add_doc(manager, GLOBEX, "Orion launch checklist at globex",
-                          "Globex Orion launch checklist: the canary runs for a week.",
-                          uri="https://wiki.globex.example/orion"),
+        "shared": add_doc(
+            manager,
+            ACME,
+            "Orion launch checklist",
+            "Orion launch checklist: freeze the release branch, run the canary for a day, "
+            "then page the on-call before the launch.",
+            uri=SHARED_URL,
+        ),
+        "bob": add_doc(
+            manager,
+            BOB,
+            "Orion launch checklist (bob's draft)",
+            "Bob's private Orion launch checklist: the canary runs two days.",
+            user_id="bob",
+        ),
+        "globex": add_doc(
+            manager,
+            GLOBEX,
+            "Orion launch checklist at globex",
+            "Globex Orion launch checklist: the canary runs for a week.",
+            uri="https://wiki.globex.example/orion",
+        ),
     }
     return {name: (r.document_id, chunk_ids(backend, r.document_id)) for name, r in docs.items()}
 
@@ -111,10 +147,18 @@ def test_search_and_fetch_answer_in_openais_shapes_over_http(sqlite_path, backen
     with served(sqlite_path) as url:
         tools, found, first, document = asyncio.run(_search_and_fetch(url, mode, token()))
     # what company knowledge checks: exactly these inputs; read-only, so ChatGPT skips confirmation
-    assert tools["search"].input_schema == {"type": "object", "required": ["query"], "properties": {
-        "query": {"type": "string", "description": "What to look for, in natural language or keywords."}}}
-    assert tools["fetch"].input_schema == {"type": "object", "required": ["id"], "properties": {
-        "id": {"type": "string", "description": "An id search returned."}}}
+    assert tools["search"].input_schema == {
+        "type": "object",
+        "required": ["query"],
+        "properties": {
+            "query": {"type": "string", "description": "What to look for, in natural language or keywords."}
+        },
+    }
+    assert tools["fetch"].input_schema == {
+        "type": "object",
+        "required": ["id"],
+        "properties": {"id": {"type": "string", "description": "An id search returned."}},
+    }
     assert all(tools[n].annotations.read_only_hint for n in ("search", "fetch"))
     for tool in tools.values():
         assert subset_problems(tool.input_schema) == [], tool.name
@@ -151,7 +195,8 @@ def test_search_never_returns_another_tenants_or_users_ids(sqlite_path, library,
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_fetch_of_an_id_the_caller_cannot_see_is_one_sentence_that_does_not_say_it_exists(
-        sqlite_path, backend, library, mode):
+    sqlite_path, backend, library, mode
+):
     globex_doc, [globex_chunk] = library["globex"]
     _, [bob_chunk] = library["bob"]
     asked = [globex_chunk, globex_doc, bob_chunk, "chk_no_such_passage"]
@@ -168,29 +213,41 @@ def test_fetch_of_an_id_the_caller_cannot_see_is_one_sentence_that_does_not_say_
     assert table_digest(backend, skip=("mcp_call_log",)) == before
     rows = log_rows(backend, tool_name="fetch")
     assert [(r["tenant_id"], r["status"], r["error_class"], r["result_text"]) for r in rows] == [
-        ("acme", "denied", "NotVisible", NOT_VISIBLE)] * len(asked)
+        ("acme", "denied", "NotVisible", NOT_VISIBLE)
+    ] * len(asked)
     assert [json.loads(r["arguments_json"])["id"] for r in rows] == asked
 
 
 # -- the manager methods behind them (real SQLite, no transport) -------------------------------
+
 
 def test_a_link_is_the_web_source_else_the_rows_public_base_else_memgate(manager, two_tenants):
     demo = manager.search_sources(ACME, "helios ndcg")  # demo documents come from demo://, not the web
     assert demo.structured["results"]
     assert all(r["url"] == f"memgate://kb/doc_acme_1#{r['id']}" for r in demo.structured["results"])
     policy = {"public_links": "https://kb.acme.example/memgate/"}
-    assert json.loads(manager.fetch_source(ACME, "chk_acme_1_1", policy=policy).text)["url"] == \
-        "https://kb.acme.example/memgate/doc_acme_1#chk_acme_1_1"
-    assert manager.fetch_source(ACME, "doc_acme_1", policy=policy).structured["url"] == \
-        "https://kb.acme.example/memgate/doc_acme_1"
+    assert (
+        json.loads(manager.fetch_source(ACME, "chk_acme_1_1", policy=policy).text)["url"]
+        == "https://kb.acme.example/memgate/doc_acme_1#chk_acme_1_1"
+    )
+    assert (
+        manager.fetch_source(ACME, "doc_acme_1", policy=policy).structured["url"]
+        == "https://kb.acme.example/memgate/doc_acme_1"
+    )
 
 
 @pytest.mark.parametrize("base", ["kb.acme.example/docs", "ftp://kb.acme.example/", "https://kb.acme.example/?d=", 7])
 def test_a_row_with_a_public_links_value_that_is_no_web_base_url_is_not_served(base):
     search = next(d for d in load_tool_definitions(PRESET) if d["tool_name"] == "search")
-    row = ToolRow(id="tool_test", version=1, tool_name="search", tool_schema=search["tool_schema"],
-                  usage_notes=search["usage_notes"], tool_handler="search",
-                  access_policy={**search["access_policy"], "public_links": base})
+    row = ToolRow(
+        id="tool_test",
+        version=1,
+        tool_name="search",
+        tool_schema=search["tool_schema"],
+        usage_notes=search["usage_notes"],
+        tool_handler="search",
+        access_policy={**search["access_policy"], "public_links": base},
+    )
     with pytest.raises(RowRefused, match="access_policy.public_links must be an http or https base URL"):
         check_row(row)
 
@@ -225,8 +282,12 @@ def test_a_deleted_document_is_not_visible_to_fetch(manager, two_tenants):
 
 def test_inside_a_context_window_the_json_is_recorded_as_a_round_without_a_provenance_line(manager, two_tenants):
     manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
-    out = manager.run_tool_round(JANE_IN_REVIEW, call_id=str(uuid.uuid4()), tool_name="search",
-                                 call=lambda: manager.search_sources(JANE_IN_REVIEW, "helios ndcg"))
+    out = manager.run_tool_round(
+        JANE_IN_REVIEW,
+        call_id=str(uuid.uuid4()),
+        tool_name="search",
+        call=lambda: manager.search_sources(JANE_IN_REVIEW, "helios ndcg"),
+    )
     jsonschema.validate(json.loads(out.text), SEARCH_SHAPE)
     assert out.cited_ids[0].startswith("tr_")
     [event] = operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'tool_result'")

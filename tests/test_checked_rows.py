@@ -40,10 +40,20 @@ def metaschema_checks(monkeypatch):
 
 
 def _row(**changes) -> ToolRow:
-    schema = {"type": "object", "properties": {"subject": {"type": "string", "description": "x"}},
-              "required": ["subject"]}
-    base = dict(id="tool_checked_once", version=7, tool_name="lookup_checked", tool_schema=schema,
-                usage_notes="n", tool_handler="lookup_entity", access_policy={})
+    schema = {
+        "type": "object",
+        "properties": {"subject": {"type": "string", "description": "x"}},
+        "required": ["subject"],
+    }
+    base = dict(
+        id="tool_checked_once",
+        version=7,
+        tool_name="lookup_checked",
+        tool_schema=schema,
+        usage_notes="n",
+        tool_handler="lookup_entity",
+        access_policy={},
+    )
     return ToolRow(**{**base, **changes})
 
 
@@ -69,14 +79,15 @@ async def test_listing_and_calling_check_each_row_schema_once(app, metaschema_ch
     assert len(metaschema_checks) == first
 
 
-async def test_a_row_changed_in_the_database_under_the_same_version_is_refused_at_the_next_call(
-        app, manager, backend):
+async def test_a_row_changed_in_the_database_under_the_same_version_is_refused_at_the_next_call(app, manager, backend):
     async with Client(app) as c:
         await c.call_tool("lookup_entity", ARGS)
         bad = {"type": "object", "properties": {"subject": {"type": "text"}}, "required": ["subject"]}
         with manager.backend.session(ACME) as s:
-            s.raw("UPDATE toolbox_memory SET tool_schema = :schema WHERE tool_name = 'lookup_entity'",
-                  {"schema": json.dumps(bad)})
+            s.raw(
+                "UPDATE toolbox_memory SET tool_schema = :schema WHERE tool_name = 'lookup_entity'",
+                {"schema": json.dumps(bad)},
+            )
         assert "lookup_entity" not in [t.name for t in await c.list_tools()]
         with pytest.raises(ToolError, match="no longer available|no tool named"):
             await c.call_tool("lookup_entity", ARGS)

@@ -13,17 +13,20 @@ from memgate.server.cli import cli
 
 
 @pytest.mark.parametrize("conditions", ["[1]", '"str"', "3", "null", "true"])
-def test_fact_set_refuses_conditions_that_are_not_a_json_object(conditions, sqlite_path, backend, two_tenants,
-                                                                  monkeypatch):
+def test_fact_set_refuses_conditions_that_are_not_a_json_object(
+    conditions, sqlite_path, backend, two_tenants, monkeypatch
+):
     for key in list(os.environ):
         if key.startswith("MEMGATE_"):
             monkeypatch.delenv(key)
     before = table_digest(backend)
-    result = CliRunner().invoke(cli, ["--db", str(sqlite_path), "fact", "set", "s", "p", "v", "-t", "acme",
-                                      "--conditions", conditions])
+    result = CliRunner().invoke(
+        cli, ["--db", str(sqlite_path), "fact", "set", "s", "p", "v", "-t", "acme", "--conditions", conditions]
+    )
     assert result.exit_code == 2
-    assert (f"Invalid value for --conditions: must be a JSON object such as '{{\"dataset\": \"BEIR\"}}', "
-            f"got {conditions}") in result.output
+    assert (
+        f'Invalid value for --conditions: must be a JSON object such as \'{{"dataset": "BEIR"}}\', got {conditions}'
+    ) in result.output
     assert table_digest(backend) == before
 
 

@@ -13,16 +13,32 @@ from memgate.server.app import http_asgi_app, http_server
 from memgate.server.cli.common import open_manager
 from memgate.server.settings import load_settings
 
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+}
 ARGS = {"question": "Which benchmark?", "options": ["BEIR", "MTEB"]}
 
 
 def _settings(path):
     s = load_settings(None, **{"database.path": str(path), "server.transport": "http"})
-    return s.model_copy(update={"http": s.http.model_copy(update={"auth": s.http.auth.model_copy(update={
-        "issuer": ISSUER, "audience": AUDIENCE, "public_key": KEYS.public_pem, "required_scopes": ["memory:read"]})})})
+    return s.model_copy(
+        update={
+            "http": s.http.model_copy(
+                update={
+                    "auth": s.http.auth.model_copy(
+                        update={
+                            "issuer": ISSUER,
+                            "audience": AUDIENCE,
+                            "public_key": KEYS.public_pem,
+                            "required_scopes": ["memory:read"],
+                        }
+                    )
+                }
+            )
+        }
+    )
 
 
 class _Process:
@@ -37,17 +53,29 @@ class _Process:
 def _call(url, *, state=None, answer=None):
     params = {"name": "clarify", "arguments": ARGS, "_meta": META}
     if state is not None:
-        params |= {"requestState": state, "inputResponses": {"clarify": {"action": "accept",
-                                                                        "content": {"answer": answer}}}}
-    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-               "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "clarify",
-               "Authorization": f"Bearer {token()}"}
-    return httpx.post(f"{url}/mcp", headers=headers, timeout=30,
-                      json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
+        params |= {
+            "requestState": state,
+            "inputResponses": {"clarify": {"action": "accept", "content": {"answer": answer}}},
+        }
+    headers = {
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "clarify",
+        "Authorization": f"Bearer {token()}",
+    }
+    return httpx.post(
+        f"{url}/mcp",
+        headers=headers,
+        timeout=30,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params},
+    )
 
 
 def test_a_second_server_process_on_the_database_finishes_the_round_the_first_began(
-        sqlite_path, two_tenants, backend, tmp_path):
+    sqlite_path, two_tenants, backend, tmp_path
+):
     first, second, elsewhere = _Process(sqlite_path), _Process(sqlite_path), _Process(tmp_path / "other.db")
     try:
         with serve_asgi(first.app) as a, serve_asgi(second.app) as b, serve_asgi(elsewhere.app) as c:

@@ -24,17 +24,27 @@ from memgate.server.cli import cli
 ROOT = Path(__file__).resolve().parent.parent
 
 #: what a hint's f-string placeholders stand for, on the demo data
-HINT_VALUES = {"tenant": "acme", "identity.tenant": "acme", "self.identity.tenant": "acme",
-               "self.store.key": "agent:research-assistant", "name": "lookup_entity",
-               "from_id": "ent_acme_helios_v2",
-               # the database the error came from: the demo copy each command runs in
-               "shlex.quote(str(path))": "memgate.db", "shlex.quote(str(self.path))": "memgate.db"}
+HINT_VALUES = {
+    "tenant": "acme",
+    "identity.tenant": "acme",
+    "self.identity.tenant": "acme",
+    "self.store.key": "agent:research-assistant",
+    "name": "lookup_entity",
+    "from_id": "ent_acme_helios_v2",
+    # the database the error came from: the demo copy each command runs in
+    "shlex.quote(str(path))": "memgate.db",
+    "shlex.quote(str(self.path))": "memgate.db",
+}
 
 
 def _readme_commands() -> list[str]:
-    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", (ROOT / "README.md").read_text(), re.S | re.M)
-    return [re.split(r"\s+# ", line)[0].strip() for block in blocks for line in block.splitlines()
-            if line.startswith("memgate ")]
+    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", (ROOT / "README.md").read_text(), re.DOTALL | re.MULTILINE)
+    return [
+        re.split(r"\s+# ", line)[0].strip()
+        for block in blocks
+        for line in block.splitlines()
+        if line.startswith("memgate ")
+    ]
 
 
 def _help_examples() -> list[str]:
@@ -105,7 +115,7 @@ def _run(command: str, demo_db: Path, tmp_path: Path, monkeypatch) -> tuple[int,
         key, value = words.pop(0).split("=", 1)
         monkeypatch.setenv(key, value)
     if ">" in words:
-        words = words[:words.index(">")]
+        words = words[: words.index(">")]
     assert words[0] == "memgate"
     args = ["--db", str(db), *words[1:]]
     if "serve" in words:
@@ -118,8 +128,8 @@ def _parses(args: list[str]) -> int:
     """0 when click accepts `memgate ... serve ...`'s options, 2 on a usage error."""
     at = args.index("serve")
     try:
-        ctx = cli.make_context("memgate", args[:at + 1])
-        cli.get_command(ctx, "serve").make_context("serve", args[at + 1:], parent=ctx)
+        ctx = cli.make_context("memgate", args[: at + 1])
+        cli.get_command(ctx, "serve").make_context("serve", args[at + 1 :], parent=ctx)
     except click.UsageError:
         return 2
     return 0

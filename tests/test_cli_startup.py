@@ -13,7 +13,7 @@ from memgate.server.cli import COMMAND_MODULES, cli
 SERVER_STACK = ("fastmcp", "mcp", "uvicorn", "starlette")
 
 #: runs the real CLI main in a fresh interpreter, then prints which server-stack modules it imported
-PROBE = """
+PROBE = f"""
 import sys
 from memgate.server.cli import main
 sys.argv = ["memgate", *sys.argv[1:]]
@@ -21,15 +21,20 @@ try:
     main()
 except SystemExit as exit:
     code = exit.code
-print("IMPORTED", sorted(m for m in {stack!r} if m in sys.modules), "EXIT", code)
-""".format(stack=SERVER_STACK)
+print("IMPORTED", sorted(m for m in {SERVER_STACK!r} if m in sys.modules), "EXIT", code)
+"""
 
 
 def _imported(*args: str) -> tuple[list[str], str]:
-    out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, timeout=120,
-                         env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "FASTMCP_CHECK_FOR_UPDATES": "off"})
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "FASTMCP_CHECK_FOR_UPDATES": "off"},
+    )
     line = [ln for ln in out.stdout.splitlines() if ln.startswith("IMPORTED")][-1]
-    return eval(line.split(" ", 1)[1].rsplit(" EXIT", 1)[0]), out.stdout  # noqa: S307 - our own printed list
+    return eval(line.split(" ", 1)[1].rsplit(" EXIT", 1)[0]), out.stdout
 
 
 def test_version_imports_no_server_stack():
@@ -39,8 +44,12 @@ def test_version_imports_no_server_stack():
 
 def test_fact_get_reads_the_claim_without_importing_the_server_stack(tmp_path):
     db = tmp_path / "m.db"
-    subprocess.run([sys.executable, "-m", "memgate", "--db", str(db), "init", "--demo"], check=True,
-                   capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "memgate", "--db", str(db), "init", "--demo"],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     imported, out = _imported("--db", str(db), "fact", "get", "model:helios-rag", "beir_ndcg10", "-t", "acme")
     assert imported == [] and "<content>0.78" in out
 
@@ -60,6 +69,7 @@ def test_every_lazily_listed_command_is_the_one_its_module_registers(name):
 
 def test_the_modules_register_no_command_the_list_leaves_out():
     import importlib
+
     group = click.Group()
     for module in set(COMMAND_MODULES.values()):
         importlib.import_module(f"memgate.server.cli.{module}").register(group)

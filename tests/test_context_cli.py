@@ -42,10 +42,16 @@ def test_manifest_show_lays_out_the_arithmetic_memories_and_exclusions(run):
     assert "budget: guideline_memory context_context_budget v1" in shown
     assert "5000 usable - 400 output - 1000 tools - 500 overhead = 3100 available" in shown
     assert re.search(r"durable_facts +full +\d+ +current +entity_memory ent_acme_helios_v2 v2", shown)
-    assert re.search(r"recalled_history +full +\d+ +historical +summarization_memory sum_acme_july v1 "
-                     r"+\(used ent_acme_helios_v1; current ent_acme_helios_v2\)", shown)
-    assert re.search(r"durable_facts +full +\d+ +historical +entity_memory ent_acme_helios_v1 v1 "
-                     r"+\(is_superseded_by ent_acme_helios_v2\)", shown)
+    assert re.search(
+        r"recalled_history +full +\d+ +historical +summarization_memory sum_acme_july v1 "
+        r"+\(used ent_acme_helios_v1; current ent_acme_helios_v2\)",
+        shown,
+    )
+    assert re.search(
+        r"durable_facts +full +\d+ +historical +entity_memory ent_acme_helios_v1 v1 "
+        r"+\(is_superseded_by ent_acme_helios_v2\)",
+        shown,
+    )
     as_json = json.loads(run("manifest", "show", manifest_id, "-t", "acme", "--json").stdout)
     assert as_json["manifest_id"] == manifest_id
     assert "no context manifest" in run("manifest", "show", manifest_id, "-t", "globex", ok=False).output
@@ -58,8 +64,13 @@ def test_manifest_replay_matches_then_reports_a_deleted_dependency(run, sqlite_p
     run("fact", "set", "model:helios-rag", "beir_ndcg10", "0.81", "-t", "acme", "--expect-version", "2")
     assert "hash matches" in run("manifest", "replay", manifest_id, "-t", "acme").stdout  # versions are kept
     manager = MemoryManager(open_sqlite(sqlite_path))  # re-ingesting the report replaces its chunks
-    manager.ingest_text(ACME, title="Helios RAG evaluation report (August re-run)", text="Rewritten.",
-                        source_uri="demo://acme/1", collection="demo")
+    manager.ingest_text(
+        ACME,
+        title="Helios RAG evaluation report (August re-run)",
+        text="Rewritten.",
+        source_uri="demo://acme/1",
+        collection="demo",
+    )
     manager.close()
     failed = run("manifest", "replay", manifest_id, "-t", "acme", ok=False).output
     assert f"cannot replay {manifest_id}" in failed

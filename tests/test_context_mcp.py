@@ -21,10 +21,14 @@ pytestmark = pytest.mark.anyio
 
 MODES = ["auto", "legacy"]
 TOOLS = ["clarify", "execute_query", "expand", "lookup_entity", "memory", "search_memory"]
-SPENT = "This context window's tool rounds are spent (3 of 3); answer from what the window and earlier results " \
-        "hold, or ask the user."
-NOT_ISSUED = ('That memory id was not issued to you as a pointer or summary in your current context window; '
-              'expand only ids the window shows with tier="pointer" or tier="summary".')
+SPENT = (
+    "This context window's tool rounds are spent (3 of 3); answer from what the window and earlier results "
+    "hold, or ask the user."
+)
+NOT_ISSUED = (
+    "That memory id was not issued to you as a pointer or summary in your current context window; "
+    'expand only ids the window shows with tier="pointer" or tier="summary".'
+)
 
 
 @pytest.fixture
@@ -43,8 +47,9 @@ def servers(sqlite_path, two_tenants):
 
 
 def events(backend, event_type):
-    return operator_rows(backend, "conversation_memory", "WHERE event_type = :t ORDER BY created_at, id",
-                         {"t": event_type})
+    return operator_rows(
+        backend, "conversation_memory", "WHERE event_type = :t ORDER BY created_at, id", {"t": event_type}
+    )
 
 
 def manifests(backend):
@@ -70,18 +75,22 @@ async def test_the_prompt_assembles_the_fact_check_window_and_records_its_manife
     assert '<annotation current_fact_id="ent_acme_helios_v2">' in text
     assert m["arithmetic"]["available"] == 3100 and m["request"]["thread"] == "helios-review"
     assert [e["memory_id"] for e in m["memories"] if e["slice"] == "tool_surface"] != []
-    assert [line.split('"')[1] for line in text.splitlines()
-            if line.startswith('<memory id="') and 'type="tool"' in line] == TOOLS
+    assert [
+        line.split('"')[1] for line in text.splitlines() if line.startswith('<memory id="') and 'type="tool"' in line
+    ] == TOOLS
     # the window the host received replays from its manifest, before and after a correction
     assert manager.replay_context(JANE_IN_REVIEW, m["manifest_id"]).text == text
     manager.correct_entity(ACME, "model:helios-rag", "beir_ndcg10", "0.81", expected_version=2)
     assert manager.replay_context(JANE_IN_REVIEW, m["manifest_id"]).matches
 
 
-@pytest.mark.parametrize("args, message", [
-    ({"intent": "fact_check"}, "missing required argument(s): question"),
-    ({"question": FACT_CHECK, "intent": "poem"}, "intent must be one of comparison, fact_check, got 'poem'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ({"intent": "fact_check"}, "missing required argument(s): question"),
+        ({"question": FACT_CHECK, "intent": "poem"}, "intent must be one of comparison, fact_check, got 'poem'"),
+    ],
+)
 async def test_a_bad_prompt_request_gets_invalid_params_and_writes_nothing(servers, backend, args, message):
     async with Client(servers()) as c:
         with pytest.raises(MCPError, match="intent|question") as err:
@@ -102,8 +111,9 @@ async def test_a_budget_too_small_for_the_guidelines_fails_naming_the_slice(serv
 async def test_the_fourth_tool_round_is_refused_with_max_rounds_3(servers, backend, mode):
     async with Client(servers(), mode=mode) as c:
         await window(c)
-        results = [await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False)
-                   for _ in range(4)]
+        results = [
+            await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False) for _ in range(4)
+        ]
     texts = [r.content[0].text for r in results]
     for n, (r, text) in enumerate(zip(results[:3], texts, strict=False), start=1):
         assert not r.is_error and text.startswith("tool result: tr_") and f"| round: {n} of 3 |" in text
@@ -113,23 +123,28 @@ async def test_the_fourth_tool_round_is_refused_with_max_rounds_3(servers, backe
     [m] = manifests(backend)
     recorded = events(backend, "tool_result")
     assert [(e["source_table"], e["source_id"], e["window_id"]) for e in recorded] == [
-        ("mcp_call_log", c["call_id"], m["manifest_id"]) for c in calls[:3]]
+        ("mcp_call_log", c["call_id"], m["manifest_id"]) for c in calls[:3]
+    ]
     assert [e["id"] for e in recorded] == [t.split(" | ")[0].removeprefix("tool result: ") for t in texts[:3]]
     assert sum(e["token_count"] for e in recorded) <= 1000  # the shared tool reserve
     assert all(e["thread_id"] == "helios-review" and e["user_id"] == "jane" for e in recorded)
 
 
 async def test_a_spent_tool_reserve_refuses_further_rounds(servers, manager, backend):
-    manager.set_context_budget(ACME, {**ACME_BUDGET, "tool_reserve": 400, "usable_context": 5000 - 600,
-                                      "max_rounds": 10})
+    manager.set_context_budget(
+        ACME, {**ACME_BUDGET, "tool_reserve": 400, "usable_context": 5000 - 600, "max_rounds": 10}
+    )
     async with Client(servers()) as c:
         await window(c)
-        texts = [(await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False))
-                 .content[0].text for _ in range(4)]
+        texts = [
+            (await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False)).content[0].text
+            for _ in range(4)
+        ]
     charged = sum(e["token_count"] for e in events(backend, "tool_result"))
     assert charged <= 400
-    assert any(t.startswith("This context window's tool budget is spent") or t.startswith("This result needs")
-               for t in texts)
+    assert any(
+        t.startswith("This context window's tool budget is spent") or t.startswith("This result needs") for t in texts
+    )
 
 
 async def test_without_a_window_a_tool_answers_as_before(servers, backend):
@@ -142,8 +157,9 @@ async def test_without_a_window_a_tool_answers_as_before(servers, backend):
 def _small_budget(manager):
     """A budget whose variable slices hold ~400 tokens: some memories become pointers."""
     probe = manager.assemble_context(ACME, FACT_CHECK, "fact_check").manifest
-    manager.set_context_budget(ACME, {**ACME_BUDGET,
-                                      "usable_context": 1900 + sum(probe["arithmetic"]["fixed"].values()) + 400})
+    manager.set_context_budget(
+        ACME, {**ACME_BUDGET, "usable_context": 1900 + sum(probe["arithmetic"]["fixed"].values()) + 400}
+    )
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -187,8 +203,13 @@ async def test_expand_of_an_issued_pointer_whose_row_is_gone_is_refused(servers,
         [m] = [x for x in manifests(backend) if x["request"]["thread"] == "helios-review"]
         [pointer] = [e for e in m["memories"] if e["tier"] == "pointer" and e["ref"]["id"] == "chk_acme_1_1"]
         # re-ingesting the report replaces its chunks: the issued chunk row is gone
-        manager.ingest_text(ACME, title="Helios RAG evaluation report (August re-run)", text="Rewritten report.",
-                            source_uri="demo://acme/1", collection="demo")
+        manager.ingest_text(
+            ACME,
+            title="Helios RAG evaluation report (August re-run)",
+            text="Rewritten report.",
+            source_uri="demo://acme/1",
+            collection="demo",
+        )
         r = await c.call_tool("expand", {"memory_id": pointer["memory_id"]}, raise_on_error=False)
     assert r.is_error and r.content[0].text == NOT_ISSUED
     [row] = log_rows(backend, tool_name="expand")
@@ -216,8 +237,10 @@ async def test_without_a_thread_a_window_lasts_its_stdio_server_session(servers,
 async def test_a_client_without_elicitation_gets_the_fallback_text(servers, backend, mode):
     async with Client(servers(), mode=mode) as c:
         r = await c.call_tool("clarify", {"question": "Which benchmark?", "options": ["BEIR", "MTEB"]})
-    assert r.content[0].text == ("This client cannot ask the user directly: ask the user in your reply: "
-                                 "Which benchmark? Offer these options: BEIR; MTEB.")
+    assert r.content[0].text == (
+        "This client cannot ask the user directly: ask the user in your reply: "
+        "Which benchmark? Offer these options: BEIR; MTEB."
+    )
     [asked] = events(backend, "clarify_request")
     assert (asked["thread_id"], asked["content"]) == ("helios-review", "Which benchmark?")
 
@@ -245,7 +268,11 @@ async def test_clarify_asks_by_elicitation_and_keeps_the_answer_in_the_thread(se
     assert "<content>BEIR</content>" in r.content[0].text
     [answer] = events(backend, "clarify_answer")
     assert (answer["thread_id"], answer["role"], answer["content"], answer["turn_index"]) == (
-        "helios-review", "user", "BEIR", 3)  # after the demo thread's two turns
+        "helios-review",
+        "user",
+        "BEIR",
+        3,
+    )  # after the demo thread's two turns
     assert json.loads(answer["content_json"])["action"] == "accept"
     assert events(backend, "tool_result") == []  # clarify is not a tool round
     calls = log_rows(backend, tool_name="clarify")
@@ -267,17 +294,22 @@ async def test_a_declined_question_is_kept_as_declined(servers, backend, mode):
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_real_stdio_server_keeps_its_window_across_requests_without_a_thread(
-        sqlite_path, manager, backend, tmp_path, two_tenants, mode):
+    sqlite_path, manager, backend, tmp_path, two_tenants, mode
+):
     from test_server_stdio import _serve
+
     _small_budget(manager)
-    transport = _serve(["--db", str(sqlite_path), "serve", "--tenant", "acme", "--user", "jane",
-                        "--agent", "research-assistant"], tmp_path)
+    transport = _serve(
+        ["--db", str(sqlite_path), "serve", "--tenant", "acme", "--user", "jane", "--agent", "research-assistant"],
+        tmp_path,
+    )
     async with Client(transport, mode=mode) as c:
         text = await window(c)
-        pointer = re.search(r'^<memory id="([^"]+)"[^>\n]* tier="pointer"', text, re.M).group(1)
+        pointer = re.search(r'^<memory id="([^"]+)"[^>\n]* tier="pointer"', text, re.MULTILINE).group(1)
         full = await c.call_tool("expand", {"memory_id": pointer}, raise_on_error=False)
-        rounds = [await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False)
-                  for _ in range(3)]
+        rounds = [
+            await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False) for _ in range(3)
+        ]
     assert not full.is_error
     assert f'<memory id="{pointer}"' in full.content[0].text
     assert [r.is_error for r in rounds] == [False, False, True]  # expand was round 1 of 3

@@ -20,9 +20,14 @@ def test_processes_racing_for_a_windows_rounds_get_exactly_max_rounds(manager, s
 
     def one_round(m: MemoryManager) -> None:
         barrier.wait()
-        outputs.append(m.run_tool_round(
-            JANE_IN_REVIEW, call_id=str(uuid.uuid4()), tool_name="lookup_entity",
-            call=lambda: m.lookup_entity(JANE_IN_REVIEW, "model:helios-rag", "beir_ndcg10")))
+        outputs.append(
+            m.run_tool_round(
+                JANE_IN_REVIEW,
+                call_id=str(uuid.uuid4()),
+                tool_name="lookup_entity",
+                call=lambda: m.lookup_entity(JANE_IN_REVIEW, "model:helios-rag", "beir_ndcg10"),
+            )
+        )
 
     threads = [threading.Thread(target=one_round, args=(m,)) for m in processes]
     for t in threads:
@@ -38,7 +43,11 @@ def test_processes_racing_for_a_windows_rounds_get_exactly_max_rounds(manager, s
 
 def test_a_round_bounds_the_result_by_what_the_reserve_has_left(manager, two_tenants):
     manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")  # tool reserve 1000
-    out = manager.run_tool_round(JANE_IN_REVIEW, call_id="c-1", tool_name="search_memory",
-                                 call=lambda: manager.search_memory(JANE_IN_REVIEW, "Helios BEIR evaluation"))
+    out = manager.run_tool_round(
+        JANE_IN_REVIEW,
+        call_id="c-1",
+        tool_name="search_memory",
+        call=lambda: manager.search_memory(JANE_IN_REVIEW, "Helios BEIR evaluation"),
+    )
     assert "| budget: 952 tokens" in out.text  # 1000 left, less the provenance line's 48
     assert out.tokens <= 1000

@@ -33,14 +33,19 @@ def test_the_fact_check_window_holds_the_current_fact_whole_and_labels_the_july_
     assert "ent_acme_helios_v1" not in excluded(m)
     assert placed(m)["ent_acme_helios_v1"] == ("durable_facts", "full", "historical")
     [v1] = [e for e in m["memories"] if e["ref"]["id"] == "ent_acme_helios_v1"]
-    assert (v1["ref"]["version"], v1["link"]) == (1, {"linked_to": "ent_acme_helios_v2",
-                                                      "relation": "is_superseded_by", "direction": "out"})
-    assert ('<memory id="ent_acme_helios_v1" type="entity" status="historical" linked_to="ent_acme_helios_v2" '
-            'relation="is_superseded_by" direction="out" version="1"') in window.text
+    assert (v1["ref"]["version"], v1["link"]) == (
+        1,
+        {"linked_to": "ent_acme_helios_v2", "relation": "is_superseded_by", "direction": "out"},
+    )
+    assert (
+        '<memory id="ent_acme_helios_v1" type="entity" status="historical" linked_to="ent_acme_helios_v2" '
+        'relation="is_superseded_by" direction="out" version="1"'
+    ) in window.text
     assert placed(m)["sum_acme_july"] == ("recalled_history", "full", "historical")
     [july] = [e for e in m["memories"] if e["ref"]["id"] == "sum_acme_july"]
     assert [(n["current_fact_id"], n["used"]["id"]) for n in july["annotations"]] == [
-        ("ent_acme_helios_v2", "ent_acme_helios_v1")]
+        ("ent_acme_helios_v2", "ent_acme_helios_v1")
+    ]
     [v2] = [e for e in m["memories"] if e["ref"]["id"] == "ent_acme_helios_v2"]
     assert v2["required"] is True
     record = window.text.split('<memory id="sum_acme_july"')[1].split("</memory>")[0]
@@ -51,24 +56,41 @@ def test_the_fact_check_window_holds_the_current_fact_whole_and_labels_the_july_
 
 def test_the_fact_check_window_selects_these_refs_in_these_slices(window):
     m = window.manifest
-    assert refs(m, "guidelines") == [("guideline_memory", "gdl_acme_citations", 1),
-                                     ("guideline_memory", "gdl_acme_budget", 1)]
+    assert refs(m, "guidelines") == [
+        ("guideline_memory", "gdl_acme_citations", 1),
+        ("guideline_memory", "gdl_acme_budget", 1),
+    ]
     assert refs(m, "persona") == [("persona_memory", "per_acme_research", 1)]
     assert [r[0] for r in refs(m, "tool_surface")] == ["toolbox_memory"] * len(TOOLS)
-    assert refs(m, "durable_facts") == [("entity_memory", "ent_acme_helios_v2", 2),
-                                        ("entity_memory", "ent_acme_helios_v1", 1),
-                                        ("entity_memory", "ent_acme_helios_owner", 1)]
-    assert refs(m, "evidence") == [("knowledge_base_chunk", "chk_acme_1_0", 1),
-                                   ("knowledge_base_chunk", "chk_acme_1_1", 1),
-                                   ("knowledge_base_chunk", "chk_acme_2_0", 1)]
+    assert refs(m, "durable_facts") == [
+        ("entity_memory", "ent_acme_helios_v2", 2),
+        ("entity_memory", "ent_acme_helios_v1", 1),
+        ("entity_memory", "ent_acme_helios_owner", 1),
+    ]
+    assert refs(m, "evidence") == [
+        ("knowledge_base_chunk", "chk_acme_1_0", 1),
+        ("knowledge_base_chunk", "chk_acme_1_1", 1),
+        ("knowledge_base_chunk", "chk_acme_2_0", 1),
+    ]
     assert refs(m, "recalled_history") == [("summarization_memory", "sum_acme_july", 1)]
-    assert refs(m, "volatile_tail") == [("conversation_memory", "cnv_acme_review_1", 1),
-                                        ("conversation_memory", "cnv_acme_review_2", 1)]  # by turn index
+    assert refs(m, "volatile_tail") == [
+        ("conversation_memory", "cnv_acme_review_1", 1),
+        ("conversation_memory", "cnv_acme_review_2", 1),
+    ]  # by turn index
     assert {m_["tier"] for m_ in m["memories"]} == {"full"}
     assert "globex" not in json.dumps(m) and "ent_globex" not in window.text
-    order = [window.text.index(f'<slice name="{s}">') for s in
-             ("guidelines", "persona", "tool_surface", "durable_facts", "evidence", "recalled_history",
-              "volatile_tail")]
+    order = [
+        window.text.index(f'<slice name="{s}">')
+        for s in (
+            "guidelines",
+            "persona",
+            "tool_surface",
+            "durable_facts",
+            "evidence",
+            "recalled_history",
+            "volatile_tail",
+        )
+    ]
     assert order == sorted(order) and window.text.rstrip().endswith(f"<question>{FACT_CHECK}</question>")
 
 
@@ -80,7 +102,7 @@ def test_the_budget_arithmetic_starts_from_3100_and_splits_the_rest_by_shares(wi
     lines = window.text.split("\n")
     for name in ("guidelines", "persona", "tool_surface"):  # each block at its o200k_base cost, and its newline
         start = lines.index(f'<slice name="{name}">')
-        block = "\n".join(lines[start:lines.index("</slice>", start) + 1])
+        block = "\n".join(lines[start : lines.index("</slice>", start) + 1])
         assert a["fixed"][name] == count_tokens(block) + 1, name
     assert a["fixed"]["question"] == count_tokens(lines[0]) + 1 + count_tokens(lines[-1]) + 1  # metadata line too
     assert a["remainder"] == 3100 - sum(a["fixed"].values())
@@ -110,8 +132,7 @@ def test_a_small_budget_pushes_memories_to_pointers_and_records_budget_exclusion
     assert m["arithmetic"]["total"] <= m["arithmetic"]["available"]
 
 
-def test_a_budget_too_small_for_the_guidelines_fails_naming_the_slice_and_writes_nothing(
-        manager, backend, two_tenants):
+def test_a_budget_too_small_for_the_guidelines_fails_naming_the_slice_and_writes_nothing(manager, backend, two_tenants):
     manager.set_context_budget(ACME, {**ACME_BUDGET, "usable_context": 400 + 1000 + 500 + 60})
     before = table_digest(backend)
     with pytest.raises(ContextTooSmall, match="the guidelines slice needs \\d+ tokens but only 60") as err:
@@ -128,20 +149,36 @@ def test_an_unknown_intent_is_refused_naming_the_intents(manager, two_tenants):
 def test_every_window_writes_one_thread_scoped_manifest_event(manager, backend, window):
     [row] = operator_rows(backend, "conversation_memory", "WHERE event_type = 'context_manifest'")
     assert (row["id"], row["tenant_id"], row["user_id"], row["thread_id"]) == (
-        window.manifest_id, "acme", "jane", "helios-review")
+        window.manifest_id,
+        "acme",
+        "jane",
+        "helios-review",
+    )
     m = json.loads(row["content_json"])
     assert m["budget_ref"] == {"type": "guideline_memory", "row_id": "context_context_budget", "version": 1}
     assert m["intent"] == "fact_check" and m["evaluated_at"] == row["valid_from"]
     assert m["renderer_version"] == "window-1" and m["selection_version"] == "selection-1/retrieval"
-    assert m["request"] == {"question": FACT_CHECK, "intent": "fact_check", "tenant": "acme", "user": "jane",
-                            "agent": "research-assistant", "thread": "helios-review", "session": None}
-    assert m["request_hash"] == hashlib.sha256(
-        json.dumps(m["request"], sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    assert m["request"] == {
+        "question": FACT_CHECK,
+        "intent": "fact_check",
+        "tenant": "acme",
+        "user": "jane",
+        "agent": "research-assistant",
+        "thread": "helios-review",
+        "session": None,
+    }
+    assert (
+        m["request_hash"]
+        == hashlib.sha256(json.dumps(m["request"], sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+    )
     assert m["window_hash"] == hashlib.sha256(window.text.encode()).hexdigest()
     assert m["change_marker"]["kind"] and len(m["change_marker"]["sha256"]) == 64
     for entry in m["memories"]:
         assert {"ref", "slice", "tier", "tokens", "status"} <= set(entry) and set(entry["ref"]) == {
-            "table", "id", "version"}
+            "table",
+            "id",
+            "version",
+        }
     assert all(e["rule"] in {"lifecycle", "scope", "dedup", "conflict", "budget"} for e in m["exclusions"])
     versions = {tuple(v) for v in m["change_marker"]["versions"]}
     assert ("entity_memory", "ent_acme_helios_v1", 1) in versions  # read, then excluded: still read
@@ -178,19 +215,19 @@ def test_the_rerank_step_is_pluggable(manager, two_tenants):
 
 
 def test_unused_share_passes_on_in_overflow_order():
-    budget = ContextBudget.from_guideline({**ACME_BUDGET, "overflow_order": [
-        "volatile_tail", "evidence", "durable_facts", "recalled_history"]})
-    plan = charge_fixed(budget, "fact_check", {"guidelines": 100, "persona": 50, "tool_surface": 200,
-                                               "question": 50}, "acme")
+    budget = ContextBudget.from_guideline(
+        {**ACME_BUDGET, "overflow_order": ["volatile_tail", "evidence", "durable_facts", "recalled_history"]}
+    )
+    plan = charge_fixed(
+        budget, "fact_check", {"guidelines": 100, "persona": 50, "tool_surface": 200, "question": 50}, "acme"
+    )
     assert plan.remainder == 3100 - 400
     wants = {"durable_facts": 10, "evidence": 5000, "recalled_history": 0, "volatile_tail": 700}
     grant(plan, lambda name, tokens: min(tokens, wants[name]))
     # durable_facts leaves 1070 of its 1080 and recalled_history all its 270: the tail (first in
     # overflow_order) takes what it needs, evidence (next) the rest
-    assert plan.allowances == {"durable_facts": 1080, "evidence": 675, "recalled_history": 270,
-                               "volatile_tail": 675}
-    assert plan.used == {"durable_facts": 10, "evidence": 2700 - 10 - 700, "recalled_history": 0,
-                         "volatile_tail": 700}
+    assert plan.allowances == {"durable_facts": 1080, "evidence": 675, "recalled_history": 270, "volatile_tail": 675}
+    assert plan.used == {"durable_facts": 10, "evidence": 2700 - 10 - 700, "recalled_history": 0, "volatile_tail": 700}
     assert sum(plan.used.values()) == plan.remainder
 
 
@@ -207,8 +244,9 @@ def test_a_required_fact_that_cannot_fit_fails_naming_its_slice_and_writes_nothi
     fixed = sum(window.manifest["arithmetic"]["fixed"].values())
     manager.set_context_budget(ACME, {**ACME_BUDGET, "usable_context": 1900 + fixed + 40})
     before = table_digest(backend)
-    with pytest.raises(ContextTooSmall, match="the durable_facts slice cannot hold the current fact "
-                                              "ent_acme_helios_v2") as err:
+    with pytest.raises(
+        ContextTooSmall, match="the durable_facts slice cannot hold the current fact ent_acme_helios_v2"
+    ) as err:
         manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
     assert err.value.field == "durable_facts"
     assert table_digest(backend) == before
@@ -224,11 +262,14 @@ def test_a_memory_is_fitted_whole_else_as_its_stored_summary_else_as_a_pointer(b
     assert "steps: 1. freeze qrels" in forms["full"] and "steps:" not in forms["summary"]
     assert f'tier="pointer" full_tokens="{costs["full"]}"' in forms["pointer"]
     assert "<content>Re-run a retrieval evaluation</content>" in forms["pointer"]  # its one line
-    fitter = SliceFitter({"durable_facts": [runbook]}, budget=ContextBudget.from_guideline(ACME_BUDGET),
-                         tenant="acme")
+    fitter = SliceFitter({"durable_facts": [runbook]}, budget=ContextBudget.from_guideline(ACME_BUDGET), tenant="acme")
     opening = slice_overhead("durable_facts")
-    for allowance, tier in ((opening + costs["full"], "full"), (opening + costs["full"] - 1, "summary"),
-                            (opening + costs["summary"] - 1, "pointer"), (opening + costs["pointer"] - 1, None)):
+    for allowance, tier in (
+        (opening + costs["full"], "full"),
+        (opening + costs["full"] - 1, "summary"),
+        (opening + costs["summary"] - 1, "pointer"),
+        (opening + costs["pointer"] - 1, None),
+    ):
         assert fitter.fill("durable_facts", allowance) == (opening + costs[tier] if tier else 0)
         fitted = fitter.fitted["durable_facts"]
         assert [p.tier for p in fitted.placed] == ([tier] if tier else [])

@@ -69,10 +69,18 @@ async def test_the_listed_tool_runs_when_nothing_changed(provider, backend):
     assert [r["status"] for r in log_rows(backend)] == ["ok"]
 
 
-@pytest.mark.parametrize("change", [_disable, _replace_by_next_version, _edit_in_place_to_the_next_version,
-                                    _shadow_with_a_user_row_of_the_same_version])
+@pytest.mark.parametrize(
+    "change",
+    [
+        _disable,
+        _replace_by_next_version,
+        _edit_in_place_to_the_next_version,
+        _shadow_with_a_user_row_of_the_same_version,
+    ],
+)
 async def test_a_row_changed_after_the_provider_read_it_is_denied_by_the_dispatcher(
-        provider, backend, other_process, change):
+    provider, backend, other_process, change
+):
     tool = await provider._get_tool("lookup_entity")
     listed = (tool.row.id, tool.row.version)
     change(other_process)
@@ -80,6 +88,10 @@ async def test_a_row_changed_after_the_provider_read_it_is_denied_by_the_dispatc
         await tool.run(ARGS)
     [row] = log_rows(backend)
     assert (row["tool_name"], row["status"], row["error_class"], row["result_text"]) == (
-        "lookup_entity", "denied", "RowGone", GONE)
+        "lookup_entity",
+        "denied",
+        "RowGone",
+        GONE,
+    )
     assert (row["toolbox_row_id"], row["toolbox_row_version"]) == listed
     assert row["rows_returned"] in (None, 0) and "0.78" not in (row["result_text"] or "")

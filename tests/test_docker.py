@@ -52,18 +52,31 @@ def test_the_mounted_config_is_read_without_setting_memgate_config():
 
 
 def test_the_build_context_leaves_out_git_virtualenvs_builds_and_databases():
-    ignored = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()
-               if line.strip() and not line.startswith("#")}
+    ignored = {
+        line.strip()
+        for line in (ROOT / ".dockerignore").read_text().splitlines()
+        if line.strip() and not line.startswith("#")
+    }
     assert {".git", ".venv", "build/", "*.db", "__pycache__", "*.egg-info"} <= ignored
 
 
 def _entrypoint(tmp_path, *command, tenants="acme,globex"):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
-    env.update(PATH=f"{Path(sys.executable).parent}:{env.get('PATH', '')}", MEMGATE_TENANTS=tenants,
-               MEMGATE_DATABASE__PATH=str(tmp_path / "memgate.db"), HOME=str(tmp_path),
-               XDG_CONFIG_HOME=str(tmp_path / "config"))
-    return subprocess.Popen(["sh", str(ENTRYPOINT), *command], env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True)
+    env.update(
+        PATH=f"{Path(sys.executable).parent}:{env.get('PATH', '')}",
+        MEMGATE_TENANTS=tenants,
+        MEMGATE_DATABASE__PATH=str(tmp_path / "memgate.db"),
+        HOME=str(tmp_path),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+    )
+    return subprocess.Popen(
+        ["sh", str(ENTRYPOINT), *command],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+    )
 
 
 def test_the_entrypoint_sets_up_the_tenants_memgate_tenants_names_reporting_on_stderr(tmp_path):

@@ -28,5 +28,6 @@ def test_ci_runs_the_readme_test_command():
 
 def test_the_example_config_loads_and_names_only_real_settings():
     from memgate.server.settings import load_settings
+
     settings = load_settings(ROOT / "config" / "memgate.example.toml")
     assert settings.caps.max_rows == 500

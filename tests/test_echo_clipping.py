@@ -10,7 +10,6 @@ from backend_helpers import table_digest
 from fastmcp import Client
 from mcp_helpers import log_rows, stdio_app
 
-
 pytestmark = pytest.mark.anyio
 
 PATH = "/memories/notes.md"
@@ -28,8 +27,10 @@ async def test_a_ten_megabyte_old_str_is_echoed_clipped(sqlite_path, two_tenants
     [result] = await _call(app, ("memory", {"command": "str_replace", "path": PATH, "old_str": big, "new_str": "z"}))
     manager.close()
     assert result.is_error
-    assert result.content[0].text == (f"No replacement was performed, old_str `{'y' * 300}…(10,485,760 characters)` "
-                                      f"did not appear verbatim in {PATH}.")
+    assert result.content[0].text == (
+        f"No replacement was performed, old_str `{'y' * 300}…(10,485,760 characters)` "
+        f"did not appear verbatim in {PATH}."
+    )
     logged = log_rows(backend, tool_name="memory")[-1]
     assert logged["result_text"] == result.content[0].text
 

@@ -21,10 +21,17 @@ pytestmark = pytest.mark.anyio
 OLD_SCHEMA = {
     "type": "object",
     "properties": {
-        "sql": {"type": "string", "minLength": 1, "description": "One SELECT (or WITH ... SELECT) in SQLite syntax "
-                "over the listed views. No semicolon, no bind placeholders: write values as literals."},
-        "max_rows": {"type": "integer", "minimum": 1,
-                     "description": "Rows to return (default 25; the server caps it, 500 by default)."},
+        "sql": {
+            "type": "string",
+            "minLength": 1,
+            "description": "One SELECT (or WITH ... SELECT) in SQLite syntax "
+            "over the listed views. No semicolon, no bind placeholders: write values as literals.",
+        },
+        "max_rows": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Rows to return (default 25; the server caps it, 500 by default).",
+        },
     },
     "required": ["sql"],
     "additionalProperties": False,
@@ -61,14 +68,22 @@ async def test_the_tool_takes_query_and_an_optional_bounded_max_rows(sqlite_path
     assert result.content[0].text.startswith("rows: 1 | more exist: no | row cap: 25 |")
 
 
-@pytest.mark.parametrize(("arguments", "message"), [
-    ({"query": QUERY, "max_rows": 0}, "Invalid arguments for 'max_rows': Input should be greater than or equal to 1"),
-    ({"query": QUERY, "max_rows": 5001},
-     "Invalid arguments for 'max_rows': Input should be less than or equal to 5000"),
-    ({"query": QUERY, "max_rows": "5"}, "Invalid arguments for 'max_rows': '5' is not of type 'integer'"),
-    ({"query": QUERY, "max_rows": 2.5}, "Invalid arguments for 'max_rows': 2.5 is not of type 'integer'"),
-    ({"sql": QUERY}, "Invalid arguments: Additional properties are not allowed ('sql' was unexpected)"),
-])
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            {"query": QUERY, "max_rows": 0},
+            "Invalid arguments for 'max_rows': Input should be greater than or equal to 1",
+        ),
+        (
+            {"query": QUERY, "max_rows": 5001},
+            "Invalid arguments for 'max_rows': Input should be less than or equal to 5000",
+        ),
+        ({"query": QUERY, "max_rows": "5"}, "Invalid arguments for 'max_rows': '5' is not of type 'integer'"),
+        ({"query": QUERY, "max_rows": 2.5}, "Invalid arguments for 'max_rows': 2.5 is not of type 'integer'"),
+        ({"sql": QUERY}, "Invalid arguments: Additional properties are not allowed ('sql' was unexpected)"),
+    ],
+)
 async def test_invalid_arguments_get_the_plain_wording(sqlite_path, two_tenants, arguments, message):
     app, _ = stdio_app(sqlite_path)
     async with Client(app) as c:
@@ -83,8 +98,9 @@ async def test_max_rows_above_the_configured_cap_is_trimmed_and_the_first_line_s
     assert result.content[0].text.startswith("rows: 1 | more exist: no | row cap: 500 |")
 
 
-async def test_a_row_still_naming_sql_is_not_served_and_doctor_says_how_to_upgrade(sqlite_path, old_database,
-                                                                                    monkeypatch):
+async def test_a_row_still_naming_sql_is_not_served_and_doctor_says_how_to_upgrade(
+    sqlite_path, old_database, monkeypatch
+):
     app, _ = stdio_app(sqlite_path)
     async with Client(app) as c:
         names = [t.name for t in await c.list_tools()]
@@ -92,13 +108,16 @@ async def test_a_row_still_naming_sql_is_not_served_and_doctor_says_how_to_upgra
     monkeypatch.delenv("MEMGATE_SERVER__TRANSPORT", raising=False)
     doctor = CliRunner().invoke(cli, ["--db", str(sqlite_path), "doctor"]).output
     served = len(names)  # every default tool but execute_query
-    assert (f"[FAIL] tools of acme: {served} served; refused: execute_query (tool_schema names the argument 'sql', which "
-            "the execute_query handler now calls 'query'. Run memgate init --tenant with the row's tenant to "
-            "upgrade a default row that was never edited, or rename the property in the row's tool_schema)") in doctor
+    assert (
+        f"[FAIL] tools of acme: {served} served; refused: execute_query (tool_schema names the argument 'sql', which "
+        "the execute_query handler now calls 'query'. Run memgate init --tenant with the row's tenant to "
+        "upgrade a default row that was never edited, or rename the property in the row's tool_schema)"
+    ) in doctor
 
 
-async def test_init_upgrades_a_default_row_never_edited_to_the_query_schema(sqlite_path, old_database, backend,
-                                                                             monkeypatch):
+async def test_init_upgrades_a_default_row_never_edited_to_the_query_schema(
+    sqlite_path, old_database, backend, monkeypatch
+):
     for key in list(os.environ):
         if key.startswith("MEMGATE_"):
             monkeypatch.delenv(key)

@@ -38,13 +38,16 @@ def test_a_query_returns_a_table_and_writes_one_log_row(sqlite_path, two_tenants
 
     async def main():
         async with Client(app) as client:
-            return await client.call_tool("execute_query", {
-                "query": "SELECT predicate, content FROM entity_memory WHERE valid_until IS NULL ORDER BY predicate",
-                "max_rows": 1})
+            return await client.call_tool(
+                "execute_query",
+                {
+                    "query": "SELECT predicate, content FROM entity_memory WHERE valid_until IS NULL ORDER BY predicate",
+                    "max_rows": 1,
+                },
+            )
 
     result = _run(main)
-    assert result.content[0].text.splitlines()[1:] == [
-        "| predicate | content |", "|---|---|", "| beir_ndcg10 | 0.78 |"]
+    assert result.content[0].text.splitlines()[1:] == ["| predicate | content |", "|---|---|", "| beir_ndcg10 | 0.78 |"]
     assert result.content[0].text.startswith("rows: 1 | more exist: yes | row cap: 1 | tokens: ")
     [row] = log_rows(backend, tool_name="execute_query")
     assert (row["status"], row["rows_returned"], row["truncated"]) == ("ok", 1, 1)

@@ -13,18 +13,29 @@ from click.testing import CliRunner
 from memgate.manager import load_tool_definitions
 from memgate.server.cli import cli
 
-
 README = str(Path(__file__).resolve().parent.parent / "README.md")
 
 
 def _env(home, **extra) -> dict[str, str]:
-    return {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
-            "XDG_CONFIG_HOME": str(home / "config"), "FASTMCP_CHECK_FOR_UPDATES": "off", **extra}
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "FASTMCP_CHECK_FOR_UPDATES": "off",
+        **extra,
+    }
 
 
 def _serve(home, *args, **env):
-    return subprocess.run([sys.executable, "-m", "memgate", *args], env=_env(home, **env), capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "memgate", *args],
+        env=_env(home, **env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_serve_on_a_new_database_refuses_to_start_and_names_the_init_command(tmp_path):
@@ -39,8 +50,10 @@ def test_serve_for_a_tenant_the_database_does_not_know_names_the_database_in_the
     assert CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "--demo"]).exit_code == 0
     done = _serve(tmp_path, "--db", str(sqlite_path), "serve", "--tenant", "initech")
     assert (done.returncode, done.stdout) == (1, "")
-    assert done.stderr == (f"Error: tenant initech is not set up in {sqlite_path}. "
-                           f"Run `memgate --db {sqlite_path} init --tenant initech` first.\n")
+    assert done.stderr == (
+        f"Error: tenant initech is not set up in {sqlite_path}. "
+        f"Run `memgate --db {sqlite_path} init --tenant initech` first.\n"
+    )
 
 
 def test_serve_with_every_tool_disabled_says_which_to_enable(tmp_path, sqlite_path):
@@ -59,19 +72,30 @@ def test_serve_with_a_bad_setting_prints_one_error_and_no_traceback(tmp_path):
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (
         "Error: Invalid settings:\n  server.port: Input should be less than or equal to 65535, got '99999'. "
-        "Fix it in memgate.toml [server] or unset MEMGATE_SERVER__PORT.\n")
+        "Fix it in memgate.toml [server] or unset MEMGATE_SERVER__PORT.\n"
+    )
 
 
-@pytest.mark.parametrize("args", [
-    ["serve", "--demo"], ["init"], ["fact", "get", "s", "-t", "acme"], ["fact", "set", "s", "p", "v", "-t", "acme"],
-    ["tools", "list", "-t", "acme"], ["tools", "enable", "memory", "-t", "acme"], ["log"],
-    ["memory", "ls", "-t", "acme"], ["memory", "cat", "/memories/a.md", "-t", "acme", "-s", "global"],
-    ["memory", "put", "/memories/a.md", README, "-t", "acme", "-s", "global"],
-    ["memory", "rm", "/memories/a.md", "-t", "acme", "-s", "global"],
-    ["memory", "expire", "--days", "1", "-t", "acme", "-s", "global"],
-    ["memory", "clear", "-t", "acme", "-s", "global", "--yes"],
-    ["ingest", README, "-t", "acme"], ["search", "q", "-t", "acme"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["serve", "--demo"],
+        ["init"],
+        ["fact", "get", "s", "-t", "acme"],
+        ["fact", "set", "s", "p", "v", "-t", "acme"],
+        ["tools", "list", "-t", "acme"],
+        ["tools", "enable", "memory", "-t", "acme"],
+        ["log"],
+        ["memory", "ls", "-t", "acme"],
+        ["memory", "cat", "/memories/a.md", "-t", "acme", "-s", "global"],
+        ["memory", "put", "/memories/a.md", README, "-t", "acme", "-s", "global"],
+        ["memory", "rm", "/memories/a.md", "-t", "acme", "-s", "global"],
+        ["memory", "expire", "--days", "1", "-t", "acme", "-s", "global"],
+        ["memory", "clear", "-t", "acme", "-s", "global", "--yes"],
+        ["ingest", README, "-t", "acme"],
+        ["search", "q", "-t", "acme"],
+    ],
+)
 def test_every_command_reports_a_bad_setting_as_one_error_naming_the_key_and_both_places(args, monkeypatch):
     for key in list(os.environ):
         if key.startswith("MEMGATE_"):
@@ -81,7 +105,8 @@ def test_every_command_reports_a_bad_setting_as_one_error_naming_the_key_and_bot
     assert isinstance(result.exception, SystemExit) and result.exit_code == 1, result.output
     assert result.output == (
         "Error: Invalid settings:\n  caps: Input should be a valid dictionary or instance of CapsSettings, "
-        "got 'max_rows=3'. Fix it in memgate.toml [caps] or unset MEMGATE_CAPS.\n")
+        "got 'max_rows=3'. Fix it in memgate.toml [caps] or unset MEMGATE_CAPS.\n"
+    )
 
 
 def test_doctor_reports_a_bad_setting_as_a_failed_check(monkeypatch):
@@ -93,6 +118,7 @@ def test_doctor_reports_a_bad_setting_as_a_failed_check(monkeypatch):
 
 def test_the_readme_connects_a_host_by_setting_up_the_tenant_the_desktop_config_serves_first():
     import json
+
     root = Path(__file__).resolve().parent.parent
     section = (root / "README.md").read_text().split("## Connect a host", 1)[1].split("\n## ", 1)[0]
     first_block = section.split("```", 2)[1].strip()

@@ -20,9 +20,15 @@ PRESETS = sorted((ROOT / "config").glob("toolbox*.json"))
 
 def _row(definition: dict, **overrides) -> ToolRow:
     d = {**definition, **overrides}
-    return ToolRow(id="tool_test", version=1, tool_name=d["tool_name"], tool_schema=d["tool_schema"],
-                   usage_notes=d["usage_notes"], tool_handler=d["tool_handler"],
-                   access_policy=d.get("access_policy", {}))
+    return ToolRow(
+        id="tool_test",
+        version=1,
+        tool_name=d["tool_name"],
+        tool_schema=d["tool_schema"],
+        usage_notes=d["usage_notes"],
+        tool_handler=d["tool_handler"],
+        access_policy=d.get("access_policy", {}),
+    )
 
 
 def test_the_presets_include_the_defaults():
@@ -45,6 +51,7 @@ REPORTS = sorted((ROOT / "config" / "reports").glob("*.json"))
 @pytest.mark.parametrize("schema", REPORTS, ids=lambda p: p.name)
 def test_every_example_report_row_is_advertised_in_the_gemini_subset(schema):
     from memgate.server.cli.tools_cmds import report_definition
+
     definition = report_definition(schema.stem, schema.with_suffix(".sql"), schema, None, None)
     tool = tool_from_row(_row(definition), call=None)
     assert subset_problems(tool.parameters) == [], schema.name
@@ -52,8 +59,9 @@ def test_every_example_report_row_is_advertised_in_the_gemini_subset(schema):
 
 def test_a_memory_row_shaped_by_its_policy_stays_in_the_subset():
     memory = next(d for d in load_tool_definitions() if d["tool_handler"] == "memory")
-    tool = tool_from_row(_row(memory, access_policy={"allowed_commands": ["view"], "memory_store": {"scope": "agent"}}),
-                         call=None)
+    tool = tool_from_row(
+        _row(memory, access_policy={"allowed_commands": ["view"], "memory_store": {"scope": "agent"}}), call=None
+    )
     assert tool.parameters["properties"]["command"]["enum"] == ["view"]
     assert subset_problems(tool.parameters) == []
 
@@ -78,45 +86,72 @@ async def test_every_schema_on_the_wire_is_in_the_subset(app, mode):
 @pytest.mark.anyio
 async def test_unknown_arguments_are_still_refused_though_the_schema_does_not_say_so(app, backend):
     async with Client(app) as c:
-        r = await c.call_tool("lookup_entity", {"subject": "model:helios-rag", "colour": "blue"},
-                              raise_on_error=False)
+        r = await c.call_tool("lookup_entity", {"subject": "model:helios-rag", "colour": "blue"}, raise_on_error=False)
     assert r.is_error
     [row] = log_rows(backend)
     assert (row["tool_name"], row["status"]) == ("lookup_entity", "invalid")
 
 
-@pytest.mark.parametrize("schema, problem", [
-    ({"type": "object", "$defs": {"S": {"type": "string"}}, "properties": {"subject": {"$ref": "#/$defs/S"}}},
-     "uses '$defs'"),
-    ({"type": "object", "properties": {"subject": {"anyOf": [{"type": "string"}, {"type": "null"}]}}},
-     "anyOf[1] is null"),
-    ({"type": "object", "properties": {"subject": {"type": ["string", "null"]}}}, "has type ['string', 'null']"),
-    ({"type": "object", "properties": {"subject": {"type": "array"}}}, "array without one items schema"),
-    ({"type": "object", "properties": {"subject": {"type": "object", "additionalProperties": {"type": "string"}}}},
-     "uses 'additionalProperties'"),
-    ({"type": "object", "properties": {"subject": {"type": "string", "const": "x"}}}, "uses 'const'"),
-    ({"type": "object", "properties": {"subject": {"type": "integer", "enum": [1, 2]}}}, "enum must list strings"),
-    ({"type": "object", "properties": {"subject": {"type": "string", "format": "uri"}}}, "format 'uri'"),
-])
+@pytest.mark.parametrize(
+    "schema, problem",
+    [
+        (
+            {"type": "object", "$defs": {"S": {"type": "string"}}, "properties": {"subject": {"$ref": "#/$defs/S"}}},
+            "uses '$defs'",
+        ),
+        (
+            {"type": "object", "properties": {"subject": {"anyOf": [{"type": "string"}, {"type": "null"}]}}},
+            "anyOf[1] is null",
+        ),
+        ({"type": "object", "properties": {"subject": {"type": ["string", "null"]}}}, "has type ['string', 'null']"),
+        ({"type": "object", "properties": {"subject": {"type": "array"}}}, "array without one items schema"),
+        (
+            {
+                "type": "object",
+                "properties": {"subject": {"type": "object", "additionalProperties": {"type": "string"}}},
+            },
+            "uses 'additionalProperties'",
+        ),
+        ({"type": "object", "properties": {"subject": {"type": "string", "const": "x"}}}, "uses 'const'"),
+        ({"type": "object", "properties": {"subject": {"type": "integer", "enum": [1, 2]}}}, "enum must list strings"),
+        ({"type": "object", "properties": {"subject": {"type": "string", "format": "uri"}}}, "format 'uri'"),
+    ],
+)
 def test_the_subset_check_names_what_gemini_refuses(schema, problem):
     problems = subset_problems(portable(schema))
     assert any(problem in p for p in problems), problems
 
 
 def test_portable_drops_only_boolean_additional_properties():
-    schema = {"type": "object", "additionalProperties": False,
-              "properties": {"a": {"type": "array", "items": {"type": "object", "additionalProperties": True,
-                                                                "properties": {"b": {"type": "string"}}}}}}
-    assert portable(schema) == {"type": "object", "properties": {"a": {"type": "array", "items": {
-        "type": "object", "properties": {"b": {"type": "string"}}}}}}
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            "a": {
+                "type": "array",
+                "items": {"type": "object", "additionalProperties": True, "properties": {"b": {"type": "string"}}},
+            }
+        },
+    }
+    assert portable(schema) == {
+        "type": "object",
+        "properties": {"a": {"type": "array", "items": {"type": "object", "properties": {"b": {"type": "string"}}}}},
+    }
     assert schema["additionalProperties"] is False  # the stored schema is not touched
 
 
 def test_a_row_whose_schema_gemini_would_refuse_is_not_served(sqlite_path, two_tenants, manager, caplog):
     lookup = next(d for d in load_tool_definitions() if d["tool_name"] == "lookup_entity")
-    bad = dict(lookup, tool_name="lookup_with_refs", tool_schema={
-        "type": "object", "$defs": {"S": {"type": "string"}},
-        "properties": {"subject": {"$ref": "#/$defs/S"}}, "required": ["subject"]})
+    bad = dict(
+        lookup,
+        tool_name="lookup_with_refs",
+        tool_schema={
+            "type": "object",
+            "$defs": {"S": {"type": "string"}},
+            "properties": {"subject": {"$ref": "#/$defs/S"}},
+            "required": ["subject"],
+        },
+    )
     with pytest.raises(RowRefused, match="Gemini's function calling refuses: inputSchema uses '\\$defs'"):
         check_row(_row(bad))
     manager.seed_tools(ACME, [bad])
@@ -127,6 +162,7 @@ def test_a_row_whose_schema_gemini_would_refuse_is_not_served(sqlite_path, two_t
             return {t.name for t in await c.list_tools()}
 
     import asyncio
+
     with caplog.at_level(logging.ERROR, logger="memgate.toolbox"):
         listed = asyncio.run(names())
     served.close()

@@ -117,8 +117,7 @@ def test_request_without_token_is_401_with_a_bearer_challenge(base_url):
     assert response.status_code == 401
     # RFC 6750 §3.1: no credentials -> a challenge without an error attribute.
     assert response.headers["www-authenticate"] == (
-        'Bearer scope="memory:read", resource_metadata='
-        f'"{PUBLIC_URL}/.well-known/oauth-protected-resource/mcp"'
+        f'Bearer scope="memory:read", resource_metadata="{PUBLIC_URL}/.well-known/oauth-protected-resource/mcp"'
     )
 
 
@@ -164,9 +163,7 @@ def test_missing_tenant_claim_is_logged_with_the_reason(base_url, keys, caplog):
     token = make_token(keys.private_pem, **claims(tenant=None, sub="bob"))
     with caplog.at_level(logging.WARNING, logger="memgate.server.auth"):
         assert post_mcp(base_url, token).status_code == 401
-    assert "Bearer token rejected for client bob: missing or empty tenant claim 'tenant'" in (
-        caplog.messages
-    )
+    assert "Bearer token rejected for client bob: missing or empty tenant claim 'tenant'" in (caplog.messages)
 
 
 def test_valid_token_without_required_scope_is_403_insufficient_scope(base_url, keys):
@@ -211,8 +208,11 @@ def test_fastmcp_client_with_valid_token_sees_its_tenant(base_url, keys, mode):
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-@pytest.mark.parametrize("refused, status, error", [({"scope": None}, 403, "insufficient_scope"),
-                                                    ({"tenant": None}, 401, "invalid_token")], ids=["403", "401"])
+@pytest.mark.parametrize(
+    "refused, status, error",
+    [({"scope": None}, 403, "insufficient_scope"), ({"tenant": None}, 401, "invalid_token")],
+    ids=["403", "401"],
+)
 def test_fastmcp_client_is_refused_a_token_without_scope_or_tenant(base_url, keys, mode, refused, status, error):
     token = make_token(keys.private_pem, **claims(**refused))
     seen = []  # (status, WWW-Authenticate) of every HTTP response the client received
@@ -261,9 +261,7 @@ def test_jwks_key_with_matching_kid_is_accepted_and_unknown_kid_is_401():
 
     jwks_app = Starlette(routes=[Route("/jwks.json", jwks_endpoint)])
     with serve_asgi(jwks_app) as idp_url:
-        settings = HttpAuthSettings(
-            issuer=ISSUER, audience=AUDIENCE, jwks_uri=f"{idp_url}/jwks.json"
-        )
+        settings = HttpAuthSettings(issuer=ISSUER, audience=AUDIENCE, jwks_uri=f"{idp_url}/jwks.json")
         with serve_asgi(build_server(settings).http_app()) as url:
             good = make_token(keys.private_pem, kid="key-1", **claims())
             unknown = make_token(stranger.private_pem, kid="key-2", **claims())
@@ -279,15 +277,12 @@ def test_public_key_file_is_read_at_build_time(tmp_path, keys):
 
 
 def test_unreadable_public_key_file_is_a_config_error(tmp_path):
-    settings = HttpAuthSettings(
-        issuer=ISSUER, audience=AUDIENCE, public_key_file=tmp_path / "missing.pem"
-    )
+    settings = HttpAuthSettings(issuer=ISSUER, audience=AUDIENCE, public_key_file=tmp_path / "missing.pem")
     with pytest.raises(ConfigError, match="^http.auth.public_key_file .* cannot be read") as raised:
         build_auth(settings, "http://127.0.0.1:1")
     assert raised.value.field == "http.auth.public_key_file"
     assert raised.value.message == (
-        f"http.auth.public_key_file {str(tmp_path / 'missing.pem')!r} cannot be read: "
-        "No such file or directory."
+        f"http.auth.public_key_file {str(tmp_path / 'missing.pem')!r} cannot be read: No such file or directory."
     )
 
 
@@ -321,9 +316,8 @@ def test_incomplete_settings_name_the_missing_key_and_the_fix(given, message):
 def test_two_key_sources_are_rejected_when_settings_load():
     with pytest.raises(ValidationError, match="http.auth sets jwks_uri and public_key") as raised:
         HttpAuthSettings(jwks_uri="https://idp.example.test/jwks", public_key="pem")
-    assert (
-        "http.auth sets jwks_uri and public_key; set exactly one of jwks_uri, public_key, "
-        "public_key_file." in str(raised.value)
+    assert "http.auth sets jwks_uri and public_key; set exactly one of jwks_uri, public_key, public_key_file." in str(
+        raised.value
     )
 
 

@@ -43,15 +43,20 @@ def test_each_format_is_stored_with_its_mime_type_size_and_sha256(kb, backend, t
     [row] = images(backend)
     assert (result.status, result.image_id) == ("new", row["id"])
     assert {k: row[k] for k in ("mime_type", "width", "height", "byte_size", "sha256", "description", "title")} == {
-        "mime_type": FORMATS[fmt], "width": 40, "height": 30, "byte_size": len(data), "sha256": sha256(data),
-        "description": "a red swatch of kumquat paint", "title": path.name}
+        "mime_type": FORMATS[fmt],
+        "width": 40,
+        "height": 30,
+        "byte_size": len(data),
+        "sha256": sha256(data),
+        "description": "a red swatch of kumquat paint",
+        "title": path.name,
+    }
     assert bytes(row["bytes"]) == data
     [doc] = operator_rows(backend, "knowledge_base_document", "WHERE id = :id", {"id": row["document_id"]})
     assert doc["content"] == f"a red swatch of kumquat paint\n\n{path.name}" and doc["mime_type"] == FORMATS[fmt]
 
 
-def test_the_cli_takes_a_description_or_a_sidecar_and_reports_an_image_without_one(run, sqlite_path, backend,
-                                                                                    tmp_path):
+def test_the_cli_takes_a_description_or_a_sidecar_and_reports_an_image_without_one(run, sqlite_path, backend, tmp_path):
     folder = tmp_path / "shots"
     folder.mkdir()
     (folder / "chart.png").write_bytes(image_bytes("PNG"))
@@ -63,16 +68,18 @@ def test_the_cli_takes_a_description_or_a_sidecar_and_reports_an_image_without_o
     out = run("ingest", str(folder), "-t", "acme", "-q").stdout.splitlines()
     # the two sidecars are descriptions, not documents of their own
     assert out[0].startswith("3 file(s): 3 new, 0 unchanged, 0 replaced, 0 failed; 2 chunk(s), ")
-    assert out[1:] == [f"image {folder / 'blank.gif'}: not searchable: no description "
-                       "(give --description or a sidecar blank.gif.txt)"]
+    assert out[1:] == [
+        f"image {folder / 'blank.gif'}: not searchable: no description (give --description or a sidecar blank.gif.txt)"
+    ]
     assert {r["title"]: r["description"] for r in images(backend)} == {
-        "blank.gif": None, "chart.png": "Helios nDCG by month, a zebracorn line chart",
-        "team.jpg": "The evaluation team at the offsite"}
+        "blank.gif": None,
+        "chart.png": "Helios nDCG by month, a zebracorn line chart",
+        "team.jpg": "The evaluation team at the offsite",
+    }
     assert "chart.png" in run("search", "zebracorn line chart", "-t", "acme").stdout
     described = run("ingest", str(folder / "blank.gif"), "-t", "acme", "-d", "An all-black placeholder").stdout
     assert described.startswith("1 file(s): 0 new, 0 unchanged, 1 replaced, 0 failed; 1 chunk(s), ")
-    assert '"placeholder' not in described and "placeholder" in run("search", "black placeholder",
-                                                                     "-t", "acme").stdout
+    assert '"placeholder' not in described and "placeholder" in run("search", "black placeholder", "-t", "acme").stdout
 
 
 def test_a_description_with_no_image_named_is_refused(run, tmp_path):
@@ -97,8 +104,7 @@ def test_reingesting_the_same_bytes_is_a_no_op_and_new_bytes_are_the_next_versio
     assert row["sha256"] == sha256(path.read_bytes())
 
 
-def test_new_bytes_without_a_description_are_stored_and_the_old_description_stops_being_found(kb, backend,
-                                                                                             tmp_path):
+def test_new_bytes_without_a_description_are_stored_and_the_old_description_stops_being_found(kb, backend, tmp_path):
     path = tmp_path / "chart.png"
     path.write_bytes(image_bytes("PNG"))
     kb.ingest_file(ACME, path, description="zebracorn revenue chart")
@@ -112,16 +118,21 @@ def test_new_bytes_without_a_description_are_stored_and_the_old_description_stop
     assert operator_rows(backend, "knowledge_base_chunk", "WHERE content LIKE '%zebracorn%'") == []
 
 
-@pytest.mark.parametrize("content", [b"not an image at all", b"\x89PNG\r\n\x1a\n" + b"\x00" * 20,
-                                     image_bytes("PNG")[:30]], ids=["text", "png-signature-only", "cut-header"])
+@pytest.mark.parametrize(
+    "content",
+    [b"not an image at all", b"\x89PNG\r\n\x1a\n" + b"\x00" * 20, image_bytes("PNG")[:30]],
+    ids=["text", "png-signature-only", "cut-header"],
+)
 def test_a_file_pillow_cannot_parse_is_refused_naming_it_and_nothing_is_stored(run, backend, tmp_path, content):
     path = tmp_path / "photo.png"
     path.write_bytes(content)
     (tmp_path / "photo.png.txt").write_text("a photo of the offsite")
     run("init", "-t", "acme")
     out = run("ingest", str(path), "-t", "acme", "-q", code=1).stdout.splitlines()
-    assert out[1] == (f"failed: {path}: photo.png is not a readable PNG, JPEG, WebP or GIF image (its header does "
-                      "not parse). Check that it opens in an image viewer, or export it again.")
+    assert out[1] == (
+        f"failed: {path}: photo.png is not a readable PNG, JPEG, WebP or GIF image (its header does "
+        "not parse). Check that it opens in an image viewer, or export it again."
+    )
     assert images(backend) == [] and operator_rows(backend, "knowledge_base_document") == []
 
 

@@ -59,8 +59,11 @@ async def test_a_search_finds_an_image_by_its_description_as_one_record_without_
     text = texts(found)
     assert images_in(found) == [] and [type(x) for x in found.content] == [TextContent]
     assert text.count(f'id="{image_id}"') == 1
-    assert (f'id="{image_id}" type="image" status="evidence"' in text and 'mime="image/png" width="48" height="32" '
-            f'bytes="{len(data)}"' in text and "orbital zebracorn telemetry dashboard" in text)
+    assert (
+        f'id="{image_id}" type="image" status="evidence"' in text
+        and f'mime="image/png" width="48" height="32" bytes="{len(data)}"' in text
+        and "orbital zebracorn telemetry dashboard" in text
+    )
     assert base64.b64encode(data).decode()[:40] not in text
 
 
@@ -86,8 +89,7 @@ async def test_expand_refuses_an_image_id_no_result_showed_the_caller(sqlite_pat
     image_id, _ = gallery["shared"]
     app, manager = served(sqlite_path)
     async with Client(app) as c:
-        never_shown = await c.call_tool("expand", {"memory_id": image_id, "include_bytes": True},
-                                        raise_on_error=False)
+        never_shown = await c.call_tool("expand", {"memory_id": image_id, "include_bytes": True}, raise_on_error=False)
     manager.close()
     assert never_shown.is_error and texts(never_shown) == IMAGE_NOT_SHOWN and images_in(never_shown) == []
     assert [r["status"] for r in log_rows(backend, tool_name="expand")] == ["denied"]
@@ -105,8 +107,10 @@ async def test_a_caller_of_another_tenant_gets_nothing(sqlite_path, backend, man
         found = await c.call_tool("search_memory", {"query": SHARED_QUERY})
         expanded = await c.call_tool("expand", {"memory_id": image_id, "include_bytes": True}, raise_on_error=False)
         fetched = await c.call_tool("fetch_image", {"image_id": image_id}, raise_on_error=False)
-        queried = await c.call_tool("execute_query", {
-            "query": "SELECT count(*) AS n FROM knowledge_base_document WHERE mime_type LIKE 'image/%'"})
+        queried = await c.call_tool(
+            "execute_query",
+            {"query": "SELECT count(*) AS n FROM knowledge_base_document WHERE mime_type LIKE 'image/%'"},
+        )
     second.close()
     assert image_id not in texts(found) and 'type="image"' not in texts(found)
     assert (texts(expanded), texts(fetched)) == (IMAGE_NOT_SHOWN, IMAGE_NOT_VISIBLE)
@@ -143,14 +147,17 @@ async def test_an_image_over_max_image_bytes_gets_one_sentence_with_its_size(sql
         expanded = await c.call_tool("expand", {"memory_id": image_id, "include_bytes": True})
         fetched = await c.call_tool("fetch_image", {"image_id": image_id})
     served_manager.close()
-    sentence = (f"Image {image_id} is {len(data):,} bytes, more than the 64 bytes a result may carry "
-                "(caps.max_image_bytes), so its bytes are not sent; use its description.")
+    sentence = (
+        f"Image {image_id} is {len(data):,} bytes, more than the 64 bytes a result may carry "
+        "(caps.max_image_bytes), so its bytes are not sent; use its description."
+    )
     assert texts(expanded) == texts(fetched) == sentence
     assert images_in(expanded) == images_in(fetched) == [] and not expanded.is_error
 
 
-async def test_fetch_image_is_not_a_default_tool_and_serves_what_the_wall_lets_the_caller_read(sqlite_path, manager,
-                                                                                             gallery):
+async def test_fetch_image_is_not_a_default_tool_and_serves_what_the_wall_lets_the_caller_read(
+    sqlite_path, manager, gallery
+):
     image_id, data = gallery["shared"]
     assert "fetch_image" not in {d["tool_handler"] for d in load_tool_definitions()}
     manager.seed_tools(ACME, load_tool_definitions(ROOT / "config" / "toolbox.images.json"))
@@ -169,14 +176,19 @@ async def test_fetch_image_is_not_a_default_tool_and_serves_what_the_wall_lets_t
 async def test_execute_query_reads_images_as_their_description_documents_never_their_bytes(sqlite_path, gallery):
     app, served_manager = served(sqlite_path)
     async with Client(app) as c:
-        listed = await c.call_tool("execute_query", {
-            "query": "SELECT d.title, d.mime_type, c.content FROM knowledge_base_document AS d "
-                     "JOIN knowledge_base_chunk AS c ON c.document_id = d.id "
-                     "WHERE d.mime_type LIKE 'image/%' ORDER BY d.title"})
-        refused = await c.call_tool("execute_query", {"query": "SELECT bytes FROM image_memory"},
-                                    raise_on_error=False)
+        listed = await c.call_tool(
+            "execute_query",
+            {
+                "query": "SELECT d.title, d.mime_type, c.content FROM knowledge_base_document AS d "
+                "JOIN knowledge_base_chunk AS c ON c.document_id = d.id "
+                "WHERE d.mime_type LIKE 'image/%' ORDER BY d.title"
+            },
+        )
+        refused = await c.call_tool("execute_query", {"query": "SELECT bytes FROM image_memory"}, raise_on_error=False)
     served_manager.close()
-    assert "| dashboard.png | image/png | The orbital zebracorn telemetry dashboard, August\\n\\ndashboard.png |" \
+    assert (
+        "| dashboard.png | image/png | The orbital zebracorn telemetry dashboard, August\\n\\ndashboard.png |"
         in texts(listed)
+    )
     assert "| sketch.jpg | image/jpeg |" in texts(listed)
     assert refused.is_error and "not on the allowed list" in texts(refused)

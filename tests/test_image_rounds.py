@@ -15,15 +15,24 @@ from memgate.manager import CallRecord, count_tokens, now_iso
 def _shown(manager, identity, query: str) -> None:
     """search_memory as a tool round, logged as the dispatcher logs it (the record of what was shown)."""
     call_id = str(uuid.uuid4())
-    out = manager.run_tool_round(identity, call_id=call_id, tool_name="search_memory",
-                                 call=lambda: manager.search_memory(identity, query))
-    manager.log_call(identity, CallRecord(call_id=call_id, called_at=now_iso(), tool_name="search_memory",
-                                          status=out.status, cited_ids=out.cited_ids))
+    out = manager.run_tool_round(
+        identity, call_id=call_id, tool_name="search_memory", call=lambda: manager.search_memory(identity, query)
+    )
+    manager.log_call(
+        identity,
+        CallRecord(
+            call_id=call_id, called_at=now_iso(), tool_name="search_memory", status=out.status, cited_ids=out.cited_ids
+        ),
+    )
 
 
 def _expand(manager, identity, image_id: str):
-    return manager.run_tool_round(identity, call_id=str(uuid.uuid4()), tool_name="expand",
-                                  call=lambda: manager.expand(identity, image_id, include_bytes=True))
+    return manager.run_tool_round(
+        identity,
+        call_id=str(uuid.uuid4()),
+        tool_name="expand",
+        call=lambda: manager.expand(identity, image_id, include_bytes=True),
+    )
 
 
 def test_an_images_estimated_tokens_are_charged_with_its_record(manager, two_tenants, tmp_path):
@@ -34,8 +43,11 @@ def test_an_images_estimated_tokens_are_charged_with_its_record(manager, two_ten
     _shown(manager, JANE_IN_REVIEW, "zebracorn region map")
     out = _expand(manager, JANE_IN_REVIEW, image_id)
     assert len(out.images) == 1 and out.tokens == count_tokens(out.text) + 100
-    [event] = [e for e in operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'tool_result'")
-               if json.loads(e["content_json"])["tool"] == "expand"]
+    [event] = [
+        e
+        for e in operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'tool_result'")
+        if json.loads(e["content_json"])["tool"] == "expand"
+    ]
     assert event["token_count"] == out.tokens and image_id in event["content"]
 
 

@@ -68,17 +68,33 @@ def inspector(request, tmp_path_factory) -> list[str]:
     """[node, the inspector's script]: installed once into pytest's cache, or the test is skipped."""
     npm = shutil.which("npm")
     if shutil.which("node") is None or npm is None:
-        pytest.skip("node and npm are not on PATH: the MCP Inspector CLI test needs them to install "
-                    f"{INSPECTOR} (and {NODE}) from the npm registry")
+        pytest.skip(
+            "node and npm are not on PATH: the MCP Inspector CLI test needs them to install "
+            f"{INSPECTOR} (and {NODE}) from the npm registry"
+        )
     folder = install_folder(request.config, tmp_path_factory)
     bin_dir = folder / "node_modules" / ".bin"
     done = folder / "installed"
     if not done.exists():
         try:
             installed = subprocess.run(
-                [npm, "install", "--prefix", str(folder), "--no-audit", "--no-fund", "--no-save",
-                 "--loglevel=error", NODE, INSPECTOR],
-                capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S, cwd=folder)
+                [
+                    npm,
+                    "install",
+                    "--prefix",
+                    str(folder),
+                    "--no-audit",
+                    "--no-fund",
+                    "--no-save",
+                    "--loglevel=error",
+                    NODE,
+                    INSPECTOR,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=INSTALL_TIMEOUT_S,
+                cwd=folder,
+            )
         except subprocess.TimeoutExpired:
             pytest.skip(f"npm did not install {INSPECTOR} within {INSTALL_TIMEOUT_S}s")
         if installed.returncode != 0 or not (bin_dir / "mcp-inspector").exists():
@@ -97,10 +113,18 @@ def demo_db(tmp_path_factory) -> Path:
 
 def run_inspector(inspector: list[str], target: list[str], *args: str, home: Path) -> tuple[int, dict]:
     """One Inspector CLI run; its exit code and the JSON it printed (the result, or the error envelope)."""
-    env = {"PATH": str(Path(inspector[0]).parent) + ":" + "/usr/bin:/bin", "HOME": str(home),
-           "MCP_CATALOG_PATH": str(home / "catalog.json")}
-    done = subprocess.run([*inspector, "--cli", "-q", "--format", "json", *target, *args], capture_output=True,
-                          text=True, timeout=CALL_TIMEOUT_S, env=env)
+    env = {
+        "PATH": str(Path(inspector[0]).parent) + ":" + "/usr/bin:/bin",
+        "HOME": str(home),
+        "MCP_CATALOG_PATH": str(home / "catalog.json"),
+    }
+    done = subprocess.run(
+        [*inspector, "--cli", "-q", "--format", "json", *target, *args],
+        capture_output=True,
+        text=True,
+        timeout=CALL_TIMEOUT_S,
+        env=env,
+    )
     printed = (done.stdout or done.stderr).strip().splitlines()
     return done.returncode, json.loads(printed[-1]) if printed else {}
 
@@ -116,9 +140,8 @@ async def in_process(db: Path, mode: str, calls: bool = True) -> tuple[dict, dic
     try:
         async with Client(app, mode=mode) as c:
             tools = {t.name: t.model_dump(by_alias=True, exclude_none=True) for t in await c.list_tools()}
-            texts = {name: (await c.call_tool(name, args)).content[0].text for name, args in CALLS.items()
-                     if calls}
-            for name, args in (REFUSED_CALLS.items() if calls else ()):
+            texts = {name: (await c.call_tool(name, args)).content[0].text for name, args in CALLS.items() if calls}
+            for name, args in REFUSED_CALLS.items() if calls else ():
                 refused = await c.call_tool(name, args, raise_on_error=False)
                 assert refused.is_error, name
                 texts[name] = refused.content[0].text
@@ -133,14 +156,32 @@ def shown(tool: dict) -> dict:
 
 def test_without_pytests_cache_the_install_goes_to_a_temporary_folder(tmp_path):
     probe = tmp_path / "test_probe.py"
-    probe.write_text("from test_inspector_cli import install_folder\n\n"
-                     "def test_folder(request, tmp_path_factory):\n"
-                     "    folder = install_folder(request.config, tmp_path_factory)\n"
-                     "    assert folder.is_dir() and tmp_path_factory.getbasetemp() in folder.parents\n")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "--rootdir", str(tmp_path), "--basetemp", str(tmp_path / "base"), str(probe)],
-                          capture_output=True, text=True, timeout=120, cwd=tmp_path,
-                          env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)})
+    probe.write_text(
+        "from test_inspector_cli import install_folder\n\n"
+        "def test_folder(request, tmp_path_factory):\n"
+        "    folder = install_folder(request.config, tmp_path_factory)\n"
+        "    assert folder.is_dir() and tmp_path_factory.getbasetemp() in folder.parents\n"
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(tmp_path),
+            "--basetemp",
+            str(tmp_path / "base"),
+            str(probe),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent)},
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
 
@@ -149,58 +190,113 @@ def test_every_default_tool_has_a_call_here():
 
 
 @pytest.mark.parametrize("era, mode", [("legacy", "legacy"), ("modern", "auto")])
-async def test_over_stdio_the_inspector_lists_what_the_in_process_client_sees(inspector, demo_db, tmp_path, era,
-                                                                             mode):
-    code, listed = run_inspector(inspector, stdio_target(demo_db), "--method", "tools/list", "--strict",
-                                 "--protocol-era", era, home=tmp_path)
+async def test_over_stdio_the_inspector_lists_what_the_in_process_client_sees(inspector, demo_db, tmp_path, era, mode):
+    code, listed = run_inspector(
+        inspector, stdio_target(demo_db), "--method", "tools/list", "--strict", "--protocol-era", era, home=tmp_path
+    )
     assert code == 0, listed  # --strict: exit 6 on a schema-portability error
     tools, _ = await in_process(demo_db, mode, calls=False)
     seen = {t["name"]: t for t in listed["result"]["tools"]}
     assert set(seen) == set(tools)
     for name in tools:
         assert shown(seen[name]) == shown(tools[name]), name
-        assert set(seen[name]["annotations"]) == {"readOnlyHint", "destructiveHint", "idempotentHint",
-                                                  "openWorldHint"}, name
+        assert set(seen[name]["annotations"]) == {
+            "readOnlyHint",
+            "destructiveHint",
+            "idempotentHint",
+            "openWorldHint",
+        }, name
 
 
 async def test_over_stdio_the_inspector_calls_a_tool_and_reads_the_same_text(inspector, demo_db, tmp_path):
     _, texts = await in_process(demo_db, "legacy")
     name = "lookup_entity"
-    code, result = run_inspector(inspector, stdio_target(demo_db), "--method", "tools/call", "--tool-name", name,
-                                 "--tool-args-json", json.dumps(CALLS[name]), home=tmp_path)
+    code, result = run_inspector(
+        inspector,
+        stdio_target(demo_db),
+        "--method",
+        "tools/call",
+        "--tool-name",
+        name,
+        "--tool-args-json",
+        json.dumps(CALLS[name]),
+        home=tmp_path,
+    )
     assert code == 0 and result["result"]["isError"] is False, result
     assert result["result"]["content"][0]["text"] == texts[name]
 
 
 async def test_over_http_with_a_bearer_token_the_inspector_lists_and_calls_every_tool_as_seen_in_process(
-        inspector, demo_db, tmp_path):
+    inspector, demo_db, tmp_path
+):
     keys = make_keypair()
     auth = {"issuer": ISSUER, "audience": AUDIENCE, "public_key": keys.public_pem}
     now = int(time.time())
-    token = make_token(keys.private_pem, iss=ISSUER, aud=AUDIENCE, sub="jane", tenant="acme",
-                       agent="research-assistant", iat=now, exp=now + 600)
+    token = make_token(
+        keys.private_pem,
+        iss=ISSUER,
+        aud=AUDIENCE,
+        sub="jane",
+        tenant="acme",
+        agent="research-assistant",
+        iat=now,
+        exp=now + 600,
+    )
     tools, texts = await in_process(demo_db, "auto")
     with serve_memgate(memgate_settings(demo_db, auth)) as url:
-        target = ["--server-url", f"{url}/mcp", "--transport", "http", "--stored-auth-only",
-                  "--header", f"Authorization: Bearer {token}"]
-        code, listed = run_inspector(inspector, target, "--method", "tools/list", "--protocol-era", "modern",
-                                     home=tmp_path)
+        target = [
+            "--server-url",
+            f"{url}/mcp",
+            "--transport",
+            "http",
+            "--stored-auth-only",
+            "--header",
+            f"Authorization: Bearer {token}",
+        ]
+        code, listed = run_inspector(
+            inspector, target, "--method", "tools/list", "--protocol-era", "modern", home=tmp_path
+        )
         assert code == 0, listed
         seen = {t["name"]: t for t in listed["result"]["tools"]}
         assert {n: shown(t) for n, t in seen.items()} == {n: shown(t) for n, t in tools.items()}
         called = {}
         for name, args in CALLS.items():  # every default tool, the same server code as stdio's, faster to reach
-            code, result = run_inspector(inspector, target, "--method", "tools/call", "--tool-name", name,
-                                         "--tool-args-json", json.dumps(args), home=tmp_path)
+            code, result = run_inspector(
+                inspector,
+                target,
+                "--method",
+                "tools/call",
+                "--tool-name",
+                name,
+                "--tool-args-json",
+                json.dumps(args),
+                home=tmp_path,
+            )
             assert code == 0 and result["result"]["isError"] is False, (name, result)
             called[name] = result["result"]["content"][0]["text"]
         for name, args in REFUSED_CALLS.items():
-            code, result = run_inspector(inspector, target, "--method", "tools/call", "--tool-name", name,
-                                         "--tool-args-json", json.dumps(args), home=tmp_path)
+            code, result = run_inspector(
+                inspector,
+                target,
+                "--method",
+                "tools/call",
+                "--tool-name",
+                name,
+                "--tool-args-json",
+                json.dumps(args),
+                home=tmp_path,
+            )
             assert code == 5 and result["result"]["isError"] is True, (name, result)  # 5: an error result
             called[name] = result["result"]["content"][0]["text"]
         assert called == texts
-        bad = ["--server-url", f"{url}/mcp", "--transport", "http", "--stored-auth-only",
-               "--header", "Authorization: Bearer not-a-token"]
+        bad = [
+            "--server-url",
+            f"{url}/mcp",
+            "--transport",
+            "http",
+            "--stored-auth-only",
+            "--header",
+            "Authorization: Bearer not-a-token",
+        ]
         code, refused = run_inspector(inspector, bad, "--method", "tools/list", home=tmp_path)
     assert code == 3 and refused["error"]["code"] == "auth_required", refused  # a bad token: 401

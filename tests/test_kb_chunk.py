@@ -6,10 +6,7 @@ from memgate.manager.errors import InvalidArgument
 from memgate.manager.kb.chunk import Chunk, chunk_text
 from memgate.manager.tokens import count_tokens
 
-SENTENCES = [
-    f"Sentence {i} says that tenant {i % 7} keeps its rows apart from every other tenant."
-    for i in range(60)
-]
+SENTENCES = [f"Sentence {i} says that tenant {i % 7} keeps its rows apart from every other tenant." for i in range(60)]
 PARAGRAPHS = "\n\n".join(" ".join(SENTENCES[i : i + 4]) for i in range(0, 60, 4))
 
 
@@ -80,7 +77,11 @@ def test_chunking_is_deterministic():
     "kwargs, message, field",
     [
         ({"max_tokens": 3}, "max_tokens must be >= 4, got 3.", "max_tokens"),
-        ({"max_tokens": 40, "overlap_tokens": 40}, "overlap_tokens must be >= 0 and < max_tokens (40), got 40.", "overlap_tokens"),
+        (
+            {"max_tokens": 40, "overlap_tokens": 40},
+            "overlap_tokens must be >= 0 and < max_tokens (40), got 40.",
+            "overlap_tokens",
+        ),
         ({"overlap_tokens": -1}, "overlap_tokens must be >= 0 and < max_tokens (300), got -1.", "overlap_tokens"),
     ],
 )
@@ -100,10 +101,16 @@ def test_the_chunk_defaults_are_defined_once_in_chunk_settings():
     parameters = inspect.signature(chunk_text).parameters
     defaults = ChunkSettings()
     assert (parameters["max_tokens"].default, parameters["overlap_tokens"].default) == (
-        defaults.max_tokens, defaults.overlap_tokens)
+        defaults.max_tokens,
+        defaults.overlap_tokens,
+    )
     root = Path(__file__).resolve().parent.parent
     literal = re.compile(r"\b(max_tokens|overlap_tokens)\s*(:\s*int\s*)?=\s*\d")
-    written = [f"{path.relative_to(root)}:{n}" for folder in ("manager", "server", "toolbox", "bench")
-               for path in sorted((root / folder).rglob("*.py"))
-               for n, line in enumerate(path.read_text().splitlines(), 1) if literal.search(line)]
+    written = [
+        f"{path.relative_to(root)}:{n}"
+        for folder in ("manager", "server", "toolbox", "bench")
+        for path in sorted((root / folder).rglob("*.py"))
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if literal.search(line)
+    ]
     assert written == []

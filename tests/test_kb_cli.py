@@ -24,8 +24,9 @@ def folder(tmp_path):
     (docs / "sub").mkdir(parents=True)
     (docs / ".git").mkdir()
     (docs / "runbook.md").write_text("# Flux runbook\n\nRestart the flux capacitor when the zebra alarm fires.\n")
-    (docs / "sub" / "faq.html").write_text("<html><head><title>Billing FAQ</title></head>"
-                                           "<body><p>Invoices go out monthly.</p></body></html>")
+    (docs / "sub" / "faq.html").write_text(
+        "<html><head><title>Billing FAQ</title></head><body><p>Invoices go out monthly.</p></body></html>"
+    )
     (docs / "notes.txt").write_text("Kumquats ripen in winter.")
     (docs / "drawing.svg").write_text("<svg/>")  # not a supported type: not picked up from a folder
     (docs / ".git" / "HEAD.md").write_text("# hidden")
@@ -37,8 +38,9 @@ def test_ingesting_a_folder_shows_progress_and_a_summary_and_is_idempotent(run, 
     first = run("ingest", str(folder), "-t", "acme", "--collection", "handbook")
     assert "ingesting" in first.stderr
     assert first.stdout.startswith("3 file(s): 3 new, 0 unchanged, 0 replaced, 0 failed; 3 chunk(s), ")
-    assert first.stdout.splitlines()[1] == ("skipped 1 file(s) of a type it cannot read: drawing.svg "
-                                            f"(supported: {SUPPORTED})")
+    assert first.stdout.splitlines()[1] == (
+        f"skipped 1 file(s) of a type it cannot read: drawing.svg (supported: {SUPPORTED})"
+    )
     again = run("ingest", str(folder), "-t", "acme", "--collection", "handbook")
     assert again.stdout.startswith("3 file(s): 0 new, 3 unchanged, 0 replaced, 0 failed; 0 chunk(s), 0 token(s) ")
     (folder / "notes.txt").write_text("Kumquats ripen in late autumn.")
@@ -87,20 +89,30 @@ def test_ingesting_a_path_that_does_not_exist_says_so(run):
 def test_ingesting_into_a_tenant_never_set_up_is_refused_with_the_init_command(run, folder, sqlite_path):
     run("init", "-t", "acme")
     result = run("ingest", str(folder), "-t", "initech", "-q", code=1)
-    assert result.output == (f"Error: tenant initech is not set up in {sqlite_path}. "
-                             f"Run `memgate --db {sqlite_path} init --tenant initech` first.\n")
+    assert result.output == (
+        f"Error: tenant initech is not set up in {sqlite_path}. "
+        f"Run `memgate --db {sqlite_path} init --tenant initech` first.\n"
+    )
     assert "Flux runbook" not in run("search", "zebra alarm", "-t", "acme").stdout
 
 
-@pytest.mark.parametrize("args", [
-    ["init", "--tenant", "bad tenant!"], ["ingest", "README.md", "-t", "acme corp"],
-    ["ingest", "README.md", "-t", "acme", "--user", "jane doe"], ["search", "q", "-t", "acme", "--agent", "a/b"],
-    ["fact", "get", "s", "-t", "-rf"], ["serve", "--tenant", "x" * 201],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["init", "--tenant", "bad tenant!"],
+        ["ingest", "README.md", "-t", "acme corp"],
+        ["ingest", "README.md", "-t", "acme", "--user", "jane doe"],
+        ["search", "q", "-t", "acme", "--agent", "a/b"],
+        ["fact", "get", "s", "-t", "-rf"],
+        ["serve", "--tenant", "x" * 201],
+    ],
+)
 def test_tenant_user_and_agent_ids_are_checked_where_they_enter(run, args, sqlite_path):
     out = run(*args, code=2).output
-    assert "is not a valid" in out and "use 1-200 characters of letters, digits and . _ @ : | + -, starting with a " \
-        "letter or digit." in out
+    assert (
+        "is not a valid" in out
+        and "use 1-200 characters of letters, digits and . _ @ : | + -, starting with a letter or digit." in out
+    )
     assert not sqlite_path.exists()
 
 
@@ -109,12 +121,18 @@ def _ingest_on_a_terminal(sqlite_path, folder) -> str:
     import pty
     import subprocess
     import sys
+
     assert CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "-t", "acme"]).exit_code == 0
     leader, follower = pty.openpty()
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMGATE_")}
-    done = subprocess.run([sys.executable, "-m", "memgate", "--db", str(sqlite_path), "ingest", str(folder),
-                           "-t", "acme"], stderr=follower, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                          env=env, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "memgate", "--db", str(sqlite_path), "ingest", str(folder), "-t", "acme"],
+        stderr=follower,
+        stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=env,
+        timeout=120,
+    )
     os.close(follower)
     shown = b""
     while True:
@@ -142,7 +160,7 @@ def test_the_progress_bar_advances_by_bytes_not_by_files(sqlite_path, tmp_path):
     docs.mkdir()
     sentence = "The zebra herd crossed the river at dawn. "
     (docs / "a_large.md").write_text(sentence * 180)  # 7560 bytes
-    (docs / "b_small.md").write_text(sentence * 20)   # 840 bytes
+    (docs / "b_small.md").write_text(sentence * 20)  # 840 bytes
     frames = _ingest_on_a_terminal(sqlite_path, docs).replace("\r", "\n").splitlines()
     percents = [f.split("%")[0].split()[-1] for f in frames if "%" in f]
     assert "90" in percents and "50" not in percents, frames
@@ -150,6 +168,7 @@ def test_the_progress_bar_advances_by_bytes_not_by_files(sqlite_path, tmp_path):
 
 def test_ingest_for_a_user_is_found_by_that_user_only(run, folder, backend):
     from backend_helpers import operator_rows
+
     assert run("init", "-t", "acme").exit_code == 0
     run("ingest", str(folder), "-t", "acme", "--user", "jane", "-q")
     chunks = operator_rows(backend, "knowledge_base_chunk")

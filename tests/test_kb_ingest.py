@@ -16,13 +16,16 @@ def kb(backend):
 
 
 def _chunks(backend, tenant="acme"):
-    rows = operator_rows(backend, "knowledge_base_chunk", "WHERE tenant_id = :t ORDER BY document_id, position",
-                         {"t": tenant})
+    rows = operator_rows(
+        backend, "knowledge_base_chunk", "WHERE tenant_id = :t ORDER BY document_id, position", {"t": tenant}
+    )
     return [(r["document_id"], r["position"], r["content"], r["embedding_model"]) for r in rows]
 
 
 def _chunk_rows(backend):
-    return [(r["id"], r["tenant_id"], r["content"]) for r in operator_rows(backend, "knowledge_base_chunk", "ORDER BY id")]
+    return [
+        (r["id"], r["tenant_id"], r["content"]) for r in operator_rows(backend, "knowledge_base_chunk", "ORDER BY id")
+    ]
 
 
 def test_a_new_file_is_parsed_chunked_embedded_and_indexed(kb, backend, tmp_path):
@@ -62,10 +65,13 @@ def test_other_chunk_settings_or_another_embedder_count_as_a_change(kb, backend,
     kb.ingest_file(ACME, path)
     assert kb.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=64, overlap_tokens=8)).status == "replaced"
     assert kb.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=64, overlap_tokens=8)).status == "unchanged"
-    assert hashing_manager(backend).ingest_file(ACME, path, settings=ChunkSettings(max_tokens=64, overlap_tokens=8)).status \
+    assert (
+        hashing_manager(backend).ingest_file(ACME, path, settings=ChunkSettings(max_tokens=64, overlap_tokens=8)).status
         == "unchanged"
+    )
     from memgate.manager import MemoryManager
     from memgate.manager.kb.embed import HashingEmbedder
+
     other = MemoryManager(backend, embedder=HashingEmbedder(64))
     assert other.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=64, overlap_tokens=8)).status == "replaced"
 
@@ -73,8 +79,11 @@ def test_other_chunk_settings_or_another_embedder_count_as_a_change(kb, backend,
 def test_the_same_file_in_two_tenants_or_two_scopes_is_two_documents(kb, backend, tmp_path):
     path = tmp_path / "shared.txt"
     path.write_text("The same words.")
-    ids = {kb.ingest_file(ACME, path).document_id, kb.ingest_file(GLOBEX, path).document_id,
-           kb.ingest_file(ACME, path, user_id="jane").document_id}
+    ids = {
+        kb.ingest_file(ACME, path).document_id,
+        kb.ingest_file(GLOBEX, path).document_id,
+        kb.ingest_file(ACME, path, user_id="jane").document_id,
+    }
     assert len(ids) == 3
 
 
@@ -83,6 +92,7 @@ def test_a_file_that_cannot_be_parsed_raises_a_clear_error_and_writes_nothing(kb
     path.write_bytes(b"\xff\xfe not utf-8")
     with pytest.raises(InvalidArgument, match="^bad.txt is not valid UTF-8") as err:
         kb.ingest_file(ACME, path)
-    assert err.value.with_hint() == ("bad.txt is not valid UTF-8 (bad byte at offset 0). "
-                                     "Re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8.")
+    assert err.value.with_hint() == (
+        "bad.txt is not valid UTF-8 (bad byte at offset 0). Re-save it as UTF-8, e.g. iconv -f latin1 -t utf-8."
+    )
     assert _chunks(backend) == []

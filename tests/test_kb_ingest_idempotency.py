@@ -38,6 +38,11 @@ def test_text_ingested_twice_is_stored_once(backend):
 def test_other_chunk_settings_are_a_change_for_text_too(backend):
     kb = hashing_manager(backend)
     kb.ingest_text(ACME, title="t", text="Kumquats ripen in winter.", source_uri="test://t")
-    again = kb.ingest_text(ACME, title="t", text="Kumquats ripen in winter.", source_uri="test://t",
-                           settings=ChunkSettings(max_tokens=64, overlap_tokens=8))
+    again = kb.ingest_text(
+        ACME,
+        title="t",
+        text="Kumquats ripen in winter.",
+        source_uri="test://t",
+        settings=ChunkSettings(max_tokens=64, overlap_tokens=8),
+    )
     assert again.status == "replaced"

@@ -111,8 +111,7 @@ def test_unsupported_type_names_the_file_and_the_supported_extensions(tmp_path):
     path.write_bytes(b"PK")
     assert error_of(path) == (
         "InvalidArgument",
-        "notes.docx is not a supported file type (.docx). "
-        "Supported: .htm, .html, .markdown, .md, .pdf, .txt.",
+        "notes.docx is not a supported file type (.docx). Supported: .htm, .html, .markdown, .md, .pdf, .txt.",
         "path",
     )
 
@@ -153,13 +152,17 @@ def test_pdf_without_text_suggests_ocr(tmp_path):
 
 def test_html_keeps_preformatted_code_exactly_as_written(tmp_path):
     path = tmp_path / "guide.html"
-    path.write_text("<html><body><h1>Guide</h1><p>Call   it\n  like this:</p>"
-                    "<pre><code class='py'>def double(x):\n    if x:\n        return  x * 2\n"
-                    "    <span class='kw'>return</span> 0</code></pre>"
-                    "<p>Shell:</p><pre>\n$ memgate init<br>    --demo</pre></body></html>")
-    assert parse_file(path).text == ("Guide\n\nCall it like this:\n\n"
-                                     "def double(x):\n    if x:\n        return  x * 2\n    return 0\n\n"
-                                     "Shell:\n\n$ memgate init\n    --demo")
+    path.write_text(
+        "<html><body><h1>Guide</h1><p>Call   it\n  like this:</p>"
+        "<pre><code class='py'>def double(x):\n    if x:\n        return  x * 2\n"
+        "    <span class='kw'>return</span> 0</code></pre>"
+        "<p>Shell:</p><pre>\n$ memgate init<br>    --demo</pre></body></html>"
+    )
+    assert parse_file(path).text == (
+        "Guide\n\nCall it like this:\n\n"
+        "def double(x):\n    if x:\n        return  x * 2\n    return 0\n\n"
+        "Shell:\n\n$ memgate init\n    --demo"
+    )
 
 
 def test_a_path_that_does_not_exist_is_not_found_whatever_its_name(tmp_path):

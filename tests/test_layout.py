@@ -11,10 +11,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 #: installed package -> the folder it comes from (pyproject's package-dir)
-PACKAGES = {"memgate": ROOT / "src" / "memgate", "memgate.manager": ROOT / "manager",
-            "memgate.toolbox": ROOT / "toolbox", "memgate.server": ROOT / "server"}
-SHARED_LEAVES = {"__init__.py", "errors.py", "identity.py", "limits.py", "clock.py", "ids.py", "tokens.py",
-                 "facade.py"}
+PACKAGES = {
+    "memgate": ROOT / "src" / "memgate",
+    "memgate.manager": ROOT / "manager",
+    "memgate.toolbox": ROOT / "toolbox",
+    "memgate.server": ROOT / "server",
+}
+SHARED_LEAVES = {"__init__.py", "errors.py", "identity.py", "limits.py", "clock.py", "ids.py", "tokens.py", "facade.py"}
 
 
 def _modules() -> dict[str, Path]:
@@ -64,7 +67,7 @@ def test_the_package_imports_have_no_cycle():
         stack.append(m)
         for n in sorted(GRAPH[m]):
             if state.get(n) == 1:
-                cycle = stack[stack.index(n):] + [n]
+                cycle = stack[stack.index(n) :] + [n]
                 pytest.fail("import cycle: " + " -> ".join(cycle))
             if n not in state:
                 visit(n)
@@ -76,19 +79,28 @@ def test_the_package_imports_have_no_cycle():
             visit(m)
 
 
-@pytest.mark.parametrize(("layer", "forbidden"), [
-    ("memgate.manager", ("memgate.toolbox", "memgate.server")),
-    ("memgate.toolbox", ("memgate.server",)),
-])
+@pytest.mark.parametrize(
+    ("layer", "forbidden"),
+    [
+        ("memgate.manager", ("memgate.toolbox", "memgate.server")),
+        ("memgate.toolbox", ("memgate.server",)),
+    ],
+)
 def test_layers_import_only_downward(layer, forbidden):
-    bad = sorted(f"{m} -> {n}" for m, deps in GRAPH.items() if m.startswith(layer)
-                 for n in deps if n.startswith(forbidden))
+    bad = sorted(
+        f"{m} -> {n}" for m, deps in GRAPH.items() if m.startswith(layer) for n in deps if n.startswith(forbidden)
+    )
     assert bad == []
 
 
 def test_server_and_toolbox_use_the_manager_only_through_its_package():
-    bad = sorted(f"{m} -> {n}" for m, deps in GRAPH.items() if m.startswith(("memgate.toolbox", "memgate.server"))
-                 for n in deps if n.startswith("memgate.manager."))
+    bad = sorted(
+        f"{m} -> {n}"
+        for m, deps in GRAPH.items()
+        if m.startswith(("memgate.toolbox", "memgate.server"))
+        for n in deps
+        if n.startswith("memgate.manager.")
+    )
     assert bad == []
 
 
@@ -104,8 +116,13 @@ def test_every_capability_folder_says_what_it_owns():
 
 def _tracked(*patterns: str) -> list[str]:
     """The files git knows or would add (tracked plus untracked, ignored ones left out) that exist now."""
-    done = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", *patterns],
-                          cwd=ROOT, capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", *patterns],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return sorted({p for p in done.stdout.split() if (ROOT / p).is_file()})
 
 

@@ -43,9 +43,18 @@ def _forge_link(backend, tenant, from_, to, link_type="supports"):
     """A shared link row of `tenant` written straight through the wall, past every check the link writer
     makes (what a bug in manager code could leave behind)."""
     with backend.session(Identity(tenant=tenant)) as s:
-        s.insert("memory_link", {"id": f"lnk_forged_{from_[1]}_{to[1]}", "tenant_id": tenant,
-                                 "from_type": from_[0], "from_id": from_[1], "link_type": link_type,
-                                 "to_type": to[0], "to_id": to[1]})
+        s.insert(
+            "memory_link",
+            {
+                "id": f"lnk_forged_{from_[1]}_{to[1]}",
+                "tenant_id": tenant,
+                "from_type": from_[0],
+                "from_id": from_[1],
+                "link_type": link_type,
+                "to_type": to[0],
+                "to_id": to[1],
+            },
+        )
 
 
 async def test_num_hops_0_returns_only_the_direct_matches(sqlite_path, two_tenants):
@@ -63,11 +72,19 @@ async def test_num_hops_1_shows_version_1_as_history_linked_to_version_2(sqlite_
     assert [r["id"] for r in _records(result) if "linked_to" not in r] == ["ent_acme_helios_v2"]
     linked = {r["id"]: r for r in _linked(result, "ent_acme_helios_v2")}
     assert linked["ent_acme_helios_v1"] == {
-        "id": "ent_acme_helios_v1", "type": "entity", "status": "historical", "linked_to": "ent_acme_helios_v2",
-        "relation": "is_superseded_by", "direction": "out", "hop": "1"}
-    assert ('<memory id="ent_acme_helios_v1" type="entity" status="historical" linked_to="ent_acme_helios_v2" '
-            'relation="is_superseded_by" direction="out" hop="1">\n'
-            '<content>model:helios-rag beir_ndcg10 = 0.92</content>') in text
+        "id": "ent_acme_helios_v1",
+        "type": "entity",
+        "status": "historical",
+        "linked_to": "ent_acme_helios_v2",
+        "relation": "is_superseded_by",
+        "direction": "out",
+        "hop": "1",
+    }
+    assert (
+        '<memory id="ent_acme_helios_v1" type="entity" status="historical" linked_to="ent_acme_helios_v2" '
+        'relation="is_superseded_by" direction="out" hop="1">\n'
+        "<content>model:helios-rag beir_ndcg10 = 0.92</content>"
+    ) in text
     assert text.index('id="ent_acme_helios_v2"') < text.index('id="ent_acme_helios_v1"')
     assert linked["chk_acme_1_0"]["relation"] == "supports"  # the report's passage supports version 2
 
@@ -84,15 +101,25 @@ async def test_search_memory_hops_label_each_chunks_links_and_keep_the_ranking(s
     direct = [r["id"] for r in _records(hopped) if "linked_to" not in r]
     assert direct == [r["id"] for r in _records(plain)] and direct[0] == "chk_acme_1_0"
     assert {(r["id"], r["relation"]) for r in _linked(hopped, "chk_acme_1_0")} == {
-        ("ent_acme_helios_v2", "is_supported_by"), ("sum_acme_july", "is_contradicted_by")}
+        ("ent_acme_helios_v2", "is_supported_by"),
+        ("sum_acme_july", "is_contradicted_by"),
+    }
 
 
 async def test_two_hops_reach_the_far_side_and_max_linked_results_bounds_them(sqlite_path, two_tenants):
     two = await _call(sqlite_path, "lookup_entity", {**HELIOS, "num_hops": 2, "include_history": False})
-    assert {"id": "sum_acme_july", "type": "summary", "status": "current", "linked_to": "chk_acme_1_0",
-            "relation": "is_contradicted_by", "direction": "out", "hop": "2"} in _records(two)
-    one = await _call(sqlite_path, "lookup_entity", {**HELIOS, "num_hops": 2, "include_history": False,
-                                                     "max_linked_results": 1})
+    assert {
+        "id": "sum_acme_july",
+        "type": "summary",
+        "status": "current",
+        "linked_to": "chk_acme_1_0",
+        "relation": "is_contradicted_by",
+        "direction": "out",
+        "hop": "2",
+    } in _records(two)
+    one = await _call(
+        sqlite_path, "lookup_entity", {**HELIOS, "num_hops": 2, "include_history": False, "max_linked_results": 1}
+    )
     assert [r["id"] for r in _records(one) if "linked_to" in r] == ["ent_acme_helios_v1"]
     assert "more exist: yes" in one.content[0].text.splitlines()[0]
 
@@ -125,13 +152,14 @@ async def test_a_cycle_of_links_ends_and_shows_each_memory_once(sqlite_path, man
     ring = ["chk_acme_1_0", "chk_acme_1_1", "chk_acme_2_0"]
     for a, b in zip(ring, ring[1:] + ring[:1]):
         manager.add_link(ACME, a, "refines", b)
-    result = await _call(sqlite_path, "search_memory", {"query": "August re-run nDCG", "num_hops": 2,
-                                                        "max_linked_results": 20})
+    result = await _call(
+        sqlite_path, "search_memory", {"query": "August re-run nDCG", "num_hops": 2, "max_linked_results": 20}
+    )
     records = _records(result)
     assert any(r.get("relation") == "is_refined_by" for r in records)
     for direct in [r["id"] for r in records if "linked_to" not in r]:
         reached = []
-        for r in records[records.index(next(x for x in records if x["id"] == direct)) + 1:]:
+        for r in records[records.index(next(x for x in records if x["id"] == direct)) + 1 :]:
             if "linked_to" not in r:
                 break
             reached.append(r["id"])
@@ -140,12 +168,14 @@ async def test_a_cycle_of_links_ends_and_shows_each_memory_once(sqlite_path, man
 
 async def test_link_memory_writes_a_link_between_two_visible_memories(sqlite_path, manager, two_tenants):
     manager.seed_tools(ACME, load_tool_definitions(PRESET))
-    result = await _call(sqlite_path, "link_memory", {"from_id": "chk_acme_1_1", "link_type": "supports",
-                                                      "to_id": "ent_acme_helios_v2"})
+    result = await _call(
+        sqlite_path, "link_memory", {"from_id": "chk_acme_1_1", "link_type": "supports", "to_id": "ent_acme_helios_v2"}
+    )
     assert result.content[0].text.splitlines()[1] == "chk_acme_1_1 supports ent_acme_helios_v2"
     assert "| new: yes |" in result.content[0].text
-    again = await _call(sqlite_path, "link_memory", {"from_id": "chk_acme_1_1", "link_type": "supports",
-                                                     "to_id": "ent_acme_helios_v2"})
+    again = await _call(
+        sqlite_path, "link_memory", {"from_id": "chk_acme_1_1", "link_type": "supports", "to_id": "ent_acme_helios_v2"}
+    )
     assert "| new: no (already linked) |" in again.content[0].text
     assert [v.relation for v in manager.memory_links(ACME, "chk_acme_1_1")] == ["supports"]
 
@@ -170,36 +200,50 @@ async def test_link_memory_is_not_a_default_tool(sqlite_path, two_tenants):
         served.close()
 
 
-@pytest.mark.parametrize("who, to_id", [
-    ({}, "ent_globex_helios_v1"),              # another tenant's claim
-    ({"user": "bob"}, "sum_acme_july"),        # jane's summary, for bob
-    ({}, "ent_does_not_exist"),
-])
+@pytest.mark.parametrize(
+    "who, to_id",
+    [
+        ({}, "ent_globex_helios_v1"),  # another tenant's claim
+        ({"user": "bob"}, "sum_acme_july"),  # jane's summary, for bob
+        ({}, "ent_does_not_exist"),
+    ],
+)
 async def test_a_link_to_a_memory_the_caller_cannot_see_is_refused_and_nothing_is_written(
-        sqlite_path, manager, backend, two_tenants, who, to_id):
+    sqlite_path, manager, backend, two_tenants, who, to_id
+):
     manager.seed_tools(ACME, load_tool_definitions(PRESET))
     before = table_digest(backend, skip=("mcp_call_log",))
     with pytest.raises(ToolError, match="^Invalid arguments for 'to_id'") as refused:
-        await _call(sqlite_path, "link_memory", {"from_id": "chk_acme_1_1", "link_type": "contradicts",
-                                                 "to_id": to_id}, **who)
-    assert str(refused.value) == (f"Invalid arguments for 'to_id': to_id {to_id!r} is no memory you can see; "
-                                  "link ids your results showed")
+        await _call(
+            sqlite_path, "link_memory", {"from_id": "chk_acme_1_1", "link_type": "contradicts", "to_id": to_id}, **who
+        )
+    assert str(refused.value) == (
+        f"Invalid arguments for 'to_id': to_id {to_id!r} is no memory you can see; link ids your results showed"
+    )
     assert table_digest(backend, skip=("mcp_call_log",)) == before
     assert [r["status"] for r in operator_rows(backend, "mcp_call_log", "WHERE tool_name = 'link_memory'")] == [
-        "invalid"]
+        "invalid"
+    ]
 
 
 async def test_include_invalid_results_lets_an_ended_chunk_be_a_direct_result_labelled_historical(
-        sqlite_path, backend, two_tenants):
+    sqlite_path, backend, two_tenants
+):
     with backend.session(Identity(tenant="acme")) as s:
-        s.raw("UPDATE knowledge_base_chunk SET valid_until = :t WHERE id = 'chk_acme_1_1'",
-              {"t": "2026-09-01T00:00:00.000Z"})
-        s.raw("UPDATE knowledge_base_chunk SET deleted_at = :t WHERE id = 'chk_acme_2_0'",
-              {"t": "2026-09-01T00:00:00.000Z"})
+        s.raw(
+            "UPDATE knowledge_base_chunk SET valid_until = :t WHERE id = 'chk_acme_1_1'",
+            {"t": "2026-09-01T00:00:00.000Z"},
+        )
+        s.raw(
+            "UPDATE knowledge_base_chunk SET deleted_at = :t WHERE id = 'chk_acme_2_0'",
+            {"t": "2026-09-01T00:00:00.000Z"},
+        )
     query = {"query": "Recall@100 retriever metric fact store"}
     current = {r["id"]: r["status"] for r in _records(await _call(sqlite_path, "search_memory", query))}
-    ended = {r["id"]: r["status"] for r in _records(
-        await _call(sqlite_path, "search_memory", {**query, "include_invalid_results": True}))}
+    ended = {
+        r["id"]: r["status"]
+        for r in _records(await _call(sqlite_path, "search_memory", {**query, "include_invalid_results": True}))
+    }
     assert "chk_acme_1_1" not in current and ended["chk_acme_1_1"] == "historical"
     assert "chk_acme_2_0" not in current and "chk_acme_2_0" not in ended  # deleted: never
 
@@ -219,8 +263,9 @@ async def test_a_short_budget_cuts_linked_results_before_any_direct_result(sqlit
     assert int(re.search(r"tokens: (\d+)", short.content[0].text).group(1)) <= tokens + 40
 
 
-async def test_an_image_linked_to_a_claim_shows_as_its_description_never_its_bytes(sqlite_path, manager, two_tenants,
-                                                                                 tmp_path):
+async def test_an_image_linked_to_a_claim_shows_as_its_description_never_its_bytes(
+    sqlite_path, manager, two_tenants, tmp_path
+):
     chart = tmp_path / "ndcg.png"
     chart.write_bytes(image_bytes())
     image_id = manager.ingest_file(ACME, chart, description="Helios nDCG@10 by month").image_id

@@ -14,10 +14,19 @@ pytestmark = pytest.mark.anyio
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 @pytest.mark.parametrize("max_rows, more, shown", [(1, "yes", 1), (2, "no", 2)])
-async def test_more_exist_says_whether_the_row_cap_cut_the_versions(sqlite_path, two_tenants, mode,
-                                                                     max_rows, more, shown):
-    settings = load_settings(None, **{"database.path": str(sqlite_path), "stdio.tenant": "acme",
-                                      "stdio.user": "jane", "caps.max_rows": max_rows, "caps.default_rows": 1})
+async def test_more_exist_says_whether_the_row_cap_cut_the_versions(
+    sqlite_path, two_tenants, mode, max_rows, more, shown
+):
+    settings = load_settings(
+        None,
+        **{
+            "database.path": str(sqlite_path),
+            "stdio.tenant": "acme",
+            "stdio.user": "jane",
+            "caps.max_rows": max_rows,
+            "caps.default_rows": 1,
+        },
+    )
     manager = open_manager(settings)
     try:
         async with Client(stdio_server(manager, settings), mode=mode) as c:

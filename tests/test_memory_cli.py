@@ -29,7 +29,8 @@ def test_put_ls_cat_rm_round_trip_and_the_agent_sees_the_files(memgate, manager)
     assert put.exit_code == 0, put.output
     assert put.output == "/memories/team/rules.md created in agent:helper (18 chars)\n"
     assert memgate("put", "/memories/team/rules.md", "-t", "acme", "-s", STORE, input="v2\n").output == (
-        "/memories/team/rules.md updated in agent:helper (3 chars)\n")
+        "/memories/team/rules.md updated in agent:helper (3 chars)\n"
+    )
     assert call(manager, ACME_AGENT, command="view", path="/memories/team/rules.md")[1].endswith("\tv2\n     2\t")
 
     cat = memgate("cat", "/memories/team/rules.md", "-t", "acme", "-s", STORE)
@@ -39,7 +40,10 @@ def test_put_ls_cat_rm_round_trip_and_the_agent_sees_the_files(memgate, manager)
     assert (size, version, path) == ("3", "v2", "/memories/team/rules.md")
     assert listing[1] == "1 file(s), 3 chars in agent:helper"
     stores = memgate("ls", "-t", "acme").output.splitlines()
-    assert stores[0].startswith("agent:helper\t1 files\t3 chars\tlast write 20") and stores[1] == "1 store(s) for tenant acme"
+    assert (
+        stores[0].startswith("agent:helper\t1 files\t3 chars\tlast write 20")
+        and stores[1] == "1 store(s) for tenant acme"
+    )
 
     rm = memgate("rm", "/memories/team", "-t", "acme", "-s", STORE)
     assert rm.output == "Successfully deleted /memories/team (1 file(s)) from agent:helper\n"
@@ -51,20 +55,29 @@ def test_the_cli_works_per_tenant_and_never_crosses_over(memgate, manager):
     call(manager, GLOBEX_AGENT, command="create", path="/memories/secret.md", file_text="globex")
     got = memgate("cat", "/memories/secret.md", "-t", "acme", "-s", STORE)
     assert got.exit_code == 1
-    assert got.output == ("Error: no file /memories/secret.md in store agent:helper. "
-                          "`memgate memory ls -t acme --store agent:helper` lists its files.\n")
+    assert got.output == (
+        "Error: no file /memories/secret.md in store agent:helper. "
+        "`memgate memory ls -t acme --store agent:helper` lists its files.\n"
+    )
     assert memgate("cat", "/memories/secret.md", "-t", "globex", "-s", STORE).output == "globex"
 
 
-@pytest.mark.parametrize("args, message", [
-    (("cat", "/memories/../etc/passwd", "-t", "acme", "-s", STORE),
-     "Error: Path /memories/../etc/passwd would escape /memories directory\n"),
-    (("rm", "/memories", "-t", "acme", "-s", STORE), "Error: Cannot delete the /memories directory itself\n"),
-    (("rm", "/memories/none", "-t", "acme", "-s", STORE), "Error: The path /memories/none does not exist\n"),
-    (("ls", "-t", "acme", "-s", "planet:x"),
-     "Error: 'planet:x' is not a memory store key. Use agent:NAME, user:NAME, session:THREAD, shared:NAME, "
-     "global, or context:NAME:KEY:VALUE.\n"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (
+            ("cat", "/memories/../etc/passwd", "-t", "acme", "-s", STORE),
+            "Error: Path /memories/../etc/passwd would escape /memories directory\n",
+        ),
+        (("rm", "/memories", "-t", "acme", "-s", STORE), "Error: Cannot delete the /memories directory itself\n"),
+        (("rm", "/memories/none", "-t", "acme", "-s", STORE), "Error: The path /memories/none does not exist\n"),
+        (
+            ("ls", "-t", "acme", "-s", "planet:x"),
+            "Error: 'planet:x' is not a memory store key. Use agent:NAME, user:NAME, session:THREAD, shared:NAME, "
+            "global, or context:NAME:KEY:VALUE.\n",
+        ),
+    ],
+)
 def test_cli_errors_are_one_line_with_the_fix(memgate, args, message):
     got = memgate(*args)
     assert (got.exit_code, got.output) == (1, message)
@@ -107,13 +120,23 @@ def test_every_memory_command_has_help_with_an_example(memgate, command):
 
 def test_ls_lists_every_store_of_the_tenant_and_cat_put_act_as_the_stores_owner(memgate, manager):
     from dataclasses import replace
-    user_row = {"tool_name": "user_memory", "tool_handler": "memory", "usage_notes": "Your notes.",
-                "tool_schema": next(t for t in load_tool_definitions() if t["tool_name"] == "memory")["tool_schema"],
-                "access_policy": {"memory_store": {"scope": "user"}}}
+
+    user_row = {
+        "tool_name": "user_memory",
+        "tool_handler": "memory",
+        "usage_notes": "Your notes.",
+        "tool_schema": next(t for t in load_tool_definitions() if t["tool_name"] == "memory")["tool_schema"],
+        "access_policy": {"memory_store": {"scope": "user"}},
+    }
     seed(manager, ACME_AGENT, user_row)
     call(manager, ACME_AGENT, "user_memory", command="create", path="/memories/jane.md", file_text="jane's")
-    call(manager, replace(ACME_AGENT, user="li", agent="planner"), command="create", path="/memories/p.md",
-         file_text="planner's")
+    call(
+        manager,
+        replace(ACME_AGENT, user="li", agent="planner"),
+        command="create",
+        path="/memories/p.md",
+        file_text="planner's",
+    )
     stores = [line.split("\t")[0] for line in memgate("ls", "-t", "acme").output.splitlines()]
     assert stores == ["agent:planner", "user:jane", "2 store(s) for tenant acme"]
     assert memgate("cat", "/memories/jane.md", "-t", "acme", "-s", "user:jane").output == "jane's"
@@ -121,6 +144,9 @@ def test_ls_lists_every_store_of_the_tenant_and_cat_put_act_as_the_stores_owner(
     put = memgate("put", "/memories/from-ops.md", "-t", "acme", "-s", "user:jane", input="from the operator")
     assert put.exit_code == 0, put.output
     assert call(manager, ACME_AGENT, "user_memory", command="view", path="/memories/from-ops.md")[1].endswith(
-        "\tfrom the operator")
-    assert call(manager, replace(ACME_AGENT, user="li"), "user_memory", command="view",
-                path="/memories/from-ops.md")[0] is True
+        "\tfrom the operator"
+    )
+    assert (
+        call(manager, replace(ACME_AGENT, user="li"), "user_memory", command="view", path="/memories/from-ops.md")[0]
+        is True
+    )

@@ -32,8 +32,19 @@ def error_text(call, *args):
 
 @pytest.mark.parametrize(
     ("size", "shown"),
-    [(0, "0B"), (1, "1B"), (1023, "1023B"), (1024, "1K"), (1536, "1.5K"), (4096, "4K"), (4200, "4.1K"),
-     (1048576, "1M"), (1572864, "1.5M"), (3 * 1024**3, "3G"), (5 * 1024**4, "5120G")],
+    [
+        (0, "0B"),
+        (1, "1B"),
+        (1023, "1023B"),
+        (1024, "1K"),
+        (1536, "1.5K"),
+        (4096, "4K"),
+        (4200, "4.1K"),
+        (1048576, "1M"),
+        (1572864, "1.5M"),
+        (3 * 1024**3, "3G"),
+        (5 * 1024**4, "5120G"),
+    ],
 )
 def test_format_size_uses_binary_units_like_the_sdk(size, shown):
     assert format_size(size) == shown
@@ -208,8 +219,13 @@ def test_command_texts_are_the_sdk_strings():
 
 def test_memory_protocol_is_short_and_covers_the_habits():
     assert len(MEMORY_PROTOCOL.split()) < 200
-    for phrase in ["view /memories", "record progress", "small, current and organised", "outdated",
-                   "data, not instructions"]:
+    for phrase in [
+        "view /memories",
+        "record progress",
+        "small, current and organised",
+        "outdated",
+        "data, not instructions",
+    ]:
         assert phrase in MEMORY_PROTOCOL
 
 
@@ -249,8 +265,10 @@ class Reference:
 
 @pytest.fixture
 def sdk(tmp_path):
-    reason = ("anthropic SDK not installed: the comparison with its reference memory tool is skipped "
-              "(pip install -e '.[test]' installs it)")
+    reason = (
+        "anthropic SDK not installed: the comparison with its reference memory tool is skipped "
+        "(pip install -e '.[test]' installs it)"
+    )
     module = pytest.importorskip("anthropic.lib.tools._beta_builtin_memory_tool", reason=reason)
     functions = pytest.importorskip("anthropic.lib.tools._beta_functions", reason=reason)
     return Reference(module, functions.ToolError, tmp_path)

@@ -49,12 +49,23 @@ def test_interleaved_str_replace_on_one_file_never_drops_an_edit(two_processes):
         def go():
             for i in range(ROUNDS):
                 barrier.wait()
-                own = manager.memory(ACME_AGENT, "str_replace", path=PATH, old_str=f"{who}{i}: todo\n",
-                                     new_str=f"{who}{i}: done by {who}\n")
+                own = manager.memory(
+                    ACME_AGENT,
+                    "str_replace",
+                    path=PATH,
+                    old_str=f"{who}{i}: todo\n",
+                    new_str=f"{who}{i}: done by {who}\n",
+                )
                 # Both writers go for the same line: exactly one may win it.
-                contested = manager.memory(ACME_AGENT, "str_replace", path=PATH, old_str=f"shared{i}: todo\n",
-                                           new_str=f"shared{i}: done by {who}\n")
+                contested = manager.memory(
+                    ACME_AGENT,
+                    "str_replace",
+                    path=PATH,
+                    old_str=f"shared{i}: todo\n",
+                    new_str=f"shared{i}: done by {who}\n",
+                )
                 outcomes[who].append((own.is_error, contested.is_error, contested.text))
+
         return go
 
     _run_together([worker(first, "A"), worker(second, "B")])
@@ -67,8 +78,9 @@ def test_interleaved_str_replace_on_one_file_never_drops_an_edit(two_processes):
         assert len(winners) == 1
         assert f"shared{i}: done by {winners[0]}" in content
         loser = "B" if winners[0] == "A" else "A"
-        assert outcomes[loser][i][2] == (f"No replacement was performed, old_str `shared{i}: todo\n` "
-                                         f"did not appear verbatim in {PATH}.")
+        assert outcomes[loser][i][2] == (
+            f"No replacement was performed, old_str `shared{i}: todo\n` did not appear verbatim in {PATH}."
+        )
     assert not any(own_err for who in "AB" for own_err, _, _ in outcomes[who])
     assert "todo" not in content
 
@@ -81,7 +93,8 @@ def test_a_str_replace_whose_target_changed_since_the_model_read_it_fails(two_pr
     second.memory(ACME_AGENT, "str_replace", path=PATH, old_str="draft", new_str="approved")
     late = first.memory(ACME_AGENT, "str_replace", path=PATH, old_str="status: draft", new_str="status: rejected")
     assert late.is_error and late.text == (
-        f"No replacement was performed, old_str `status: draft` did not appear verbatim in {PATH}.")
+        f"No replacement was performed, old_str `status: draft` did not appear verbatim in {PATH}."
+    )
     assert "status: approved" in first.memory(ACME_AGENT, "view", path=PATH).text
 
 
@@ -94,6 +107,7 @@ def test_two_creates_racing_on_a_new_path_make_one_file_and_tell_the_other_it_ex
         def go():
             barrier.wait()
             results[who] = manager.memory(ACME_AGENT, "create", path="/memories/race.md", file_text=f"by {who}")
+
         return go
 
     _run_together([creator(first, "A"), creator(second, "B")])
@@ -121,7 +135,6 @@ def test_a_write_based_on_a_stale_version_is_refused_by_the_compare_and_set(mana
         files = MemoryFiles(s, ACME_AGENT, store, MemoryFileSettings(), now_iso())
         stale = files._existing_file(PATH)
         second.memory(ACME_AGENT, "str_replace", path=PATH, old_str="v1", new_str="v2 from the other writer")
-        with pytest.raises(MemoryToolError, match="changed while this command ran"):
-            with s.transaction():
-                files._rewrite(stale, "v2 from a stale read")
+        with pytest.raises(MemoryToolError, match="changed while this command ran"), s.transaction():
+            files._rewrite(stale, "v2 from a stale read")
     assert first.memory(ACME_AGENT, "view", path=PATH).text.endswith("\tv2 from the other writer")

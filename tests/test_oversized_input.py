@@ -17,16 +17,23 @@ def _fingerprint(backend) -> str:
     return table_digest(backend, skip=("mcp_call_log",))
 
 
-@pytest.mark.parametrize("tool, arguments, starts", [
-    ("lookup_entity", {"subject": MEGABYTE}, "Invalid arguments for 'subject': "),
-    ("search_memory", {"query": MEGABYTE}, "Invalid arguments for 'query': "),
-    ("execute_query", {"query": "SELECT id FROM entity_memory WHERE content = '" + MEGABYTE + "'"},
-     "The query was rejected: query refused (rule length): it is 1000047 characters long and the limit is 32000."),
-    ("memory", {"command": "create", "path": "/memories/big.md", "file_text": MEGABYTE}, "File /memories/big.md"),
-    ("memory", {"command": "create", "path": "/memories/" + "a" * 5000 + ".md", "file_text": "x"}, "Path "),
-])
-async def test_oversized_arguments_are_refused_clearly_and_change_nothing(sqlite_path, two_tenants, backend,
-                                                                          tool, arguments, starts):
+@pytest.mark.parametrize(
+    "tool, arguments, starts",
+    [
+        ("lookup_entity", {"subject": MEGABYTE}, "Invalid arguments for 'subject': "),
+        ("search_memory", {"query": MEGABYTE}, "Invalid arguments for 'query': "),
+        (
+            "execute_query",
+            {"query": "SELECT id FROM entity_memory WHERE content = '" + MEGABYTE + "'"},
+            "The query was rejected: query refused (rule length): it is 1000047 characters long and the limit is 32000.",
+        ),
+        ("memory", {"command": "create", "path": "/memories/big.md", "file_text": MEGABYTE}, "File /memories/big.md"),
+        ("memory", {"command": "create", "path": "/memories/" + "a" * 5000 + ".md", "file_text": "x"}, "Path "),
+    ],
+)
+async def test_oversized_arguments_are_refused_clearly_and_change_nothing(
+    sqlite_path, two_tenants, backend, tool, arguments, starts
+):
     app, manager = stdio_app(sqlite_path)
     before = _fingerprint(backend)
     async with Client(app) as c:

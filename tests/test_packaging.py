@@ -13,8 +13,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def _clean_copy(dest: Path) -> list[str]:
     """Copy the files git knows or would add (no egg-info, build/ or other ignored leftovers) to `dest`."""
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-                            cwd=ROOT, capture_output=True, text=True, check=True).stdout.split("\0")
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split("\0")
     files = sorted(rel for rel in listed if rel and (ROOT / rel).is_file())
     for rel in files:
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -27,17 +32,27 @@ def test_the_wheel_holds_every_module_sql_and_config_file(tmp_path):
     # that pyproject's package-data leaves out.
     source, out = tmp_path / "source", tmp_path / "wheel"
     files = _clean_copy(source)
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                           "-w", str(out), str(source)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     [wheel] = out.glob("memgate_mcp-*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    wanted = [f"memgate/{rel}" for rel in files
-              if rel.startswith(("sql/", "config/")) and rel.endswith((".sql", ".json", ".toml"))]
+    wanted = [
+        f"memgate/{rel}"
+        for rel in files
+        if rel.startswith(("sql/", "config/")) and rel.endswith((".sql", ".json", ".toml"))
+    ]
     assert any(w.startswith("memgate/sql/sqlite/migrations/") for w in wanted) and wanted
     assert [w for w in wanted if w not in names] == [], "missing from the wheel"
-    modules = [f"memgate/{rel.removeprefix('src/memgate/')}" for rel in files
-               if rel.startswith(("server/", "manager/", "toolbox/", "src/memgate/")) and rel.endswith(".py")]
+    modules = [
+        f"memgate/{rel.removeprefix('src/memgate/')}"
+        for rel in files
+        if rel.startswith(("server/", "manager/", "toolbox/", "src/memgate/")) and rel.endswith(".py")
+    ]
     assert [m for m in modules if m not in names] == [], "a package is missing from pyproject's packages list"
     assert {"memgate/manager/__init__.py", "memgate/server/cli/__init__.py", "memgate/toolbox/__init__.py"} <= names
     assert not any(n.startswith(("server/", "manager/", "toolbox/")) for n in names)
@@ -45,8 +60,23 @@ def test_the_wheel_holds_every_module_sql_and_config_file(tmp_path):
 
 def test_the_distribution_is_memgate_mcp_and_installs_the_memgate_command(tmp_path):
     """`memgate` on PyPI is another project: `pipx install memgate-mcp` / `uvx --from memgate-mcp memgate`."""
-    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                           "-w", str(tmp_path), str(ROOT)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     [wheel] = tmp_path.glob("memgate_mcp-*.whl")
     archive = zipfile.ZipFile(wheel)

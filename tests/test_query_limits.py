@@ -26,35 +26,57 @@ TIMEOUT_S = 1
 # a 512 KiB string of 'a', built in a few VM steps
 DOUBLED = "WITH RECURSIVE r(n, s) AS (SELECT 0, 'a' UNION ALL SELECT n + 1, s || s FROM r WHERE n < 19) "
 # 400 rows of it, for a LIKE or GLOB that is cheap enough per call but runs on past the deadline
-ROWS = ("WITH RECURSIVE r(n, s) AS (SELECT 0, 'a' UNION ALL SELECT n + 1, "
-        "CASE WHEN length(s) < 500000 THEN s || s ELSE s END FROM r WHERE n < 400) ")
+ROWS = (
+    "WITH RECURSIVE r(n, s) AS (SELECT 0, 'a' UNION ALL SELECT n + 1, "
+    "CASE WHEN length(s) < 500000 THEN s || s ELSE s END FROM r WHERE n < 400) "
+)
 REFUSED, STOPPED = "The query was rejected: query refused (rule {}):", "The call took longer than its time limit"
 
 CASES = {
-    "like-issue": ("SELECT printf('%.*c', 300000, 'a') LIKE '%' || printf('%.*c', 40000, 'a') || 'b'",
-                   REFUSED.format("size")),
+    "like-issue": (
+        "SELECT printf('%.*c', 300000, 'a') LIKE '%' || printf('%.*c', 40000, 'a') || 'b'",
+        REFUSED.format("size"),
+    ),
     "printf-issue": ("SELECT printf('%.*c', 1000000000, 'x')", REFUSED.format("size")),
-    "printf-width-from-data": ("SELECT printf('%.*c', length(content) * 100000, 'x') FROM entity_memory",
-                               REFUSED.format("size")),
+    "printf-width-from-data": (
+        "SELECT printf('%.*c', length(content) * 100000, 'x') FROM entity_memory",
+        REFUSED.format("size"),
+    ),
     "nested-printf": ("SELECT printf('%.1000c', printf('%.*c', 999999, 'x'))", REFUSED.format("size")),
-    "replace-amplification": ("SELECT length(replace(replace(replace(replace(printf('%.1000c', 'a'), 'a', "
-                              "'aaaaaaaaaa'), 'a', 'aaaaaaaaaa'), 'a', 'aaaaaaaaaa'), 'a', 'aaaaaaaaaa'))",
-                              REFUSED.format("too-big")),
-    "instr-long-needle": (DOUBLED + "SELECT instr(s, substr(s, 1, length(s) / 2) || 'b') FROM r WHERE n = 19",
-                          REFUSED.format("too-costly")),
-    "replace-long-needle": (DOUBLED + "SELECT length(replace(s, substr(s, 1, 100000) || 'b', '')) "
-                            "FROM r WHERE n = 19", REFUSED.format("too-costly")),
-    "trim-long-set": (DOUBLED + "SELECT length(trim(s, printf('%.999c', 'b') || 'a')) FROM r WHERE n = 19",
-                      REFUSED.format("too-costly")),
-    "like-long-pattern": (DOUBLED + "SELECT s LIKE '%' || substr(s, 1, 40000) || 'b' FROM r WHERE n = 19",
-                          REFUSED.format("pattern")),
+    "replace-amplification": (
+        "SELECT length(replace(replace(replace(replace(printf('%.1000c', 'a'), 'a', "
+        "'aaaaaaaaaa'), 'a', 'aaaaaaaaaa'), 'a', 'aaaaaaaaaa'), 'a', 'aaaaaaaaaa'))",
+        REFUSED.format("too-big"),
+    ),
+    "instr-long-needle": (
+        DOUBLED + "SELECT instr(s, substr(s, 1, length(s) / 2) || 'b') FROM r WHERE n = 19",
+        REFUSED.format("too-costly"),
+    ),
+    "replace-long-needle": (
+        DOUBLED + "SELECT length(replace(s, substr(s, 1, 100000) || 'b', '')) FROM r WHERE n = 19",
+        REFUSED.format("too-costly"),
+    ),
+    "trim-long-set": (
+        DOUBLED + "SELECT length(trim(s, printf('%.999c', 'b') || 'a')) FROM r WHERE n = 19",
+        REFUSED.format("too-costly"),
+    ),
+    "like-long-pattern": (
+        DOUBLED + "SELECT s LIKE '%' || substr(s, 1, 40000) || 'b' FROM r WHERE n = 19",
+        REFUSED.format("pattern"),
+    ),
     "like-many-rows": (ROWS + "SELECT count(*) FROM r WHERE s LIKE '%' || substr(s, 1, 97) || 'b'", STOPPED),
-    "glob-many-rows": (ROWS + "SELECT count(*) FROM r WHERE s GLOB '*' || "
-                       "printf('%.3c', '[bcdefghijklmnopqrstuvwxya]') || 'b'", STOPPED),
-    "doubling-to-the-limit": ("WITH RECURSIVE r(n, s) AS (SELECT 0, 'a' UNION ALL SELECT n + 1, s || s FROM r) "
-                              "SELECT max(length(s)) FROM r", REFUSED.format("too-big")),
-    "recursive-cte": ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
-                      STOPPED),
+    "glob-many-rows": (
+        ROWS + "SELECT count(*) FROM r WHERE s GLOB '*' || printf('%.3c', '[bcdefghijklmnopqrstuvwxya]') || 'b'",
+        STOPPED,
+    ),
+    "doubling-to-the-limit": (
+        "WITH RECURSIVE r(n, s) AS (SELECT 0, 'a' UNION ALL SELECT n + 1, s || s FROM r) SELECT max(length(s)) FROM r",
+        REFUSED.format("too-big"),
+    ),
+    "recursive-cte": (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
+        STOPPED,
+    ),
 }
 
 
@@ -88,8 +110,10 @@ def test_a_costly_query_ends_by_its_deadline_and_burns_no_cpu_after(sqlite_path,
 
 def test_ordinary_printf_and_text_functions_still_answer(sqlite_path, two_tenants):
     app, manager = stdio_app(sqlite_path, **{"caps.query_timeout_s": TIMEOUT_S})
-    sql = ("SELECT printf('%-6s|%05.1f|%*d|%.*c', 'ab', 2.25, 4, 7, 3, 'z') AS p, instr('haystack', 'st') AS i, "
-           "replace('a-b-c', '-', '+') AS r, trim('..x..', '.') AS t, 'Memgate' LIKE 'mem%' AS l")
+    sql = (
+        "SELECT printf('%-6s|%05.1f|%*d|%.*c', 'ab', 2.25, 4, 7, 3, 'z') AS p, instr('haystack', 'st') AS i, "
+        "replace('a-b-c', '-', '+') AS r, trim('..x..', '.') AS t, 'Memgate' LIKE 'mem%' AS l"
+    )
 
     async def main():
         async with Client(app) as client:
@@ -99,8 +123,11 @@ def test_ordinary_printf_and_text_functions_still_answer(sqlite_path, two_tenant
         text = anyio.run(main).content[0].text
     finally:
         manager.close()
-    assert text.splitlines()[1:] == ["| p | i | r | t | l |", "|---|---|---|---|---|",
-                                     "| ab    \\|002.3\\|   7\\|zzz | 4 | a+b+c | x | 1 |"]
+    assert text.splitlines()[1:] == [
+        "| p | i | r | t | l |",
+        "|---|---|---|---|---|",
+        "| ab    \\|002.3\\|   7\\|zzz | 4 | a+b+c | x | 1 |",
+    ]
 
 
 # -- memory: rows are reduced as they are read -----------------------------------------
@@ -120,24 +147,43 @@ def _proc_status(pid: int, key: str) -> int:
 def big_values(backend, sqlite_path, two_tenants):
     with backend.session(ACME) as s, s.transaction():
         for i in range(_ROWS):
-            s.insert("entity_memory", {"id": f"ent_big_{i:03}", "subject": "big", "predicate": f"p{i}",
-                                       "content": chr(ord("a") + i % 26) * _VALUE_CHARS})
+            s.insert(
+                "entity_memory",
+                {
+                    "id": f"ent_big_{i:03}",
+                    "subject": "big",
+                    "predicate": f"p{i}",
+                    "content": chr(ord("a") + i % 26) * _VALUE_CHARS,
+                },
+            )
     return sqlite_path
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT subject, content FROM entity_memory WHERE subject = 'big'",
-    "SELECT subject, CAST(content AS BLOB) AS raw FROM entity_memory WHERE subject = 'big'",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT subject, content FROM entity_memory WHERE subject = 'big'",
+        "SELECT subject, CAST(content AS BLOB) AS raw FROM entity_memory WHERE subject = 'big'",
+    ],
+)
 def test_reading_big_values_keeps_the_servers_memory_growth_under_100_mb(big_values, sql, tmp_path):
     """A real `memgate serve` over stdio: its peak resident memory (VmHWM) during the call, over what it
     held after a first small call, is this query's own growth."""
-    raw = RawStdio(["--db", str(big_values), "serve", "--tenant", "acme"], tmp_path, "legacy",
-                   env={"MEMGATE_CAPS__QUERY_TIMEOUT_S": "60"})
+    raw = RawStdio(
+        ["--db", str(big_values), "serve", "--tenant", "acme"],
+        tmp_path,
+        "legacy",
+        env={"MEMGATE_CAPS__QUERY_TIMEOUT_S": "60"},
+    )
     try:
         raw.open_session()
-        warm = raw.request("tools/call", {"name": "execute_query",  # imports, pool, catalog
-                                          "arguments": {"query": "SELECT id FROM entity_memory", "max_rows": 1}})
+        warm = raw.request(
+            "tools/call",
+            {
+                "name": "execute_query",  # imports, pool, catalog
+                "arguments": {"query": "SELECT id FROM entity_memory", "max_rows": 1},
+            },
+        )
         assert not warm["result"]["isError"], warm
         before = _proc_status(raw.proc.pid, "VmRSS")
         answer = raw.request("tools/call", {"name": "execute_query", "arguments": {"query": sql, "max_rows": 500}})

@@ -22,10 +22,11 @@ def checker(tmp_path):
 
 
 def test_the_checker_flags_another_tenants_id_and_another_users_marker(checker):
-    planted = 'rows: 1\n| id | content |\n| ent_globex_helios_v1 | 0.55 |'
+    planted = "rows: 1\n| id | content |\n| ent_globex_helios_v1 | 0.55 |"
     assert checker.foreign(planted, "acme", "jane") == ["ent_globex_helios_v1"]
-    assert checker.foreign(f"<memory id=\"x\">{marker('acme', 'bob')}</memory>", "acme", "jane") == [
-        marker("acme", "bob")]
+    assert checker.foreign(f'<memory id="x">{marker("acme", "bob")}</memory>', "acme", "jane") == [
+        marker("acme", "bob")
+    ]
     assert checker.foreign(f"ent_acme_bob_marker {marker('acme', 'bob')}", "acme", "bob") == []
 
 
@@ -81,6 +82,7 @@ def test_kill_9_of_ingest_mid_folder_leaves_no_half_document(tmp_path):
 
 def test_the_document_check_finds_a_half_document(tmp_path):
     import sqlite3
+
     db = tmp_path / "half.db"
     demo_database(db).close()
     conn = sqlite3.connect(db)
@@ -89,8 +91,10 @@ def test_the_document_check_finds_a_half_document(tmp_path):
     for name in ("app_user", "app_agent", "app_thread"):
         conn.create_function(name, 0, lambda: None)
     with conn:
-        conn.execute("DELETE FROM base_knowledge_base_chunk WHERE id IN (SELECT id FROM base_knowledge_base_chunk "
-                     "WHERE tenant_id = 'acme' ORDER BY position LIMIT 1)")
+        conn.execute(
+            "DELETE FROM base_knowledge_base_chunk WHERE id IN (SELECT id FROM base_knowledge_base_chunk "
+            "WHERE tenant_id = 'acme' ORDER BY position LIMIT 1)"
+        )
     conn.close()
     assert reliability.check_documents(db)["half_documents"] != []
 

@@ -47,41 +47,75 @@ def fresh_idp(idp):
 
 def opaque(**overrides):
     now = int(time.time())
-    base = {"iss": OPAQUE_ISS, "aud": [OPAQUE_AUD, "other-api"], "sub": "u-42", "client_id": "svc-okta",
-            "scope": "memory:read", "exp": now + 600, "iat": now}
+    base = {
+        "iss": OPAQUE_ISS,
+        "aud": [OPAQUE_AUD, "other-api"],
+        "sub": "u-42",
+        "client_id": "svc-okta",
+        "scope": "memory:read",
+        "exp": now + 600,
+        "iat": now,
+    }
     base.update(overrides)
     return {k: v for k, v in base.items() if v is not None}
 
 
 def jwt_token(**overrides):
     now = int(time.time())
-    claims = {"iss": JWT_ISS, "aud": JWT_AUD, "sub": "jane@acme", "tenant": "acme", "scope": "memory:read",
-              "iat": now, "exp": now + 300}
+    claims = {
+        "iss": JWT_ISS,
+        "aud": JWT_AUD,
+        "sub": "jane@acme",
+        "tenant": "acme",
+        "scope": "memory:read",
+        "iat": now,
+        "exp": now + 300,
+    }
     claims.update(overrides)
     return make_token(KEYS.private_pem, **{k: v for k, v in claims.items() if v is not None})
 
 
-def google_user(token, *, sub="1001", email="jane@acme.example", verified="true", hd="acme.example",
-                aud=GEMINI_CLIENT, idp=None):
+def google_user(
+    token, *, sub="1001", email="jane@acme.example", verified="true", hd="acme.example", aud=GEMINI_CLIENT, idp=None
+):
     now = int(time.time())
-    idp.tokeninfo[token] = {"azp": aud, "aud": aud, "sub": sub, "scope": "openid "
-                            "https://www.googleapis.com/auth/userinfo.email", "exp": str(now + 3600),
-                            "email": email, "email_verified": verified, "access_type": "online"}
-    idp.userinfo[token] = {"id": sub, "email": email, "verified_email": verified == "true", "name": "Jane",
-                           **({"hd": hd} if hd else {})}
+    idp.tokeninfo[token] = {
+        "azp": aud,
+        "aud": aud,
+        "sub": sub,
+        "scope": "openid https://www.googleapis.com/auth/userinfo.email",
+        "exp": str(now + 3600),
+        "email": email,
+        "email_verified": verified,
+        "access_type": "online",
+    }
+    idp.userinfo[token] = {
+        "id": sub,
+        "email": email,
+        "verified_email": verified == "true",
+        "name": "Jane",
+        **({"hd": hd} if hd else {}),
+    }
 
 
 def introspection_auth(idp, **overrides):
-    section = {"url": f"{idp.url}/introspect", "client_id": CLIENT_ID, "client_secret": CLIENT_SECRET,
-               "audience": OPAQUE_AUD, "issuer": OPAQUE_ISS}
+    section = {
+        "url": f"{idp.url}/introspect",
+        "client_id": CLIENT_ID,
+        "client_secret": CLIENT_SECRET,
+        "audience": OPAQUE_AUD,
+        "issuer": OPAQUE_ISS,
+    }
     section.update(overrides)
-    return {"verifier": "introspection", "required_scopes": ["memory:read"], "timeout_s": 1.0,
-            "introspection": section}
+    return {"verifier": "introspection", "required_scopes": ["memory:read"], "timeout_s": 1.0, "introspection": section}
 
 
 def google_auth(idp, **overrides):
-    section = {"audience": GEMINI_CLIENT, "tokeninfo_url": f"{idp.url}/tokeninfo",
-               "userinfo_url": f"{idp.url}/userinfo"}
+    section = {
+        "audience": GEMINI_CLIENT,
+        "tokeninfo_url": f"{idp.url}/tokeninfo",
+        "userinfo_url": f"{idp.url}/userinfo",
+    }
     section.update(overrides)
     return {"verifier": "google", "timeout_s": 1.0, "google": section}
 
@@ -95,6 +129,7 @@ def call_text(url, token, mode="auto", tool="lookup_entity", arguments=None):
         async with Client(f"{url}/mcp", auth=token, mode=mode) as c:
             r = await c.call_tool(tool, arguments or {"subject": "model:helios-rag", "predicate": "beir_ndcg10"})
             return r.content[0].text
+
     return asyncio.run(call())
 
 
@@ -106,6 +141,7 @@ def assert_nothing_served(response, backend, before, status, error):
 
 
 # -- RFC 7662 introspection -------------------------------------------------------------------
+
 
 @pytest.fixture
 def mapped(manager, two_tenants):
@@ -134,30 +170,36 @@ def test_a_tenant_claim_in_an_introspection_response_needs_no_mapping(idp, sqlit
     assert [r["tenant_id"] for r in log_rows(backend)] == ["globex"]
 
 
-@pytest.mark.parametrize("case, status, error", [
-    ("unknown", 401, "invalid_token"),
-    ("expired", 401, "invalid_token"),
-    ("revoked", 401, "invalid_token"),
-    ("wrong_audience", 401, "invalid_token"),
-    ("no_audience", 401, "invalid_token"),
-    ("wrong_issuer", 401, "invalid_token"),
-    ("without_scope", 403, "insufficient_scope"),
-    ("unmapped", 403, "tenant_not_mapped"),
-    ("claim_disagrees_with_mapping", 403, "tenant_mismatch"),
-])
-def test_refused_opaque_tokens_get_401_or_403_and_nothing_is_served(idp, sqlite_path, mapped, backend,
-                                                                    case, status, error):
+@pytest.mark.parametrize(
+    "case, status, error",
+    [
+        ("unknown", 401, "invalid_token"),
+        ("expired", 401, "invalid_token"),
+        ("revoked", 401, "invalid_token"),
+        ("wrong_audience", 401, "invalid_token"),
+        ("no_audience", 401, "invalid_token"),
+        ("wrong_issuer", 401, "invalid_token"),
+        ("without_scope", 403, "insufficient_scope"),
+        ("unmapped", 403, "tenant_not_mapped"),
+        ("claim_disagrees_with_mapping", 403, "tenant_mismatch"),
+    ],
+)
+def test_refused_opaque_tokens_get_401_or_403_and_nothing_is_served(
+    idp, sqlite_path, mapped, backend, case, status, error
+):
     now = int(time.time())
-    idp.introspection.update({
-        "op-expired": opaque(exp=now - 5, iat=now - 600),
-        "op-revoked": opaque(),
-        "op-wrong_audience": opaque(aud="api://someone-else"),
-        "op-no_audience": opaque(aud=None),
-        "op-wrong_issuer": opaque(iss="https://evil.example"),
-        "op-without_scope": opaque(scope="memory:write"),
-        "op-unmapped": opaque(sub="stranger", client_id="svc-unknown"),
-        "op-claim_disagrees_with_mapping": opaque(tenant="globex"),
-    })
+    idp.introspection.update(
+        {
+            "op-expired": opaque(exp=now - 5, iat=now - 600),
+            "op-revoked": opaque(),
+            "op-wrong_audience": opaque(aud="api://someone-else"),
+            "op-no_audience": opaque(aud=None),
+            "op-wrong_issuer": opaque(iss="https://evil.example"),
+            "op-without_scope": opaque(scope="memory:write"),
+            "op-unmapped": opaque(sub="stranger", client_id="svc-unknown"),
+            "op-claim_disagrees_with_mapping": opaque(tenant="globex"),
+        }
+    )
     idp.revoked.add("op-revoked")
     before = table_digest(backend, skip=("mcp_call_log",))
     with serve_memgate(memgate_settings(sqlite_path, introspection_auth(idp))) as url:
@@ -170,7 +212,11 @@ def test_refused_opaque_tokens_get_401_or_403_and_nothing_is_served(idp, sqlite_
         return
     [row] = rows  # a tenant refusal is logged once, under the marker tenant, with what to map
     assert (row["tenant_id"], row["status"], row["tool_name"], row["transport"]) == (
-        UNMAPPED_TENANT, "denied", "lookup_entity", "streamable-http")
+        UNMAPPED_TENANT,
+        "denied",
+        "lookup_entity",
+        "streamable-http",
+    )
     assert row["error_class"] == {"tenant_not_mapped": "TenantUnmapped", "tenant_mismatch": "TenantMismatch"}[error]
     assert response.json()["error_description"] == row["result_text"]
     assert response.json()["error_description"].count(".") == 1  # one sentence
@@ -221,6 +267,7 @@ def test_a_cached_token_is_not_kept_past_its_expiry(idp, sqlite_path, mapped):
 
 # -- Google access tokens (Gemini Enterprise) ---------------------------------------------------
 
+
 @pytest.fixture
 def google_mapped(manager, two_tenants):
     manager.operator_map_tenant("hd", "acme.example", "acme")
@@ -246,14 +293,18 @@ def test_a_google_token_maps_by_verified_email_domain_to_the_mapped_user(idp, sq
     assert [(r["tenant_id"], r["user_id"]) for r in log_rows(backend)] == [("globex", "omar")]
 
 
-@pytest.mark.parametrize("case, status, error", [
-    ("unknown", 401, "invalid_token"),
-    ("wrong_audience", 401, "invalid_token"),
-    ("personal_account", 403, "tenant_not_mapped"),
-    ("unverified_email", 403, "tenant_not_mapped"),
-])
-def test_refused_google_tokens_get_401_or_403_and_nothing_is_served(idp, sqlite_path, google_mapped, backend,
-                                                                    case, status, error):
+@pytest.mark.parametrize(
+    "case, status, error",
+    [
+        ("unknown", 401, "invalid_token"),
+        ("wrong_audience", 401, "invalid_token"),
+        ("personal_account", 403, "tenant_not_mapped"),
+        ("unverified_email", 403, "tenant_not_mapped"),
+    ],
+)
+def test_refused_google_tokens_get_401_or_403_and_nothing_is_served(
+    idp, sqlite_path, google_mapped, backend, case, status, error
+):
     google_user("ya29.wrong_audience", aud="someone-elses-client.apps.googleusercontent.com", idp=idp)
     google_user("ya29.personal_account", email="jane@gmail.com", hd=None, idp=idp)
     google_user("ya29.unverified_email", email="eve@globex.example", verified="false", hd=None, idp=idp)
@@ -280,8 +331,10 @@ def test_a_google_endpoint_that_is_down_gives_503_and_no_data(idp, sqlite_path, 
 
 # -- several verifiers on one endpoint ---------------------------------------------------------
 
-def test_jwts_and_google_tokens_share_one_endpoint_and_a_jwt_never_reaches_google(idp, sqlite_path,
-                                                                                   google_mapped, backend):
+
+def test_jwts_and_google_tokens_share_one_endpoint_and_a_jwt_never_reaches_google(
+    idp, sqlite_path, google_mapped, backend
+):
     google_user("ya29.jane", idp=idp)
     auth = {**jwt_auth(), **google_auth(idp), "verifier": ["jwt", "google"]}
     expired = jwt_token(exp=int(time.time()) - 60, iat=int(time.time()) - 600)
@@ -295,8 +348,12 @@ def test_jwts_and_google_tokens_share_one_endpoint_and_a_jwt_never_reaches_googl
 
 def test_with_several_verifiers_an_outage_is_still_503_not_401(idp, sqlite_path, mapped, backend):
     with refused_url() as dead:
-        auth = {**jwt_auth(), **introspection_auth(idp, url=f"{dead}/introspect"),
-                "verifier": ["jwt", "introspection"], "required_scopes": ["memory:read"]}
+        auth = {
+            **jwt_auth(),
+            **introspection_auth(idp, url=f"{dead}/introspect"),
+            "verifier": ["jwt", "introspection"],
+            "required_scopes": ["memory:read"],
+        }
         with serve_memgate(memgate_settings(sqlite_path, auth)) as url:
             opaque_response = post_mcp(url, "op-jane")
             jwt_response = post_mcp(url, jwt_token())
@@ -307,9 +364,11 @@ def test_with_several_verifiers_an_outage_is_still_503_not_401(idp, sqlite_path,
 
 # -- JWT clock checks and oversized tokens -----------------------------------------------------
 
+
 @pytest.mark.parametrize("iat_offset, status", [(3600, 401), (10, 200)], ids=["an_hour_ahead", "within_leeway"])
-def test_a_jwt_issued_in_the_future_is_refused_beyond_a_small_leeway(sqlite_path, two_tenants, backend,
-                                                                      iat_offset, status):
+def test_a_jwt_issued_in_the_future_is_refused_beyond_a_small_leeway(
+    sqlite_path, two_tenants, backend, iat_offset, status
+):
     token = jwt_token(iat=int(time.time()) + iat_offset, exp=int(time.time()) + 7200)
     with serve_memgate(memgate_settings(sqlite_path, jwt_auth())) as url:
         response = post_mcp(url, token)
@@ -320,18 +379,24 @@ def test_a_jwt_issued_in_the_future_is_refused_beyond_a_small_leeway(sqlite_path
 def test_a_100_kb_bearer_token_gets_401_with_a_body_not_a_reset(idp, sqlite_path, mapped, backend):
     """Sent in small pieces, as a real network delivers it: uvicorn's default 16 KiB head limit reset these."""
     import socket
+
     auth = {**jwt_auth(), **introspection_auth(idp), "verifier": ["jwt", "introspection"]}
     with serve_memgate(memgate_settings(sqlite_path, auth)) as url:
         port = int(url.rsplit(":", 1)[1])
         body = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}'
-        head = (b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
-                b"Mcp-Method: tools/list\r\nAuthorization: Bearer " + b"a" * 100_000 +
-                b"\r\nContent-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n")
+        head = (
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+            b"Mcp-Method: tools/list\r\nAuthorization: Bearer "
+            + b"a" * 100_000
+            + b"\r\nContent-Length: "
+            + str(len(body)).encode()
+            + b"\r\nConnection: close\r\n\r\n"
+        )
         with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
             request = head + body
             for i in range(0, len(request), 4096):
-                sock.sendall(request[i:i + 4096])
+                sock.sendall(request[i : i + 4096])
                 time.sleep(0.001)
             answer = b""
             while chunk := sock.recv(65536):  # bounded by the socket timeout and Connection: close
@@ -357,8 +422,9 @@ INSPECTOR = "https://inspector.example.test"
 
 @pytest.fixture
 def origin_url(sqlite_path, two_tenants):
-    settings = memgate_settings(sqlite_path, jwt_auth(), allowed_origins=[INSPECTOR],
-                                base_url="https://memgate.example.test")
+    settings = memgate_settings(
+        sqlite_path, jwt_auth(), allowed_origins=[INSPECTOR], base_url="https://memgate.example.test"
+    )
     with serve_memgate(settings) as url:
         yield url
 
@@ -383,9 +449,16 @@ def test_no_origin_and_a_listed_origin_are_served_and_only_the_listed_one_gets_c
 @pytest.mark.parametrize("origin, status", [(INSPECTOR, 200), ("https://evil.example", 403)])
 def test_a_cors_preflight_is_answered_only_for_a_listed_origin(origin_url, origin, status):
     import httpx2 as httpx
-    response = httpx.options(f"{origin_url}/mcp", timeout=10, headers={
-        "Origin": origin, "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization, content-type, mcp-protocol-version"})
+
+    response = httpx.options(
+        f"{origin_url}/mcp",
+        timeout=10,
+        headers={
+            "Origin": origin,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, mcp-protocol-version",
+        },
+    )
     assert response.status_code == status
     assert response.headers.get("access-control-allow-origin") == (origin if status == 200 else None)
 
@@ -397,13 +470,20 @@ def test_a_rebinding_host_gets_421_and_the_public_host_is_answered(origin_url):
 
 # -- RFC 9728 metadata --------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("issuer", ["https://claude-idp.example.test", "https://IdP.Example.test:8443/realms/acme"])
 def test_metadata_names_the_issuer_byte_for_byte_the_public_resource_and_the_rows_scopes(
-        sqlite_path, manager, two_tenants, issuer):
+    sqlite_path, manager, two_tenants, issuer
+):
     import httpx2 as httpx
+
     from memgate.manager import ACME, load_tool_definitions
-    admin = dict(load_tool_definitions()[0], tool_name="lookup_entity_admin",
-                 access_policy={"required_scopes": ["memory:admin", "memory:read"]})
+
+    admin = dict(
+        load_tool_definitions()[0],
+        tool_name="lookup_entity_admin",
+        access_policy={"required_scopes": ["memory:admin", "memory:read"]},
+    )
     manager.seed_tools(ACME, [admin])
     auth = {**jwt_auth(), "issuer": issuer}
     with serve_memgate(memgate_settings(sqlite_path, auth, base_url="https://memgate.example.test/")) as url:
@@ -411,18 +491,25 @@ def test_metadata_names_the_issuer_byte_for_byte_the_public_resource_and_the_row
         challenge = post_mcp(url, None).headers["www-authenticate"]
     assert response.status_code == 200
     assert f'"authorization_servers":["{issuer}"]'.encode() in response.content
-    assert response.json() == {"resource": "https://memgate.example.test/mcp", "authorization_servers": [issuer],
-                               "scopes_supported": ["memory:read", "memory:admin"],
-                               "bearer_methods_supported": ["header"]}
+    assert response.json() == {
+        "resource": "https://memgate.example.test/mcp",
+        "authorization_servers": [issuer],
+        "scopes_supported": ["memory:read", "memory:admin"],
+        "bearer_methods_supported": ["header"],
+    }
     assert 'resource_metadata="https://memgate.example.test/.well-known/oauth-protected-resource/mcp"' in challenge
 
 
 def test_metadata_needs_no_token_and_asks_no_verifier(idp, sqlite_path, mapped):
     import httpx2 as httpx
+
     auth = introspection_auth(idp, issuer="https://idp.example.test/oauth2/default")
     with serve_memgate(memgate_settings(sqlite_path, auth)) as url:
-        response = httpx.get(f"{url}/.well-known/oauth-protected-resource/mcp", timeout=10,
-                             headers={"Authorization": "Bearer op-anything"})
+        response = httpx.get(
+            f"{url}/.well-known/oauth-protected-resource/mcp",
+            timeout=10,
+            headers={"Authorization": "Bearer op-anything"},
+        )
         health = httpx.get(f"{url}/health", timeout=10, headers={"Authorization": "Bearer op-anything"})
     assert response.json()["authorization_servers"] == ["https://idp.example.test/oauth2/default"]
     assert (health.status_code, health.json()) == (200, {"status": "ok"})
@@ -433,6 +520,7 @@ def test_an_unmapped_call_is_listed_by_memgate_log(idp, sqlite_path, mapped):
     from click.testing import CliRunner
 
     from memgate.server.cli import cli
+
     idp.introspection["op-stranger"] = opaque(sub="stranger", client_id="svc-unknown")
     with serve_memgate(memgate_settings(sqlite_path, introspection_auth(idp))) as url:
         assert post_mcp(url, "op-stranger").status_code == 403

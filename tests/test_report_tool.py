@@ -37,24 +37,45 @@ def _no_memgate_env(monkeypatch):
         monkeypatch.delenv(key)
 
 
-def report(name: str, sql: str, properties: dict | None = None, required: list[str] | None = None,
-           **policy) -> dict:
+def report(name: str, sql: str, properties: dict | None = None, required: list[str] | None = None, **policy) -> dict:
     props = {"since": {"type": "string"}} if properties is None else properties
-    return {"tool_name": name, "tool_handler": "report", "usage_notes": f"The {name} report.",
-            "tool_schema": {"type": "object", "properties": props,
-                            "required": sorted(props) if required is None else required,
-                            "additionalProperties": False},
-            "access_policy": {"report": {"sql": sql, **policy}}}
+    return {
+        "tool_name": name,
+        "tool_handler": "report",
+        "usage_notes": f"The {name} report.",
+        "tool_schema": {
+            "type": "object",
+            "properties": props,
+            "required": sorted(props) if required is None else required,
+            "additionalProperties": False,
+        },
+        "access_policy": {"report": {"sql": sql, **policy}},
+    }
 
 
 def _add_example(sqlite_path, tenant="acme", *extra):
-    return CliRunner().invoke(cli, ["--db", str(sqlite_path), "tools", "add-report", "claims_changed_since",
-                                    "-t", tenant, "--sql", str(EXAMPLE_SQL), "--schema", str(EXAMPLE_SCHEMA),
-                                    *extra])
+    return CliRunner().invoke(
+        cli,
+        [
+            "--db",
+            str(sqlite_path),
+            "tools",
+            "add-report",
+            "claims_changed_since",
+            "-t",
+            tenant,
+            "--sql",
+            str(EXAMPLE_SQL),
+            "--schema",
+            str(EXAMPLE_SCHEMA),
+            *extra,
+        ],
+    )
 
 
 async def test_the_example_report_is_added_listed_read_only_and_answers_like_execute_query(
-        sqlite_path, two_tenants, backend):
+    sqlite_path, two_tenants, backend
+):
     added = _add_example(sqlite_path)
     assert (added.exit_code, added.output) == (0, "claims_changed_since (report) added for acme (version 1)\n")
     app, manager = stdio_app(sqlite_path)
@@ -72,21 +93,33 @@ async def test_the_example_report_is_added_listed_read_only_and_answers_like_exe
     assert "ent_acme_helios_v1" in text and "| superseded |" in text and "ent_globex" not in text
     report_row, query_row = log_rows(backend)
     assert (report_row["tool_name"], report_row["handler"], report_row["status"]) == (
-        "claims_changed_since", "report", "ok")
+        "claims_changed_since",
+        "report",
+        "ok",
+    )
     assert json.loads(report_row["arguments_json"]) == SINCE
     assert report_row["rows_returned"] == query_row["rows_returned"] > 1
     assert report_row["result_text"] == query_row["result_text"] == text
 
 
-@pytest.mark.parametrize("arguments, message", [
-    ({"since": 20000101}, "Invalid arguments for 'since': 20000101 is not of type 'string'"),
-    ({"since": "yesterday"}, "Invalid arguments for 'since': 'yesterday' does not match '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'"),
-    ({}, "Invalid arguments for 'since': 'since' is a required property"),
-    ({"since": "2000-01-01", "tenant": "globex"},
-     "Invalid arguments: Additional properties are not allowed ('tenant' was unexpected)"),
-])
-async def test_a_wrong_bind_is_refused_naming_the_field_and_logged_invalid(sqlite_path, two_tenants, backend,
-                                                                             arguments, message):
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"since": 20000101}, "Invalid arguments for 'since': 20000101 is not of type 'string'"),
+        (
+            {"since": "yesterday"},
+            "Invalid arguments for 'since': 'yesterday' does not match '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'",
+        ),
+        ({}, "Invalid arguments for 'since': 'since' is a required property"),
+        (
+            {"since": "2000-01-01", "tenant": "globex"},
+            "Invalid arguments: Additional properties are not allowed ('tenant' was unexpected)",
+        ),
+    ],
+)
+async def test_a_wrong_bind_is_refused_naming_the_field_and_logged_invalid(
+    sqlite_path, two_tenants, backend, arguments, message
+):
     _add_example(sqlite_path)
     app, manager = stdio_app(sqlite_path)
     async with Client(app) as c:
@@ -97,18 +130,23 @@ async def test_a_wrong_bind_is_refused_naming_the_field_and_logged_invalid(sqlit
     assert (row["status"], row["handler"], row["error_class"]) == ("invalid", "report", "InvalidArgument")
 
 
-@pytest.mark.parametrize("sql, rule", [
-    ("DELETE FROM entity_memory WHERE valid_from < :since", "select-only"),
-    ("SELECT id FROM entity_memory WHERE valid_from >= :since; DELETE FROM entity_memory", "one-statement"),
-    ("WITH x AS (DELETE FROM entity_memory RETURNING id) SELECT * FROM x WHERE :since IS NOT NULL", "nested-statement"),
-    ("SELECT * FROM mcp_call_log WHERE called_at >= :since", "table"),
-    ("SELECT * FROM main.entity_memory WHERE valid_from >= :since", "schema"),
-    ("SELECT load_extension(:since) FROM entity_memory", "function"),
-    ("SELECT id FROM entity_memory WHERE valid_from >= ?", "named-binds"),
-    ("SELECT id FROM entity_memory WHERE valid_from >= @since", "named-binds"),
-])
-def test_a_report_that_breaks_a_rule_is_refused_when_written_naming_the_rule(manager, two_tenants, backend, sql,
-                                                                              rule):
+@pytest.mark.parametrize(
+    "sql, rule",
+    [
+        ("DELETE FROM entity_memory WHERE valid_from < :since", "select-only"),
+        ("SELECT id FROM entity_memory WHERE valid_from >= :since; DELETE FROM entity_memory", "one-statement"),
+        (
+            "WITH x AS (DELETE FROM entity_memory RETURNING id) SELECT * FROM x WHERE :since IS NOT NULL",
+            "nested-statement",
+        ),
+        ("SELECT * FROM mcp_call_log WHERE called_at >= :since", "table"),
+        ("SELECT * FROM main.entity_memory WHERE valid_from >= :since", "schema"),
+        ("SELECT load_extension(:since) FROM entity_memory", "function"),
+        ("SELECT id FROM entity_memory WHERE valid_from >= ?", "named-binds"),
+        ("SELECT id FROM entity_memory WHERE valid_from >= @since", "named-binds"),
+    ],
+)
+def test_a_report_that_breaks_a_rule_is_refused_when_written_naming_the_rule(manager, two_tenants, backend, sql, rule):
     before = table_digest(backend)
     with pytest.raises(QueryRejected, match=rf"^report 'bad': query refused \(rule {rule}\)") as refused:
         manager.seed_tools(ACME, [report("bad", sql)])
@@ -118,8 +156,7 @@ def test_a_report_that_breaks_a_rule_is_refused_when_written_naming_the_rule(man
     assert table_digest(backend) == before
 
 
-def test_init_refuses_a_tools_file_whose_report_writes_and_seeds_nothing(sqlite_path, tmp_path, manager,
-                                                                           backend):
+def test_init_refuses_a_tools_file_whose_report_writes_and_seeds_nothing(sqlite_path, tmp_path, manager, backend):
     tools = tmp_path / "toolbox.json"
     tools.write_text(json.dumps({"tools": [report("purge", "DELETE FROM entity_memory WHERE valid_from < :since")]}))
     manager.migrate()
@@ -130,47 +167,96 @@ def test_init_refuses_a_tools_file_whose_report_writes_and_seeds_nothing(sqlite_
     assert table_digest(backend) == before
 
 
-def test_add_report_refuses_a_write_naming_the_rule_and_writes_nothing(sqlite_path, two_tenants, tmp_path,
-                                                                        backend):
+def test_add_report_refuses_a_write_naming_the_rule_and_writes_nothing(sqlite_path, two_tenants, tmp_path, backend):
     bad = tmp_path / "bad.sql"
     bad.write_text("UPDATE entity_memory SET content = 'x' WHERE valid_from >= :since")
     before = table_digest(backend)
-    out = CliRunner().invoke(cli, ["--db", str(sqlite_path), "tools", "add-report", "bad", "-t", "acme",
-                                   "--sql", str(bad), "--schema", str(EXAMPLE_SCHEMA)])
+    out = CliRunner().invoke(
+        cli,
+        [
+            "--db",
+            str(sqlite_path),
+            "tools",
+            "add-report",
+            "bad",
+            "-t",
+            "acme",
+            "--sql",
+            str(bad),
+            "--schema",
+            str(EXAMPLE_SCHEMA),
+        ],
+    )
     assert out.exit_code == 1 and "(rule select-only)" in out.output
     assert table_digest(backend) == before
 
 
-@pytest.mark.parametrize("sql, properties, message", [
-    ("SELECT id FROM entity_memory WHERE subject = :subject", None,
-     "the SQL binds :subject, which tool_schema does not declare; tool_schema declares since, which the SQL "
-     "never binds"),
-    ("SELECT id FROM entity_memory", None, "tool_schema declares since, which the SQL never binds"),
-])
+@pytest.mark.parametrize(
+    "sql, properties, message",
+    [
+        (
+            "SELECT id FROM entity_memory WHERE subject = :subject",
+            None,
+            "the SQL binds :subject, which tool_schema does not declare; tool_schema declares since, which the SQL "
+            "never binds",
+        ),
+        ("SELECT id FROM entity_memory", None, "tool_schema declares since, which the SQL never binds"),
+    ],
+)
 def test_binds_and_schema_properties_must_match(manager, two_tenants, sql, properties, message):
     with pytest.raises(InvalidArgument, match=rf"^report 'bad': {message}$") as refused:
         manager.put_tool(ACME, report("bad", sql, properties))
     assert refused.value.field == "tool_schema"
 
 
-@pytest.mark.parametrize("properties, reason", [
-    ({"since": {"type": "array", "items": {"type": "string"}}}, "tool_schema.properties.since: a report bind has one type"),
-    ({"since": {"type": "string", "format": "date-time"}}, "format 'date-time' would not be checked; use a pattern"),
-])
-def test_add_report_refuses_a_bind_schema_the_toolbox_would_not_serve(sqlite_path, two_tenants, tmp_path, backend,
-                                                                       properties, reason):
+@pytest.mark.parametrize(
+    "properties, reason",
+    [
+        (
+            {"since": {"type": "array", "items": {"type": "string"}}},
+            "tool_schema.properties.since: a report bind has one type",
+        ),
+        (
+            {"since": {"type": "string", "format": "date-time"}},
+            "format 'date-time' would not be checked; use a pattern",
+        ),
+    ],
+)
+def test_add_report_refuses_a_bind_schema_the_toolbox_would_not_serve(
+    sqlite_path, two_tenants, tmp_path, backend, properties, reason
+):
     schema = tmp_path / "schema.json"
     schema.write_text(json.dumps({"description": "d", "type": "object", "properties": properties}))
     before = table_digest(backend)
-    out = CliRunner().invoke(cli, ["--db", str(sqlite_path), "tools", "add-report", "r", "-t", "acme",
-                                   "--sql", str(EXAMPLE_SQL), "--schema", str(schema)])
+    out = CliRunner().invoke(
+        cli,
+        [
+            "--db",
+            str(sqlite_path),
+            "tools",
+            "add-report",
+            "r",
+            "-t",
+            "acme",
+            "--sql",
+            str(EXAMPLE_SQL),
+            "--schema",
+            str(schema),
+        ],
+    )
     assert out.exit_code == 1 and "report 'r' cannot be served: " in out.output and reason in out.output
     assert table_digest(backend) == before
 
 
 async def test_bind_values_are_bound_not_spliced(manager, sqlite_path, two_tenants, backend):
-    manager.put_tool(ACME, report("by_subject", "SELECT id, content FROM entity_memory WHERE subject = :subject",
-                                  {"subject": {"type": "string"}}))
+    manager.put_tool(
+        ACME,
+        report(
+            "by_subject",
+            "SELECT id, content FROM entity_memory WHERE subject = :subject",
+            {"subject": {"type": "string"}},
+        ),
+    )
     before = table_digest(backend, skip=("mcp_call_log",))
     app, served = stdio_app(sqlite_path)
     async with Client(app) as c:
@@ -184,10 +270,17 @@ async def test_bind_values_are_bound_not_spliced(manager, sqlite_path, two_tenan
 
 
 async def test_optional_binds_take_their_default_or_null_and_the_row_cap_holds(manager, sqlite_path, two_tenants):
-    manager.put_tool(ACME, report(
-        "facts", "SELECT id FROM entity_memory_history WHERE (:subject IS NULL OR subject = :subject) "
-                 "AND status = :status ORDER BY id",
-        {"subject": {"type": "string"}, "status": {"type": "string", "default": "current"}}, required=[], max_rows=1))
+    manager.put_tool(
+        ACME,
+        report(
+            "facts",
+            "SELECT id FROM entity_memory_history WHERE (:subject IS NULL OR subject = :subject) "
+            "AND status = :status ORDER BY id",
+            {"subject": {"type": "string"}, "status": {"type": "string", "default": "current"}},
+            required=[],
+            max_rows=1,
+        ),
+    )
     app, served = stdio_app(sqlite_path)
     async with Client(app) as c:
         every = await c.call_tool("facts", {})
@@ -211,23 +304,36 @@ async def test_each_tenant_runs_its_report_on_its_own_rows_only(sqlite_path, two
     assert "ent_globex" in texts["globex"] and "ent_acme" not in texts["globex"]
 
 
-async def test_a_report_row_written_past_admission_still_meets_the_read_only_wall(sqlite_path, two_tenants,
-                                                                                  backend, manager):
+async def test_a_report_row_written_past_admission_still_meets_the_read_only_wall(
+    sqlite_path, two_tenants, backend, manager
+):
     # Written straight into the table, as a careless operator might: never admitted.
     definition = report("sneaky", "DELETE FROM entity_memory WHERE valid_from >= :since")
     with backend.session(ACME) as s:
-        s.insert("toolbox_memory", {
-            "id": new_id("tool"), "tenant_id": "acme", "tool_name": "sneaky", "tool_handler": "report",
-            "tool_schema": json.dumps(definition["tool_schema"]), "usage_notes": "x",
-            "access_policy": json.dumps(definition["access_policy"]), "version": 1,
-            "valid_from": "2000-01-01T00:00:00.000000Z", "created_at": "2000-01-01T00:00:00.000000Z"})
+        s.insert(
+            "toolbox_memory",
+            {
+                "id": new_id("tool"),
+                "tenant_id": "acme",
+                "tool_name": "sneaky",
+                "tool_handler": "report",
+                "tool_schema": json.dumps(definition["tool_schema"]),
+                "usage_notes": "x",
+                "access_policy": json.dumps(definition["access_policy"]),
+                "version": 1,
+                "valid_from": "2000-01-01T00:00:00.000000Z",
+                "created_at": "2000-01-01T00:00:00.000000Z",
+            },
+        )
     before = table_digest(backend, skip=("mcp_call_log",))
     app, served = stdio_app(sqlite_path)
     async with Client(app) as c:
         r = await c.call_tool("sneaky", SINCE, raise_on_error=False)
     served.close()
     assert (r.is_error, r.content[0].text) == (
-        True, "The query was rejected: query refused (rule invalid): the database could not run it as written.")
+        True,
+        "The query was rejected: query refused (rule invalid): the database could not run it as written.",
+    )
     assert table_digest(backend, skip=("mcp_call_log",)) == before
     [row] = log_rows(backend)
     assert (row["tool_name"], row["handler"], row["status"]) == ("sneaky", "report", "invalid")

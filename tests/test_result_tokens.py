@@ -20,13 +20,16 @@ def kb(backend, two_tenants):
     return hashing_manager(backend)
 
 
-@pytest.mark.parametrize(("kind", "call"), [
-    ("lookup_entity", lambda m: m.lookup_entity(ACME, "model:helios-rag", "beir_ndcg10")),
-    ("search_memory", lambda m: m.search_memory(ACME, "helios BEIR re-run")),
-    ("search_memory, nothing found", lambda m: m.search_memory(ACME, "xylophone quasar")),
-    ("execute_query", lambda m: m.execute_query(ACME, "SELECT id, content FROM entity_memory ORDER BY id")),
-    ("execute_query, no rows", lambda m: m.execute_query(ACME, "SELECT id FROM entity_memory WHERE 0")),
-])
+@pytest.mark.parametrize(
+    ("kind", "call"),
+    [
+        ("lookup_entity", lambda m: m.lookup_entity(ACME, "model:helios-rag", "beir_ndcg10")),
+        ("search_memory", lambda m: m.search_memory(ACME, "helios BEIR re-run")),
+        ("search_memory, nothing found", lambda m: m.search_memory(ACME, "xylophone quasar")),
+        ("execute_query", lambda m: m.execute_query(ACME, "SELECT id, content FROM entity_memory ORDER BY id")),
+        ("execute_query, no rows", lambda m: m.execute_query(ACME, "SELECT id FROM entity_memory WHERE 0")),
+    ],
+)
 def test_each_result_kind_states_the_tokens_of_its_whole_text(kb, kind, call):
     out = call(kb)
     assert _stated(out.text) == count_tokens(out.text) == out.tokens

@@ -17,8 +17,13 @@ def test_exact_duplicates_fold_into_the_best_ranked_copy_which_says_how_many(bac
     for n in range(1, 4):
         add_doc(kb, ACME, f"Chapter {n}", CHAPTER.format(n=n), uri=f"test://book/ch{n}.html")
         # the print version of each chapter: same words, other spacing and case
-        add_doc(kb, ACME, "Print version", "  " + CHAPTER.format(n=n).upper().replace(" ", "\n "),
-                uri=f"test://book/print-{n}.html")
+        add_doc(
+            kb,
+            ACME,
+            "Print version",
+            "  " + CHAPTER.format(n=n).upper().replace(" ", "\n "),
+            uri=f"test://book/print-{n}.html",
+        )
     add_doc(kb, ACME, "Other", "Zebra rangers keep the ford log in a waterproof book.", uri="test://other.html")
     out = kb.search_memory(ACME, "zebra herd river ford rangers", max_results=4)
     results = out.structured["results"]
@@ -29,13 +34,16 @@ def test_exact_duplicates_fold_into_the_best_ranked_copy_which_says_how_many(bac
 
     async def over_mcp():  # what the model reads: search_memory through the server
         async with Client(server_for(kb, ACME)) as client:
-            result = await client.call_tool("search_memory", {"query": "zebra herd river ford rangers",
-                                                              "max_results": 4})
+            result = await client.call_tool(
+                "search_memory", {"query": "zebra herd river ford rangers", "max_results": 4}
+            )
             return result.content[0].text
 
     text = asyncio.run(over_mcp())
-    contents = [" ".join(r.split()).casefold()
-                for r in re.findall(r"^<content>title: [^\n]*\n(.*?)</content>", text, re.S | re.M)]
+    contents = [
+        " ".join(r.split()).casefold()
+        for r in re.findall(r"^<content>title: [^\n]*\n(.*?)</content>", text, re.DOTALL | re.MULTILINE)
+    ]
     assert len(contents) == len(set(contents)) == 4  # four different passages, no copy among them
     assert len(re.findall(r' folded="1"[ >]', text)) == 3
 

@@ -21,23 +21,34 @@ def kb(backend):
 
 def _zebra_docs(kb, n=12, tenant=ACME):
     for i in range(n):
-        add_doc(kb, tenant, f"Zebra field note {i}", f"Note {i}: the zebra herd crossed the river at dawn. " * 6,
-                uri=f"test://notes/{i}", collection="field")
+        add_doc(
+            kb,
+            tenant,
+            f"Zebra field note {i}",
+            f"Note {i}: the zebra herd crossed the river at dawn. " * 6,
+            uri=f"test://notes/{i}",
+            collection="field",
+        )
 
 
 def test_a_result_cites_chunks_with_title_position_score_parts_and_tokens(kb):
     add_doc(kb, ACME, "Helios report", "The August re-run found nDCG@10 of 0.78 on BEIR.", collection="evals")
     out = kb.search_memory(ACME, "helios BEIR re-run")
     head, record = out.text.split("\n", 1)
-    assert head == (f"search: helios BEIR re-run | results: 1 | more exist: no | tokens: {count_tokens(out.text)}"
-                    " | budget: 2000 tokens")
+    assert head == (
+        f"search: helios BEIR re-run | results: 1 | more exist: no | tokens: {count_tokens(out.text)}"
+        " | budget: 2000 tokens"
+    )
     (hit,) = out.structured["results"]
     assert record.startswith(
         f'<memory id="{hit["id"]}" type="kb_chunk" status="evidence" document="{hit["document_id"]}"'
         f' collection="evals" position="0" chunks="1" tokens="{hit["tokens"]}" score="0.0328" lexical_rank="1"'
-        ' vector_rank="1" cosine="')
-    assert "\n<content>title: Helios report\nThe August re-run found nDCG@10 of 0.78 on BEIR.</content>\n</memory>" \
+        ' vector_rank="1" cosine="'
+    )
+    assert (
+        "\n<content>title: Helios report\nThe August re-run found nDCG@10 of 0.78 on BEIR.</content>\n</memory>"
         in record
+    )
     assert out.cited_ids == (hit["id"],) and out.rows == 1 and out.tokens == count_tokens(out.text)
 
 
@@ -51,9 +62,17 @@ def test_results_stop_at_max_results_and_say_more_exist(kb):
 def test_results_stop_at_the_tenants_token_budget(kb):
     _zebra_docs(kb)
     with kb.backend.session(ACME) as s:
-        s.insert("guideline_memory", {"id": "gdl_t", "tenant_id": "acme", "guideline_key": "context_budget",
-                                      "content": "small", "content_json": json.dumps({"max_tool_result_tokens": 300}),
-                                      "valid_from": "2020-01-01T00:00:00.000Z"})
+        s.insert(
+            "guideline_memory",
+            {
+                "id": "gdl_t",
+                "tenant_id": "acme",
+                "guideline_key": "context_budget",
+                "content": "small",
+                "content_json": json.dumps({"max_tool_result_tokens": 300}),
+                "valid_from": "2020-01-01T00:00:00.000Z",
+            },
+        )
     out = kb.search_memory(ACME, "zebra river", max_results=10)
     assert out.tokens <= 300 and count_tokens(out.text) == out.tokens
     assert 0 < out.rows < 10 and out.truncated
@@ -63,9 +82,17 @@ def test_results_stop_at_the_tenants_token_budget(kb):
 def test_a_single_chunk_larger_than_the_budget_is_clipped_not_dropped(kb):
     add_doc(kb, ACME, "Big", "zebra " * 280)
     with kb.backend.session(ACME) as s:
-        s.insert("guideline_memory", {"id": "gdl_t", "tenant_id": "acme", "guideline_key": "context_budget",
-                                      "content": "tiny", "content_json": json.dumps({"max_tool_result_tokens": 150}),
-                                      "valid_from": "2020-01-01T00:00:00.000Z"})
+        s.insert(
+            "guideline_memory",
+            {
+                "id": "gdl_t",
+                "tenant_id": "acme",
+                "guideline_key": "context_budget",
+                "content": "tiny",
+                "content_json": json.dumps({"max_tool_result_tokens": 150}),
+                "valid_from": "2020-01-01T00:00:00.000Z",
+            },
+        )
     out = kb.search_memory(ACME, "zebra")
     assert out.rows == 1 and out.tokens <= 150 and 'clipped="yes"' in out.text
 
@@ -87,12 +114,15 @@ def test_hybrid_fuses_both_legs_by_reciprocal_rank(kb):
     assert hybrid[0].score == pytest.approx(1 / 61 + 1 / (60 + hybrid[0].vector_rank))
 
 
-@pytest.mark.parametrize("query, expected", [
-    ("zebra", '"zebra"'),
-    ('AND OR NOT "x" NEAR(a b) col:*', '"and" OR "or" OR "not" OR "x" OR "near" OR "a" OR "b" OR "col"'),
-    ("---", None),
-    ("Zebra zebra ZEBRA", '"zebra"'),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ("zebra", '"zebra"'),
+        ('AND OR NOT "x" NEAR(a b) col:*', '"and" OR "or" OR "not" OR "x" OR "near" OR "a" OR "b" OR "col"'),
+        ("---", None),
+        ("Zebra zebra ZEBRA", '"zebra"'),
+    ],
+)
 def test_query_words_reach_fts5_as_quoted_terms_never_as_syntax(query, expected):
     assert fts_expression(query) == expected
 
@@ -128,6 +158,7 @@ def test_search_memory_over_mcp_stays_in_the_tenant_and_is_logged(kb, backend):
     assert "Acme runbook" in text and "xylophone." not in text and "Globex" not in text
     assert bad.is_error
     from mcp_helpers import log_rows
+
     rows = log_rows(backend, tool_name="search_memory")
     assert [(r["tenant_id"], r["status"]) for r in rows] == [("acme", "ok"), ("acme", "invalid")]
     assert json.loads(rows[0]["cited_ids"]) and rows[0]["result_tokens"] > 0

@@ -26,8 +26,16 @@ KEYS = make_keypair()
 
 def claims(**overrides):
     now = int(time.time())
-    base = {"iss": ISSUER, "aud": AUDIENCE, "sub": "jane@acme", "tenant": "acme", "agent": "research-assistant",
-            "scope": "memory:read", "iat": now, "exp": now + 300}
+    base = {
+        "iss": ISSUER,
+        "aud": AUDIENCE,
+        "sub": "jane@acme",
+        "tenant": "acme",
+        "agent": "research-assistant",
+        "scope": "memory:read",
+        "iat": now,
+        "exp": now + 300,
+    }
     base.update(overrides)
     return {k: v for k, v in base.items() if v is not None}
 
@@ -39,10 +47,22 @@ def token(**overrides) -> str:
 @pytest.fixture
 def base_url(sqlite_path, two_tenants):
     settings = load_settings(None, **{"database.path": str(sqlite_path), "server.transport": "http"})
-    settings = settings.model_copy(update={"http": settings.http.model_copy(update={
-        "auth": settings.http.auth.model_copy(update={
-            "issuer": ISSUER, "audience": AUDIENCE, "public_key": KEYS.public_pem,
-            "required_scopes": ["memory:read"]})})})
+    settings = settings.model_copy(
+        update={
+            "http": settings.http.model_copy(
+                update={
+                    "auth": settings.http.auth.model_copy(
+                        update={
+                            "issuer": ISSUER,
+                            "audience": AUDIENCE,
+                            "public_key": KEYS.public_pem,
+                            "required_scopes": ["memory:read"],
+                        }
+                    )
+                }
+            )
+        }
+    )
     manager = open_manager(settings)
     mcp = http_server(manager, settings)
     with serve_asgi(http_asgi_app(mcp, settings)) as url:
@@ -58,7 +78,12 @@ async def test_a_valid_token_calls_tools_as_the_tenant_in_its_claims(base_url, b
     assert "<content>0.78" in r.content[0].text
     [row] = log_rows(backend)
     assert (row["tenant_id"], row["principal"], row["agent_id"], row["transport"], row["status"]) == (
-        "acme", "jane@acme", "research-assistant", "streamable-http", "ok")
+        "acme",
+        "jane@acme",
+        "research-assistant",
+        "streamable-http",
+        "ok",
+    )
 
 
 async def test_a_globex_token_never_sees_acme_data(base_url, backend):
@@ -74,14 +99,25 @@ async def test_a_globex_token_never_sees_acme_data(base_url, backend):
 @pytest.mark.parametrize("claim", [{"tenant": "bad tenant!"}, {"sub": "jane acme"}, {"agent": "../x"}])
 async def test_a_token_whose_ids_break_the_id_rule_gets_403_and_a_logged_denial(base_url, backend, claim):
     before = table_digest(backend, skip=("mcp_call_log",))
-    response = httpx.post(f"{base_url}/mcp", headers={
-        "Authorization": f"Bearer {token(**claim)}", "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25"},
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, timeout=10)
+    response = httpx.post(
+        f"{base_url}/mcp",
+        headers={
+            "Authorization": f"Bearer {token(**claim)}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-11-25",
+        },
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        timeout=10,
+    )
     assert response.status_code == 403
-    assert response.json() == {"error": "invalid_identity", "error_description": (
-        "This token's tenant, user or agent claim is not a valid memgate id, so the request is refused; "
-        "ask the memgate operator to check which claims carry them.")}
+    assert response.json() == {
+        "error": "invalid_identity",
+        "error_description": (
+            "This token's tenant, user or agent claim is not a valid memgate id, so the request is refused; "
+            "ask the memgate operator to check which claims carry them."
+        ),
+    }
     [row] = log_rows(backend)
     assert (row["tenant_id"], row["status"], row["error_class"]) == (":unmapped", "denied", "InvalidArgument")
     assert table_digest(backend, skip=("mcp_call_log",)) == before
@@ -95,12 +131,24 @@ async def test_bad_tokens_get_401_and_no_tool_runs(base_url, backend, case):
         "wrong_audience": token(aud="someone-else"),
         "wrong_issuer": token(iss="https://evil.example"),
     }[case]
-    response = httpx.post(f"{base_url}/mcp", headers={
-        "Authorization": f"Bearer {bad}", "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/call", "Mcp-Name": "lookup_entity"},
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-              "params": {"name": "lookup_entity", "arguments": {"subject": "model:helios-rag"}}}, timeout=10)
+    response = httpx.post(
+        f"{base_url}/mcp",
+        headers={
+            "Authorization": f"Bearer {bad}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "lookup_entity",
+        },
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "lookup_entity", "arguments": {"subject": "model:helios-rag"}},
+        },
+        timeout=10,
+    )
     assert response.status_code == 401
     assert 'error="invalid_token"' in response.headers["www-authenticate"]
     with pytest.raises(MCPError, match="^Server returned an error response$"):
@@ -110,11 +158,18 @@ async def test_bad_tokens_get_401_and_no_tool_runs(base_url, backend, case):
 
 
 async def test_a_valid_token_without_the_required_scope_gets_403_insufficient_scope(base_url, backend):
-    response = httpx.post(f"{base_url}/mcp", headers={
-        "Authorization": f"Bearer {token(scope='other')}", "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/list"}, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
-        timeout=10)
+    response = httpx.post(
+        f"{base_url}/mcp",
+        headers={
+            "Authorization": f"Bearer {token(scope='other')}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/list",
+        },
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+        timeout=10,
+    )
     assert response.status_code == 403
     assert 'error="insufficient_scope"' in response.headers["www-authenticate"]
     assert log_rows(backend) == []
@@ -122,13 +177,24 @@ async def test_a_valid_token_without_the_required_scope_gets_403_insufficient_sc
 
 @pytest.mark.parametrize("chunked", [False, True])
 def test_an_oversized_request_body_gets_413_and_no_tool_runs(base_url, backend, chunked):
-    body = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "lookup_entity", ' \
-           b'"arguments": {"subject": "' + b"x" * (5 * 1024 * 1024) + b'"}}}'
-    content = iter([body[i:i + 65536] for i in range(0, len(body), 65536)]) if chunked else body
-    response = httpx.post(f"{base_url}/mcp", content=content, timeout=30, headers={
-        "Authorization": f"Bearer {token()}", "Content-Type": "application/json",
-        "Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/call", "Mcp-Name": "lookup_entity"})
+    body = (
+        b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "lookup_entity", '
+        b'"arguments": {"subject": "' + b"x" * (5 * 1024 * 1024) + b'"}}}'
+    )
+    content = iter([body[i : i + 65536] for i in range(0, len(body), 65536)]) if chunked else body
+    response = httpx.post(
+        f"{base_url}/mcp",
+        content=content,
+        timeout=30,
+        headers={
+            "Authorization": f"Bearer {token()}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "lookup_entity",
+        },
+    )
     assert response.status_code == 413
     assert response.json()["error"] == "request_too_large"
     assert log_rows(backend) == []
@@ -151,6 +217,7 @@ def test_memgate_serve_transport_http_starts_uvicorn_and_answers_health(sqlite_p
     import socket
     import subprocess
     import sys
+
     key_file = tmp_path / "idp.pem"
     key_file.write_text(KEYS.public_pem)
     config = tmp_path / "memgate.toml"
@@ -159,9 +226,26 @@ def test_memgate_serve_transport_http_starts_uvicorn_and_answers_health(sqlite_p
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "FASTMCP_CHECK_FOR_UPDATES": "off"}
-    proc = subprocess.Popen([sys.executable, "-m", "memgate", "--config", str(config), "--db", str(sqlite_path),
-                             "serve", "--transport", "http", "--port", str(port)],
-                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memgate",
+            "--config",
+            str(config),
+            "--db",
+            str(sqlite_path),
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+        ],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:  # bounded readiness poll

@@ -22,8 +22,13 @@ LINE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} (DEBUG|INFO|WARNING|ERR
 
 
 def _env(home) -> dict[str, str]:
-    return {"PATH": os.environ.get("PATH", ""), "HOME": str(home), "XDG_DATA_HOME": str(home / "data"),
-            "XDG_CONFIG_HOME": str(home / "config"), "FASTMCP_CHECK_FOR_UPDATES": "off"}
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "FASTMCP_CHECK_FOR_UPDATES": "off",
+    }
 
 
 def _lines(text: str) -> list[str]:
@@ -34,8 +39,9 @@ def _lines(text: str) -> list[str]:
 
 async def test_over_stdio_every_line_has_one_format_and_a_failed_call_writes_one(tmp_path):
     log = tmp_path / "stderr.log"
-    transport = StdioTransport(sys.executable, ["-m", "memgate", "serve", "--demo"], env=_env(tmp_path),
-                               cwd=str(tmp_path), log_file=log)
+    transport = StdioTransport(
+        sys.executable, ["-m", "memgate", "serve", "--demo"], env=_env(tmp_path), cwd=str(tmp_path), log_file=log
+    )
     async with Client(transport) as c:
         invalid = await c.call_tool("execute_query", {"query": "SELECT 1", "max_rows": 0}, raise_on_error=False)
         refused = await c.call_tool("execute_query", {"query": "SELECT * FROM mcp_call_log"}, raise_on_error=False)
@@ -53,14 +59,33 @@ def test_over_http_uvicorn_logs_in_the_same_format(sqlite_path, two_tenants, tmp
     key_file = tmp_path / "idp.pem"
     key_file.write_text(keys.public_pem)
     config = tmp_path / "memgate.toml"
-    config.write_text(f'[http.auth]\nissuer = "https://idp.test"\naudience = "memgate"\n'
-                      f'public_key_file = "{key_file}"\n')
+    config.write_text(
+        f'[http.auth]\nissuer = "https://idp.test"\naudience = "memgate"\npublic_key_file = "{key_file}"\n'
+    )
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "memgate", "--config", str(config), "--db", str(sqlite_path),
-                             "serve", "--transport", "http", "--port", str(port)], env=_env(tmp_path),
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memgate",
+            "--config",
+            str(config),
+            "--db",
+            str(sqlite_path),
+            "serve",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+        ],
+        env=_env(tmp_path),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 30
         while True:  # bounded readiness poll
@@ -77,4 +102,4 @@ def test_over_http_uvicorn_logs_in_the_same_format(sqlite_path, two_tenants, tmp
     assert out == ""
     lines = _lines(err)
     assert any(" INFO uvicorn.error: Uvicorn running on " in line for line in lines)
-    assert any(' INFO uvicorn.access: 127.0.0.1:' in line and '"GET /health HTTP/1.1" 200' in line for line in lines)
+    assert any(" INFO uvicorn.access: 127.0.0.1:" in line and '"GET /health HTTP/1.1" 200' in line for line in lines)

@@ -71,28 +71,53 @@ async def test_a_row_disabled_between_list_and_call_is_denied_and_logged(app, ma
     assert r.content[0].text == "This tool is no longer available. List the tools again."
     [row] = log_rows(backend)
     assert (row["tenant_id"], row["tool_name"], row["status"], row["error_class"]) == (
-        "acme", "lookup_entity", "denied", "RowGone")
+        "acme",
+        "lookup_entity",
+        "denied",
+        "RowGone",
+    )
 
 
 async def test_globex_rows_do_not_become_acme_tools(app, manager, two_tenants):
     _, globex = two_tenants
-    manager.seed_tools(globex, [{
-        "tool_name": "globex_only", "tool_handler": "lookup_entity", "usage_notes": "globex's own",
-        "tool_schema": {"type": "object", "properties": {"subject": {"type": "string"}}, "required": ["subject"]}}])
+    manager.seed_tools(
+        globex,
+        [
+            {
+                "tool_name": "globex_only",
+                "tool_handler": "lookup_entity",
+                "usage_notes": "globex's own",
+                "tool_schema": {
+                    "type": "object",
+                    "properties": {"subject": {"type": "string"}},
+                    "required": ["subject"],
+                },
+            }
+        ],
+    )
     async with Client(app) as c:
         assert "globex_only" not in [t.name for t in await c.list_tools()]
         r = await c.call_tool("globex_only", {"subject": "model:helios-rag"}, raise_on_error=False)
     assert r.is_error and "0.55" not in r.content[0].text
 
 
-@pytest.mark.parametrize("arguments, message", [
-    ({"subject": 25}, "Invalid arguments for 'subject': 25 is not of type 'string'"),
-    ({"subject": "25", "include_history": "true"}, "Invalid arguments for 'include_history': 'true' is not of type 'boolean'"),
-    ({}, "Invalid arguments for 'subject': 'subject' is a required property"),
-    ({"subject": "x", "tenant": "globex"}, "Invalid arguments: Additional properties are not allowed ('tenant' was unexpected)"),
-    ({"subject": ""}, "Invalid arguments for 'subject': String should have at least 1 character"),
-    ({"subject": "x" * 401}, None),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ({"subject": 25}, "Invalid arguments for 'subject': 25 is not of type 'string'"),
+        (
+            {"subject": "25", "include_history": "true"},
+            "Invalid arguments for 'include_history': 'true' is not of type 'boolean'",
+        ),
+        ({}, "Invalid arguments for 'subject': 'subject' is a required property"),
+        (
+            {"subject": "x", "tenant": "globex"},
+            "Invalid arguments: Additional properties are not allowed ('tenant' was unexpected)",
+        ),
+        ({"subject": ""}, "Invalid arguments for 'subject': String should have at least 1 character"),
+        ({"subject": "x" * 401}, None),
+    ],
+)
 async def test_arguments_are_validated_strictly_and_the_field_is_named(app, backend, arguments, message):
     async with Client(app) as c:
         r = await c.call_tool("lookup_entity", arguments, raise_on_error=False)
@@ -126,24 +151,30 @@ async def test_an_exception_inside_a_handler_reaches_the_client_only_as_the_gene
     # A real failure inside the handler: the view it reads calls a function that does not exist.
     with backend.unwalled_connection() as conn:
         conn.execute("DROP VIEW entity_memory")
-        conn.execute("CREATE VIEW entity_memory AS SELECT *, secret_missing_fn(id) AS boom"
-                     " FROM base_entity_memory WHERE tenant_id = app_tenant()")
+        conn.execute(
+            "CREATE VIEW entity_memory AS SELECT *, secret_missing_fn(id) AS boom"
+            " FROM base_entity_memory WHERE tenant_id = app_tenant()"
+        )
     async with Client(app) as c:
         r = await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False)
     text = r.content[0].text
     [row] = log_rows(backend)
-    assert text == (f"The memory service could not complete this call (call id {row['call_id']}). "
-                    "The operator log has the details.")
+    assert text == (
+        f"The memory service could not complete this call (call id {row['call_id']}). The operator log has the details."
+    )
     assert (row["status"], row["error_class"]) == ("error", "BackendUnavailable")
     for leak in ("secret_missing_fn", "sqlite", "base_", "Traceback", "entity_memory"):
         assert leak not in text
 
 
 async def test_a_row_with_an_unknown_handler_is_never_listed_and_the_operator_log_says_why(
-        app, manager, two_tenants, caplog):
+    app, manager, two_tenants, caplog
+):
     acme, _ = two_tenants
-    manager.seed_tools(acme, [{"tool_name": "shell", "tool_handler": "run_shell", "usage_notes": "no",
-                               "tool_schema": {"type": "object"}}])
+    manager.seed_tools(
+        acme,
+        [{"tool_name": "shell", "tool_handler": "run_shell", "usage_notes": "no", "tool_schema": {"type": "object"}}],
+    )
     async with Client(app) as c:
         assert "shell" not in [t.name for t in await c.list_tools()]
     assert "handler 'run_shell' is not on the allowlist" in caplog.text
@@ -151,8 +182,17 @@ async def test_a_row_with_an_unknown_handler_is_never_listed_and_the_operator_lo
 
 async def test_a_row_whose_schema_the_handler_cannot_honour_is_refused_loudly(app, manager, two_tenants, caplog):
     acme, _ = two_tenants
-    manager.seed_tools(acme, [{"tool_name": "lookup_typo", "tool_handler": "lookup_entity", "usage_notes": "x",
-                               "tool_schema": {"type": "object", "properties": {"subjekt": {"type": "string"}}}}])
+    manager.seed_tools(
+        acme,
+        [
+            {
+                "tool_name": "lookup_typo",
+                "tool_handler": "lookup_entity",
+                "usage_notes": "x",
+                "tool_schema": {"type": "object", "properties": {"subjekt": {"type": "string"}}},
+            }
+        ],
+    )
     async with Client(app) as c:
         assert "lookup_typo" not in [t.name for t in await c.list_tools()]
     assert "tool_schema has properties the lookup_entity handler does not take: ['subjekt']" in caplog.text
@@ -160,10 +200,22 @@ async def test_a_row_whose_schema_the_handler_cannot_honour_is_refused_loudly(ap
 
 async def test_access_policy_scopes_are_rechecked_on_every_call(app, manager, two_tenants, backend):
     acme, _ = two_tenants
-    manager.seed_tools(acme, [{"tool_name": "admin_lookup", "tool_handler": "lookup_entity", "usage_notes": "x",
-                               "access_policy": {"required_scopes": ["memory:admin"]},
-                               "tool_schema": {"type": "object", "properties": {"subject": {"type": "string"}},
-                                               "required": ["subject"]}}])
+    manager.seed_tools(
+        acme,
+        [
+            {
+                "tool_name": "admin_lookup",
+                "tool_handler": "lookup_entity",
+                "usage_notes": "x",
+                "access_policy": {"required_scopes": ["memory:admin"]},
+                "tool_schema": {
+                    "type": "object",
+                    "properties": {"subject": {"type": "string"}},
+                    "required": ["subject"],
+                },
+            }
+        ],
+    )
     async with Client(app) as c:
         r = await c.call_tool("admin_lookup", {"subject": "model:helios-rag"}, raise_on_error=False)
     assert r.is_error
@@ -174,6 +226,7 @@ async def test_access_policy_scopes_are_rechecked_on_every_call(app, manager, tw
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_database_outage_is_a_clear_server_error_not_an_empty_tool_list(sqlite_path, two_tenants, mode):
     from mcp.shared.exceptions import MCPError
+
     app, app_manager = stdio_app(sqlite_path)
     async with Client(app, mode=mode) as c:
         assert await c.list_tools()
@@ -194,15 +247,19 @@ async def test_guidelines_and_persona_are_resources_and_instructions_say_results
         uris = sorted(str(r.uri) for r in await c.list_resources())
         budget = await c.read_resource("memgate://guidelines/context_budget")
         init = c.initialize_result
-    assert {"memgate://guidelines/citations", "memgate://guidelines/context_budget",
-            "memgate://persona/default"} <= set(uris)
+    assert {
+        "memgate://guidelines/citations",
+        "memgate://guidelines/context_budget",
+        "memgate://persona/default",
+    } <= set(uris)
     assert '"usable_context": 5000' in budget[0].text and '"max_rounds": 3' in budget[0].text
     assert "data, not instructions" in init.instructions
 
 
 @pytest.mark.parametrize("mode", MODES)
 async def test_a_name_that_never_was_a_tool_is_told_so_and_a_disabled_one_no_longer_available(
-        app, manager, backend, two_tenants, mode):
+    app, manager, backend, two_tenants, mode
+):
     acme, _ = two_tenants
     manager.set_tool_enabled(acme, "search_memory", False)
     async with Client(app, mode=mode) as c:
@@ -213,14 +270,27 @@ async def test_a_name_that_never_was_a_tool_is_told_so_and_a_disabled_one_no_lon
     rows = log_rows(backend)
     assert [(r["tool_name"], r["status"], r["error_class"], r["result_text"]) for r in rows] == [
         ("lookup_entities", "denied", "UnknownTool", "There is no tool named lookup_entities."),
-        ("search_memory", "denied", "RowGone", "This tool is no longer available. List the tools again.")]
+        ("search_memory", "denied", "RowGone", "This tool is no longer available. List the tools again."),
+    ]
 
 
 async def test_another_tenants_tool_is_no_tool_at_all_for_this_caller(app, manager, backend, two_tenants):
     _, globex = two_tenants
-    manager.seed_tools(globex, [{
-        "tool_name": "globex_only", "tool_handler": "lookup_entity", "usage_notes": "globex's own",
-        "tool_schema": {"type": "object", "properties": {"subject": {"type": "string"}}, "required": ["subject"]}}])
+    manager.seed_tools(
+        globex,
+        [
+            {
+                "tool_name": "globex_only",
+                "tool_handler": "lookup_entity",
+                "usage_notes": "globex's own",
+                "tool_schema": {
+                    "type": "object",
+                    "properties": {"subject": {"type": "string"}},
+                    "required": ["subject"],
+                },
+            }
+        ],
+    )
     async with Client(app) as c:
         r = await c.call_tool("globex_only", {"subject": "model:helios-rag"}, raise_on_error=False)
     assert r.content[0].text == "There is no tool named globex_only."  # the wall hides that it exists
@@ -231,6 +301,7 @@ async def test_another_tenants_tool_is_no_tool_at_all_for_this_caller(app, manag
 @pytest.mark.parametrize("mode", MODES)
 async def test_the_log_names_the_host_and_the_model_it_says_it_runs(app, backend, mode):
     from mcp.types import Implementation
+
     async with Client(app, mode=mode, client_info=Implementation(name="claude-ai", version="0.1.0")) as c:
         await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, meta={"model": "claude-sonnet-4"})
         await c.call_tool("lookup_entity", {"subject": "model:helios-rag"})
@@ -239,4 +310,7 @@ async def test_the_log_names_the_host_and_the_model_it_says_it_runs(app, backend
     assert (unnamed["mcp_client"], unnamed["model"]) == ("claude-ai 0.1.0", None)
     with backend.operator_session() as s:
         assert s.raw("SELECT mcp_client, model, end_point_name FROM dbtools_mcp_log ORDER BY created_on, id")[0] == {
-            "mcp_client": "claude-ai 0.1.0", "model": "claude-sonnet-4", "end_point_name": "lookup_entity"}
+            "mcp_client": "claude-ai 0.1.0",
+            "model": "claude-sonnet-4",
+            "end_point_name": "lookup_entity",
+        }

@@ -34,7 +34,8 @@ def test_a_value_over_its_limit_names_the_key_the_limit_and_both_places_to_fix_i
         load_settings(None)
     assert str(err.value) == (
         "Invalid settings:\n  caps.max_rows: Input should be less than or equal to 5000, got '9000'. "
-        "Fix it in memgate.toml [caps] or unset MEMGATE_CAPS__MAX_ROWS.")
+        "Fix it in memgate.toml [caps] or unset MEMGATE_CAPS__MAX_ROWS."
+    )
 
 
 def test_a_misspelt_key_is_an_error_not_silently_ignored(tmp_path):
@@ -43,7 +44,8 @@ def test_a_misspelt_key_is_an_error_not_silently_ignored(tmp_path):
         load_settings(path)
     assert str(err.value) == (
         f"Invalid settings:\n  caps.max_row is not a memgate setting. Check its spelling in memgate.toml ({path}) "
-        "[caps] or the environment variable MEMGATE_CAPS__MAX_ROW.")
+        "[caps] or the environment variable MEMGATE_CAPS__MAX_ROW."
+    )
 
 
 def test_default_rows_above_max_rows_is_refused(tmp_path):
@@ -73,11 +75,14 @@ def test_the_database_defaults_to_a_file_in_the_user_data_dir():
     assert load_settings(None).database.path.name == "memgate.db"
 
 
-@pytest.mark.parametrize(("value", "scopes"), [
-    ("memory:read", ["memory:read"]),
-    ("memory:read, memory:write", ["memory:read", "memory:write"]),
-    ('["memory:read", "memory:write"]', ["memory:read", "memory:write"]),
-])
+@pytest.mark.parametrize(
+    ("value", "scopes"),
+    [
+        ("memory:read", ["memory:read"]),
+        ("memory:read, memory:write", ["memory:read", "memory:write"]),
+        ('["memory:read", "memory:write"]', ["memory:read", "memory:write"]),
+    ],
+)
 def test_a_list_setting_takes_a_comma_separated_list_or_json_from_the_environment(monkeypatch, value, scopes):
     monkeypatch.setenv("MEMGATE_HTTP__AUTH__REQUIRED_SCOPES", value)
     assert load_settings(None).http.auth.required_scopes == scopes
@@ -89,7 +94,8 @@ def test_a_section_that_is_not_json_names_the_key_the_value_and_both_places(monk
         load_settings(None)
     assert str(err.value) == (
         "Invalid settings:\n  caps: Input should be a valid dictionary or instance of CapsSettings, "
-        "got 'max_rows=3'. Fix it in memgate.toml [caps] or unset MEMGATE_CAPS.")
+        "got 'max_rows=3'. Fix it in memgate.toml [caps] or unset MEMGATE_CAPS."
+    )
 
 
 def test_the_command_line_beats_the_environment_which_beats_the_file(tmp_path, monkeypatch):
@@ -106,5 +112,5 @@ def test_an_unknown_section_in_the_file_is_named(tmp_path):
         load_settings(path)
     assert str(err.value) == (
         f"Invalid settings:\n  capz is not a memgate setting. Check its spelling in memgate.toml ({path}) "
-        "[capz] or the environment variable MEMGATE_CAPZ.")
-
+        "[capz] or the environment variable MEMGATE_CAPZ."
+    )

@@ -105,27 +105,43 @@ ACCEPTED = [
     ("SELECT id FROM entity_v INTERSECT SELECT id FROM kb_chunk_v EXCEPT SELECT 1", {"entity_v", "kb_chunk_v"}),
     ("SELECT id FROM entity_v WHERE id IN (SELECT doc_id FROM kb_chunk_v)", {"entity_v", "kb_chunk_v"}),
     ("SELECT id IN kb_chunk_v FROM entity_v", {"entity_v", "kb_chunk_v"}),
-    ("WITH recent AS (SELECT * FROM entity_v WHERE version > 1) "
-     "SELECT subject, count(*) FROM recent GROUP BY subject HAVING count(*) > 1", {"entity_v"}),
+    (
+        "WITH recent AS (SELECT * FROM entity_v WHERE version > 1) "
+        "SELECT subject, count(*) FROM recent GROUP BY subject HAVING count(*) > 1",
+        {"entity_v"},
+    ),
     ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10) SELECT i FROM n", set()),
     ("WITH a AS (SELECT * FROM b), b AS (SELECT 1 AS x) SELECT * FROM a", set()),
     ("WITH entity_memory AS (SELECT id FROM entity_v) SELECT * FROM entity_memory", {"entity_v"}),
     ("SELECT * FROM (SELECT subject FROM entity_v) AS s", {"entity_v"}),
-    ("SELECT row_number() OVER (PARTITION BY subject ORDER BY version DESC) AS rn, "
-     "lag(version) OVER w FROM entity_v WINDOW w AS (ORDER BY id)", {"entity_v"}),
+    (
+        "SELECT row_number() OVER (PARTITION BY subject ORDER BY version DESC) AS rn, "
+        "lag(version) OVER w FROM entity_v WINDOW w AS (ORDER BY id)",
+        {"entity_v"},
+    ),
     ("SELECT count(*) FILTER (WHERE confidence > 0.5), group_concat(DISTINCT subject) FROM entity_v", {"entity_v"}),
-    ("SELECT content_json ->> '$.when', content_json -> '$.who', json_extract(content_json, '$.x') "
-     "FROM entity_v", {"entity_v"}),
-    ("SELECT CAST(confidence AS TEXT), CASE WHEN confidence > 0.5 THEN 'high' ELSE 'low' END, "
-     "EXISTS (SELECT 1 FROM kb_chunk_v) FROM entity_v", {"entity_v", "kb_chunk_v"}),
-    ("SELECT ifnull(subject, ''), iif(version > 1, 'new', 'old'), substr(subject, 1, 3), "
-     "printf('%d', id), current_timestamp, round(abs(confidence), 2) FROM entity_v", {"entity_v"}),
-    ("SELECT * FROM entity_v WHERE subject LIKE 'a%' OR subject NOT GLOB 'b*' "
-     "OR subject COLLATE NOCASE = 'x'", {"entity_v"}),
+    (
+        "SELECT content_json ->> '$.when', content_json -> '$.who', json_extract(content_json, '$.x') FROM entity_v",
+        {"entity_v"},
+    ),
+    (
+        "SELECT CAST(confidence AS TEXT), CASE WHEN confidence > 0.5 THEN 'high' ELSE 'low' END, "
+        "EXISTS (SELECT 1 FROM kb_chunk_v) FROM entity_v",
+        {"entity_v", "kb_chunk_v"},
+    ),
+    (
+        "SELECT ifnull(subject, ''), iif(version > 1, 'new', 'old'), substr(subject, 1, 3), "
+        "printf('%d', id), current_timestamp, round(abs(confidence), 2) FROM entity_v",
+        {"entity_v"},
+    ),
+    (
+        "SELECT * FROM entity_v WHERE subject LIKE 'a%' OR subject NOT GLOB 'b*' OR subject COLLATE NOCASE = 'x'",
+        {"entity_v"},
+    ),
     ("SELECT ';', 'it''s', ''';DELETE FROM entity_memory', '/*', '--' FROM entity_v", {"entity_v"}),
     ("SELECT '?', ':name', '@x', '$y', '#z', x'00ff' FROM entity_v", {"entity_v"}),
     ('SELECT "lower"(subject) FROM entity_v -- the subject, lower-cased', {"entity_v"}),
-    ("SELECT 1 AS \"；DELETE\"", set()),
+    ('SELECT 1 AS "；DELETE"', set()),
 ]
 
 
@@ -225,8 +241,9 @@ def test_admit_query_refuses_text_over_the_length_cap():
 
 
 def test_admit_query_compares_names_case_insensitively_on_both_sides():
-    admitted = admit_query("SELECT LOWER(Subject) FROM Entity_V", dialect=SQLITE, allowed_views={"ENTITY_V"},
-                           allowed_functions={"Lower"})
+    admitted = admit_query(
+        "SELECT LOWER(Subject) FROM Entity_V", dialect=SQLITE, allowed_views={"ENTITY_V"}, allowed_functions={"Lower"}
+    )
     assert admitted.tables == frozenset({"entity_v"})
 
 
@@ -240,30 +257,146 @@ def test_admit_query_with_no_allowed_views_says_so():
 
 
 def test_default_functions_leave_out_the_dangerous_ones():
-    dangerous = {"load_extension", "readfile", "writefile", "randomblob", "zeroblob", "hex",
-                 "sqlite_version", "random", "regexp"}
+    dangerous = {
+        "load_extension",
+        "readfile",
+        "writefile",
+        "randomblob",
+        "zeroblob",
+        "hex",
+        "sqlite_version",
+        "random",
+        "regexp",
+    }
     assert DEFAULT_ALLOWED_FUNCTIONS & dangerous == set()
 
 
 FRAGMENTS = [
-    "SELECT", "SELECT", "SELECT", "*", "id", "subject", "count(*)", "lower(", "upper(subject)",
-    "load_extension(", "hex(", "zeroblob(", "sqlite_version()", "pragma_table_info(", "json_each(",
-    "FROM", "FROM", "entity_v", "kb_chunk_v", "entity_memory", "sqlite_master", "main.", "temp.",
-    "main.entity_v", "entity_v@link", "WHERE", "=", "<", "1", "0.5", "'x'", "';'", "'it''s'",
-    "'", '"', "[", "]", "`", "(", ")", "(", ")", ",", ",", ";", "；", "--", "/*", "*/", "\n",
-    "WITH", "RECURSIVE", "c", "AS", "AS", "(SELECT 1)", "UNION", "ALL", "INTERSECT", "EXCEPT",
-    "JOIN", "ON", "USING", "IN", "NOT", "AND", "OR", "LIKE", "GLOB", "REGEXP", "IS", "NULL",
-    "CASE", "WHEN", "THEN", "ELSE", "END", "CAST(", "AS TEXT", "->", "->>", "||", "x'00'",
-    "ORDER BY", "GROUP BY", "HAVING", "LIMIT", "OFFSET", "OVER", "(PARTITION BY id)", "FILTER",
-    "DELETE", "INSERT", "INTO", "UPDATE", "SET", "DROP", "TABLE", "PRAGMA", "ATTACH", "VACUUM",
-    "EXPLAIN", "RETURNING", "VALUES", "?", ":p", "@p", "$p", "#p", "?1", "::", "\x00", "\\",
-    "S\u0415LECT", "\u212a", "INDEXED BY", "DISTINCT", "EXISTS", "COLLATE NOCASE", "current_time",
+    "SELECT",
+    "SELECT",
+    "SELECT",
+    "*",
+    "id",
+    "subject",
+    "count(*)",
+    "lower(",
+    "upper(subject)",
+    "load_extension(",
+    "hex(",
+    "zeroblob(",
+    "sqlite_version()",
+    "pragma_table_info(",
+    "json_each(",
+    "FROM",
+    "FROM",
+    "entity_v",
+    "kb_chunk_v",
+    "entity_memory",
+    "sqlite_master",
+    "main.",
+    "temp.",
+    "main.entity_v",
+    "entity_v@link",
+    "WHERE",
+    "=",
+    "<",
+    "1",
+    "0.5",
+    "'x'",
+    "';'",
+    "'it''s'",
+    "'",
+    '"',
+    "[",
+    "]",
+    "`",
+    "(",
+    ")",
+    "(",
+    ")",
+    ",",
+    ",",
+    ";",
+    "；",
+    "--",
+    "/*",
+    "*/",
+    "\n",
+    "WITH",
+    "RECURSIVE",
+    "c",
+    "AS",
+    "AS",
+    "(SELECT 1)",
+    "UNION",
+    "ALL",
+    "INTERSECT",
+    "EXCEPT",
+    "JOIN",
+    "ON",
+    "USING",
+    "IN",
+    "NOT",
+    "AND",
+    "OR",
+    "LIKE",
+    "GLOB",
+    "REGEXP",
+    "IS",
+    "NULL",
+    "CASE",
+    "WHEN",
+    "THEN",
+    "ELSE",
+    "END",
+    "CAST(",
+    "AS TEXT",
+    "->",
+    "->>",
+    "||",
+    "x'00'",
+    "ORDER BY",
+    "GROUP BY",
+    "HAVING",
+    "LIMIT",
+    "OFFSET",
+    "OVER",
+    "(PARTITION BY id)",
+    "FILTER",
+    "DELETE",
+    "INSERT",
+    "INTO",
+    "UPDATE",
+    "SET",
+    "DROP",
+    "TABLE",
+    "PRAGMA",
+    "ATTACH",
+    "VACUUM",
+    "EXPLAIN",
+    "RETURNING",
+    "VALUES",
+    "?",
+    ":p",
+    "@p",
+    "$p",
+    "#p",
+    "?1",
+    "::",
+    "\x00",
+    "\\",
+    "S\u0415LECT",
+    "\u212a",
+    "INDEXED BY",
+    "DISTINCT",
+    "EXISTS",
+    "COLLATE NOCASE",
+    "current_time",
 ]
 
 
 GOOD_TABLES = ["entity_v", "kb_chunk_v", "Entity_V", '"kb_chunk_v"', "c"]
-BAD_TABLES = ["entity_memory", "sqlite_master", "main.entity_v", "json_each('[1]')",
-              "pragma_table_info('entity_v')"]
+BAD_TABLES = ["entity_memory", "sqlite_master", "main.entity_v", "json_each('[1]')", "pragma_table_info('entity_v')"]
 GOOD_CALLS = ["count", "lower", "upper", "length", "abs", "coalesce", "typeof", "json_extract", "max"]
 BAD_CALLS = ["load_extension", "hex", "randomblob", "sqlite_version", "readfile"]
 
@@ -335,25 +468,31 @@ def test_token_soup_is_admitted_only_when_sqlite_reads_just_allowed_names(author
     assert len(admitted) > 300  # the soup must get past the first rules to prove anything
 
 
-@pytest.mark.parametrize("sql, binds", [
-    ("SELECT * FROM entity_v WHERE id = :id", {"id"}),
-    ("SELECT * FROM entity_v WHERE a >= :since OR b >= :since", {"since"}),
-    ("SELECT :date, :limit_2 FROM entity_v LIMIT :n", {"date", "limit_2", "n"}),  # keywords make names too
-    ("SELECT ':not_a_bind', \":nor_this\" FROM entity_v", set()),
-])
+@pytest.mark.parametrize(
+    "sql, binds",
+    [
+        ("SELECT * FROM entity_v WHERE id = :id", {"id"}),
+        ("SELECT * FROM entity_v WHERE a >= :since OR b >= :since", {"since"}),
+        ("SELECT :date, :limit_2 FROM entity_v LIMIT :n", {"date", "limit_2", "n"}),  # keywords make names too
+        ("SELECT ':not_a_bind', \":nor_this\" FROM entity_v", set()),
+    ],
+)
 def test_a_reviewed_statement_may_bind_named_values_and_admission_names_them(sql, binds):
     assert admit(sql, binds=True).binds == binds
 
 
-@pytest.mark.parametrize("sql, rule", [
-    ("SELECT * FROM entity_v WHERE id = ?", "named-binds"),
-    ("SELECT * FROM entity_v WHERE id = ?1", "named-binds"),
-    ("SELECT @id FROM entity_v", "named-binds"),
-    ("SELECT $id FROM entity_v", "named-binds"),
-    ("SELECT : id FROM entity_v", "named-binds"),
-    ("SELECT :1 FROM entity_v", "named-binds"),
-    ("SELECT * FROM :view", "table"),
-    ("DELETE FROM entity_v WHERE id = :id", "select-only"),
-])
+@pytest.mark.parametrize(
+    "sql, rule",
+    [
+        ("SELECT * FROM entity_v WHERE id = ?", "named-binds"),
+        ("SELECT * FROM entity_v WHERE id = ?1", "named-binds"),
+        ("SELECT @id FROM entity_v", "named-binds"),
+        ("SELECT $id FROM entity_v", "named-binds"),
+        ("SELECT : id FROM entity_v", "named-binds"),
+        ("SELECT :1 FROM entity_v", "named-binds"),
+        ("SELECT * FROM :view", "table"),
+        ("DELETE FROM entity_v WHERE id = :id", "select-only"),
+    ],
+)
 def test_a_reviewed_statement_binds_only_as_colon_name_and_keeps_every_other_rule(sql, rule):
     assert refusal(sql, binds=True).rule == rule

@@ -19,6 +19,7 @@ from stdio_helpers import MAX_LINE, MODERN_META, READ_TIMEOUT_S, RawStdio
 
 from memgate.manager import ACME, GLOBEX, MemoryManager, load_tool_definitions, seed_demo
 
+
 @pytest.fixture(scope="module")
 def served_db(tmp_path_factory):
     """The demo tenants and tools in one database for the module's servers (each test stands alone)."""
@@ -34,8 +35,11 @@ def served_db(tmp_path_factory):
 
 @pytest.fixture(scope="module", params=["legacy", "modern"])
 def server(request, served_db, tmp_path_factory) -> Iterator[RawStdio]:
-    raw = RawStdio(["--db", str(served_db), "serve", "--tenant", "acme", "--user", "jane"],
-                   tmp_path_factory.mktemp(request.param), request.param)
+    raw = RawStdio(
+        ["--db", str(served_db), "serve", "--tenant", "acme", "--user", "jane"],
+        tmp_path_factory.mktemp(request.param),
+        request.param,
+    )
     try:
         raw.open_session()
         yield raw
@@ -58,7 +62,9 @@ def _error(answers: list[dict], request_id, code: int) -> str:
 
 def test_a_lone_surrogate_in_an_argument_gets_invalid_arguments(server):
     message = _error(server.answers_to(_call(server, 11, '{"query": "SELECT \'\\ud800\'"}')), 11, -32602)
-    assert message == "Invalid arguments: a string holds a lone UTF-16 surrogate (like \\ud800); send valid Unicode text"
+    assert (
+        message == "Invalid arguments: a string holds a lone UTF-16 surrogate (like \\ud800); send valid Unicode text"
+    )
 
 
 def test_an_argument_nested_400_levels_deep_gets_invalid_arguments(server):
@@ -67,33 +73,59 @@ def test_an_argument_nested_400_levels_deep_gets_invalid_arguments(server):
     assert message == "Invalid arguments: values are nested deeper than 32 levels"
 
 
-@pytest.mark.parametrize("line, request_id, code, message", [
-    (b'{"jsonrpc": "2.0", "id": 12}', 12, -32600, "Invalid Request: the request has no method"),
-    (b'{"jsonrpc": "2.0", "id": 13, "method": 42}', 13, -32600, "Invalid Request: the method must be a string"),
-    (b'{"jsonrpc": "2.0", "id": 14, "method": "tools/list", "params": "nope"}', 14, -32602,
-     "Invalid params: params must be an object"),
-    (b'{"id": 15, "method": "tools/list"}', 15, -32600, 'Invalid Request: "jsonrpc" must be "2.0"'),
-    (b'{"jsonrpc": "2.0", "id": true, "method": "tools/list"}', None, -32600,
-     "Invalid Request: the id must be a string or an integer"),
-    (b'{"jsonrpc": "2.0", "id": 16, "method": "tools/list", ', 16, -32700, None),
-    (b'[{"jsonrpc": "2.0", "id": 17, "method": "tools/list"}]', None, -32600,
-     "Invalid Request: JSON-RPC batches are not supported"),
-    (b'{"jsonrpc": "2.0", "id": 18, "method": "tools/call", "params": {"name": "\\udc00", "arguments": {}}}', 18,
-     -32602, "Invalid arguments: a string holds a lone UTF-16 surrogate (like \\ud800); send valid Unicode text"),
-    (b'{"jsonrpc": "2.0", "id": 19, "method": "tools/list", "params": {"x": "' + b"y" * MAX_LINE + b'"}}', 19,
-     -32600, f"Invalid Request: the message exceeds {MAX_LINE} bytes"),
-])
+@pytest.mark.parametrize(
+    "line, request_id, code, message",
+    [
+        (b'{"jsonrpc": "2.0", "id": 12}', 12, -32600, "Invalid Request: the request has no method"),
+        (b'{"jsonrpc": "2.0", "id": 13, "method": 42}', 13, -32600, "Invalid Request: the method must be a string"),
+        (
+            b'{"jsonrpc": "2.0", "id": 14, "method": "tools/list", "params": "nope"}',
+            14,
+            -32602,
+            "Invalid params: params must be an object",
+        ),
+        (b'{"id": 15, "method": "tools/list"}', 15, -32600, 'Invalid Request: "jsonrpc" must be "2.0"'),
+        (
+            b'{"jsonrpc": "2.0", "id": true, "method": "tools/list"}',
+            None,
+            -32600,
+            "Invalid Request: the id must be a string or an integer",
+        ),
+        (b'{"jsonrpc": "2.0", "id": 16, "method": "tools/list", ', 16, -32700, None),
+        (
+            b'[{"jsonrpc": "2.0", "id": 17, "method": "tools/list"}]',
+            None,
+            -32600,
+            "Invalid Request: JSON-RPC batches are not supported",
+        ),
+        (
+            b'{"jsonrpc": "2.0", "id": 18, "method": "tools/call", "params": {"name": "\\udc00", "arguments": {}}}',
+            18,
+            -32602,
+            "Invalid arguments: a string holds a lone UTF-16 surrogate (like \\ud800); send valid Unicode text",
+        ),
+        (
+            b'{"jsonrpc": "2.0", "id": 19, "method": "tools/list", "params": {"x": "' + b"y" * MAX_LINE + b'"}}',
+            19,
+            -32600,
+            f"Invalid Request: the message exceeds {MAX_LINE} bytes",
+        ),
+    ],
+)
 def test_a_malformed_request_gets_exactly_one_error(server, line, request_id, code, message):
     got = _error(server.answers_to(line), request_id, code)
     assert message is None or got == message
 
 
-@pytest.mark.parametrize("line", [
-    b"this is not json",
-    b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "nope"}',
-    b'{"jsonrpc": "2.0", "id": 20, "result": "nope", "extra": {"a": "\\ud800"}}',
-    b"",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"this is not json",
+        b'{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": "nope"}',
+        b'{"jsonrpc": "2.0", "id": 20, "result": "nope", "extra": {"a": "\\ud800"}}',
+        b"",
+    ],
+)
 def test_notifications_responses_and_noise_get_no_answer(server, line):
     assert server.answers_to(line) == []
 
@@ -105,8 +137,10 @@ def test_valid_calls_still_work_around_bad_lines(server, served_db):
     answer = server.answer(_call(server, 22, '{"query": "SELECT \'caf\\u00e9\' AS w"}'), 22)
     assert answer["id"] == 22 and answer["result"]["content"][0]["text"].endswith("| w |\n|---|\n| café |")
     meta = b', "_meta": ' + json.dumps(MODERN_META).encode() if server.era == "modern" else b""
-    not_utf8 = (b'{"jsonrpc": "2.0", "id": 23, "method": "tools/call", "params": {"name": "execute_query", '
-                b'"arguments": {"query": "SELECT \'\xff\' AS b"}' + meta + b"}}")
+    not_utf8 = (
+        b'{"jsonrpc": "2.0", "id": 23, "method": "tools/call", "params": {"name": "execute_query", '
+        b'"arguments": {"query": "SELECT \'\xff\' AS b"}' + meta + b"}}"
+    )
     answer = server.answer(not_utf8, 23)  # read as U+FFFD, as upstream reads it
     assert answer["id"] == 23 and answer["result"]["content"][0]["text"].endswith("| \ufffd |")
     assert len(log_rows(backend, tool_name="execute_query", status="ok")) == logged_before + 2
@@ -114,8 +148,9 @@ def test_valid_calls_still_work_around_bad_lines(server, served_db):
 
 
 def test_a_megabyte_tool_name_is_answered_and_logged_clipped(sqlite_path, two_tenants, tmp_path):
-    raw = RawStdio(["--db", str(sqlite_path), "serve", "--tenant", "acme"], tmp_path, "legacy",
-                   max_line=4 * 1024 * 1024)  # the default cap: the megabyte reaches the server
+    raw = RawStdio(
+        ["--db", str(sqlite_path), "serve", "--tenant", "acme"], tmp_path, "legacy", max_line=4 * 1024 * 1024
+    )  # the default cap: the megabyte reaches the server
     try:
         raw.open_session()
         answer = raw.answer(_call(raw, 30, "{}", name="n" * 1_000_000), 30)

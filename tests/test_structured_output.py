@@ -41,8 +41,11 @@ def _structured(name: str, on=True) -> dict:
 async def _texts_and_results(app, mode):
     async with Client(app, mode=mode) as c:
         tools = {t.name: t for t in await c.list_tools()}
-        results = [await c.call_tool("lookup_entity", LOOKUP), await c.call_tool("search_memory", SEARCH),
-                   await c.call_tool("search_memory", NO_HITS)]
+        results = [
+            await c.call_tool("lookup_entity", LOOKUP),
+            await c.call_tool("search_memory", SEARCH),
+            await c.call_tool("search_memory", NO_HITS),
+        ]
     return tools, results
 
 
@@ -69,7 +72,9 @@ async def test_rows_that_enable_it_get_an_output_schema_and_structured_content_b
     assert [r.content[0].text for r in results] == [r.content[0].text for r in plain]
     claims = lookup.structured_content["claims"]
     assert [(c["id"], c["version"], c["status"]) for c in claims] == [
-        ("ent_acme_helios_v2", 2, "current"), ("ent_acme_helios_v1", 1, "superseded")]
+        ("ent_acme_helios_v2", 2, "current"),
+        ("ent_acme_helios_v1", 1, "superseded"),
+    ]
     assert all(c["id"] in lookup.content[0].text for c in claims)
     hits = search.structured_content["results"]
     assert hits and all(isinstance(h["score"], float) and h["id"] in search.content[0].text for h in hits)

@@ -11,8 +11,13 @@ BROAD = {"Exception", "BaseException"}
 
 def _raises_calls(path: Path):
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "raises" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "pytest":
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "raises"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "pytest"
+        ):
             yield node
 
 

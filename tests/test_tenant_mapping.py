@@ -38,8 +38,14 @@ def test_no_claim_and_no_mapping_is_refused():
 
 
 def test_the_most_specific_mapping_names_the_user():
-    chosen = choose([m("hd", "acme.example", "acme"), m("iss_sub", "u-1", "acme", "jane", ISS),
-                     m("email_domain", "acme.example", "acme", "team")], None)
+    chosen = choose(
+        [
+            m("hd", "acme.example", "acme"),
+            m("iss_sub", "u-1", "acme", "jane", ISS),
+            m("email_domain", "acme.example", "acme", "team"),
+        ],
+        None,
+    )
     assert (chosen.tenant, chosen.user, chosen.mapping.kind) == ("acme", "jane", "iss_sub")
 
 
@@ -50,8 +56,9 @@ def test_a_claim_that_a_mapping_contradicts_is_refused():
 
 
 def test_two_mappings_that_disagree_are_refused():
-    with pytest.raises(TenantMismatch, match="name different tenants: hd acme.example -> acme, "
-                                             "email_domain acme.example -> globex"):
+    with pytest.raises(
+        TenantMismatch, match="name different tenants: hd acme.example -> acme, email_domain acme.example -> globex"
+    ):
         choose([m("email_domain", "acme.example", "globex"), m("hd", "acme.example", "acme")], None)
 
 
@@ -67,8 +74,11 @@ def test_mappings_are_found_by_each_verified_attribute(manager):
         "email_domain": manager.operator_tenant_for(TokenAttributes(email_domain="INITECH.example"), None),
     }
     assert {k: (c.tenant, c.user) for k, c in found.items()} == {
-        "iss_sub": ("acme", "jane"), "client_id": ("globex", None), "hd": ("acme", None),
-        "email_domain": ("initech", None)}
+        "iss_sub": ("acme", "jane"),
+        "client_id": ("globex", None),
+        "hd": ("acme", None),
+        "email_domain": ("initech", None),
+    }
     # the same subject from another issuer is someone else
     with pytest.raises(TenantUnmapped, match="^the token names no tenant and no tenant mapping matches it$"):
         manager.operator_tenant_for(TokenAttributes(iss="https://other.example", sub="u-1"), None)
@@ -81,18 +91,22 @@ def test_mapping_the_same_attribute_again_replaces_it_and_unmap_removes_it(manag
     assert manager.operator_unmap_tenant("hd", "acme.example").tenant == "globex"
     with pytest.raises(NotFound, match="^no tenant mapping for hd acme.example") as err:
         manager.operator_unmap_tenant("hd", "acme.example")
-    assert err.value.with_hint() == ("no tenant mapping for hd acme.example. "
-                                     "List the mappings with `memgate tenants ls`.")
+    assert err.value.with_hint() == (
+        "no tenant mapping for hd acme.example. List the mappings with `memgate tenants ls`."
+    )
 
 
-@pytest.mark.parametrize("kind, value, kwargs, field, message", [
-    ("iss_sub", "u-1", {}, "issuer", "an iss_sub mapping needs the token issuer"),
-    ("hd", "acme.example", {"issuer": ISS}, "issuer", "only iss_sub mappings take an issuer"),
-    ("hd", "not a domain", {}, "value", "hd must be a domain name"),
-    ("email_domain", "jane@acme.example", {}, "value", "email_domain must be a domain name"),
-    ("tenant", "acme", {}, "kind", "kind must be one of iss_sub, client_id, hd, email_domain"),
-    ("hd", "acme.example", {"tenant": ":unmapped"}, "tenant", "may not start with ':'"),
-])
+@pytest.mark.parametrize(
+    "kind, value, kwargs, field, message",
+    [
+        ("iss_sub", "u-1", {}, "issuer", "an iss_sub mapping needs the token issuer"),
+        ("hd", "acme.example", {"issuer": ISS}, "issuer", "only iss_sub mappings take an issuer"),
+        ("hd", "not a domain", {}, "value", "hd must be a domain name"),
+        ("email_domain", "jane@acme.example", {}, "value", "email_domain must be a domain name"),
+        ("tenant", "acme", {}, "kind", "kind must be one of iss_sub, client_id, hd, email_domain"),
+        ("hd", "acme.example", {"tenant": ":unmapped"}, "tenant", "may not start with ':'"),
+    ],
+)
 def test_bad_mappings_are_refused_naming_the_field(manager, kind, value, kwargs, field, message):
     tenant = kwargs.pop("tenant", "acme")
     with pytest.raises(InvalidArgument, match=message) as err:
@@ -107,22 +121,29 @@ def test_the_cli_maps_lists_and_unmaps(sqlite_path):
         assert (result.exit_code == 0) == ok, result.output
         return result.output
 
-    assert run("ls") == ("tenant       user             kind          value\n(no tenant mappings; tokens must "
-                         "carry a tenant claim. Refused calls: `memgate log -t :unmapped --json`)\n")
+    assert run("ls") == (
+        "tenant       user             kind          value\n(no tenant mappings; tokens must "
+        "carry a tenant claim. Refused calls: `memgate log -t :unmapped --json`)\n"
+    )
     assert run("map", "hd", "ACME.example", "-t", "acme") == "hd acme.example -> tenant acme\n"
     assert run("map", "iss_sub", "00u1", "--issuer", ISS, "-t", "acme", "-u", "jane") == (
-        f"iss_sub {ISS} 00u1 -> tenant acme, user jane\n")
+        f"iss_sub {ISS} 00u1 -> tenant acme, user jane\n"
+    )
     assert run("ls", "-t", "acme").splitlines()[1:] == [
         "acme         -                hd            acme.example",
-        f"acme         jane             iss_sub       00u1 (issuer {ISS})"]
+        f"acme         jane             iss_sub       00u1 (issuer {ISS})",
+    ]
     assert run("unmap", "hd", "acme.example") == "removed hd acme.example -> tenant acme\n"
-    assert "Error: an iss_sub mapping needs the token issuer as well as the subject. Name the token's iss, e.g. " \
-           "`memgate tenants map iss_sub 00u2 --issuer https://idp.example.com -t acme`." in \
-           run("map", "iss_sub", "00u2", "-t", "acme", ok=False)
+    assert (
+        "Error: an iss_sub mapping needs the token issuer as well as the subject. Name the token's iss, e.g. "
+        "`memgate tenants map iss_sub 00u2 --issuer https://idp.example.com -t acme`."
+        in run("map", "iss_sub", "00u2", "-t", "acme", ok=False)
+    )
 
 
 def test_the_map_help_reads_as_prose_with_its_kinds_table():
     import re
+
     out = CliRunner().invoke(cli, ["tenants", "map", "--help"]).output
     prose = re.sub(r"\n\s*", " ", out)
     assert "When several mappings match one token they must name the same tenant" in prose
@@ -136,10 +157,15 @@ def test_no_walled_session_and_no_query_reaches_the_mapping_table(manager, backe
     with backend.session(ACME) as s:
         with pytest.raises(AccessDenied, match="names a base table"):
             s.raw("SELECT * FROM base_tenant_mapping")
-        with pytest.raises(BackendUnavailable, match="^the database failed to run a statement$"):  # there is no tenant view of it at all
+        with pytest.raises(
+            BackendUnavailable, match="^the database failed to run a statement$"
+        ):  # there is no tenant view of it at all
             s.raw("SELECT * FROM tenant_mapping")
-    for sql in ("SELECT * FROM tenant_mapping", "SELECT * FROM base_tenant_mapping",
-                "SELECT value FROM entity_memory UNION SELECT value FROM tenant_mapping"):
+    for sql in (
+        "SELECT * FROM tenant_mapping",
+        "SELECT * FROM base_tenant_mapping",
+        "SELECT value FROM entity_memory UNION SELECT value FROM tenant_mapping",
+    ):
         with pytest.raises(QueryRejected, match=r"^query refused \(rule table\): ") as err:
             manager.execute_query(ACME, sql)
         assert "svc-secret-client" not in err.value.with_hint()

@@ -24,8 +24,14 @@ def offline_env(cache_dir, tmp_dir) -> dict:
     pointing nowhere."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATA_GYM_CACHE_DIR", "NO_PROXY", "no_proxy")}
     dead = "http://127.0.0.1:9"  # the discard port: a download attempt fails at once
-    env.update(TIKTOKEN_CACHE_DIR=str(cache_dir), TMPDIR=str(tmp_dir), HTTPS_PROXY=dead, HTTP_PROXY=dead,
-               https_proxy=dead, http_proxy=dead)
+    env.update(
+        TIKTOKEN_CACHE_DIR=str(cache_dir),
+        TMPDIR=str(tmp_dir),
+        HTTPS_PROXY=dead,
+        HTTP_PROXY=dead,
+        https_proxy=dead,
+        http_proxy=dead,
+    )
     return env
 
 
@@ -42,14 +48,23 @@ def test_counts_are_right_offline_with_an_empty_read_only_cache_dir_and_nothing_
     cache, temp = tmp_path / "cache", tmp_path / "tmp"
     cache.mkdir()
     temp.mkdir()
-    code = ("import json, sys; from memgate.manager.tokens import count_tokens; "
-            "print(json.dumps([count_tokens(t) for t in json.load(sys.stdin)]))")
+    code = (
+        "import json, sys; from memgate.manager.tokens import count_tokens; "
+        "print(json.dumps([count_tokens(t) for t in json.load(sys.stdin)]))"
+    )
     cache.chmod(0o555)
     temp.chmod(0o555)
     try:
         import json
-        done = subprocess.run([sys.executable, "-c", code], env=offline_env(cache, temp), capture_output=True,
-                              text=True, timeout=120, input=json.dumps(list(KNOWN_COUNTS)))
+
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            env=offline_env(cache, temp),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            input=json.dumps(list(KNOWN_COUNTS)),
+        )
     finally:
         cache.chmod(0o755)
         temp.chmod(0o755)
@@ -60,9 +75,11 @@ def test_counts_are_right_offline_with_an_empty_read_only_cache_dir_and_nothing_
 def test_the_pattern_and_special_tokens_are_tiktokens_own_for_o200k_base(tmp_path, monkeypatch):
     """Ask the installed tiktoken for its o200k_base definition, feeding its cache the shipped file."""
     from tiktoken_ext import openai_public
+
     url = "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken"
     (tmp_path / hashlib.sha1(url.encode()).hexdigest()).write_bytes(
-        gzip.decompress(shipped_vocabulary_path().read_bytes()))
+        gzip.decompress(shipped_vocabulary_path().read_bytes())
+    )
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))
     theirs = openai_public.o200k_base()
     assert (theirs["pat_str"], theirs["special_tokens"]) == (PAT_STR, SPECIAL_TOKENS)

@@ -23,8 +23,14 @@ READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": T
 WRITES = {"readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": False}
 #: clarify stores the user's answer as a thread event: a write that destroys nothing
 ASKS = {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
-EXPECTED = {"lookup_entity": READ_ONLY, "search_memory": READ_ONLY, "execute_query": READ_ONLY, "expand": READ_ONLY,
-            "memory": WRITES, "clarify": ASKS}
+EXPECTED = {
+    "lookup_entity": READ_ONLY,
+    "search_memory": READ_ONLY,
+    "execute_query": READ_ONLY,
+    "expand": READ_ONLY,
+    "memory": WRITES,
+    "clarify": ASKS,
+}
 
 
 @pytest.fixture
@@ -83,8 +89,11 @@ async def test_a_row_overrides_a_default_hint_and_disable_enable_keeps_it(served
     app, manager, acme = served
     manager.put_tool(acme, _default("lookup_entity", annotations={"openWorldHint": True, "idempotentHint": False}))
     async with Client(app) as c:
-        assert _hints((await _listed(c))["lookup_entity"]) == {**READ_ONLY, "openWorldHint": True,
-                                                               "idempotentHint": False}
+        assert _hints((await _listed(c))["lookup_entity"]) == {
+            **READ_ONLY,
+            "openWorldHint": True,
+            "idempotentHint": False,
+        }
         manager.set_tool_enabled(acme, "lookup_entity", False)
         assert "lookup_entity" not in await _listed(c)
         manager.set_tool_enabled(acme, "lookup_entity", True)
@@ -92,12 +101,15 @@ async def test_a_row_overrides_a_default_hint_and_disable_enable_keeps_it(served
     assert again.meta["memgate/version"] == 3 and _hints(again)["openWorldHint"] is True
 
 
-@pytest.mark.parametrize("annotations, reason", [
-    ({"readOnlyHint": True}, "access_policy.annotations.readOnlyHint is true, but this memory row can change data"),
-    ({"readonly": True}, "access_policy.annotations has unknown keys ['readonly']"),
-    ({"destructiveHint": "no"}, "access_policy.annotations.destructiveHint must be true or false"),
-    (["readOnlyHint"], "access_policy.annotations must be an object"),
-])
+@pytest.mark.parametrize(
+    "annotations, reason",
+    [
+        ({"readOnlyHint": True}, "access_policy.annotations.readOnlyHint is true, but this memory row can change data"),
+        ({"readonly": True}, "access_policy.annotations has unknown keys ['readonly']"),
+        ({"destructiveHint": "no"}, "access_policy.annotations.destructiveHint must be true or false"),
+        (["readOnlyHint"], "access_policy.annotations must be an object"),
+    ],
+)
 async def test_a_row_with_wrong_annotations_is_not_served_and_the_log_says_why(served, caplog, annotations, reason):
     app, manager, acme = served
     manager.put_tool(acme, _default("memory", annotations=annotations))

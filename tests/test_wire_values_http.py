@@ -15,11 +15,14 @@ import pytest
 from mcp_helpers import log_rows
 from test_server_http import base_url, token  # noqa: F401 - base_url is a fixture
 
-MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-               "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
-               "io.modelcontextprotocol/clientCapabilities": {}}
-SURROGATE = ("Invalid arguments for 'query': a string holds a lone UTF-16 surrogate (like \\ud800); "
-             "send valid Unicode text")
+MODERN_META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": {"name": "raw-test", "version": "1"},
+    "io.modelcontextprotocol/clientCapabilities": {},
+}
+SURROGATE = (
+    "Invalid arguments for 'query': a string holds a lone UTF-16 surrogate (like \\ud800); send valid Unicode text"
+)
 DEEP = "Invalid arguments for 'max_rows': values are nested deeper than 32 levels"
 
 
@@ -34,15 +37,34 @@ def _post(client: httpx.Client, url: str, headers: dict, body: dict | str) -> di
 
 
 def _call_raw(base: str, era: str, arguments_json: str) -> dict:
-    url, headers = f"{base}/mcp", {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
-                                   "Authorization": f"Bearer {token()}"}
+    url, headers = (
+        f"{base}/mcp",
+        {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {token()}",
+        },
+    )
     params = {"name": "execute_query", "arguments": {"x": 0}}
     with httpx.Client() as client:
         if era == "legacy":
-            init = client.post(url, headers=headers, timeout=30, content=json.dumps(
-                {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                    "protocolVersion": "2025-11-25", "capabilities": {},
-                    "clientInfo": {"name": "raw-test", "version": "1"}}}).encode())
+            init = client.post(
+                url,
+                headers=headers,
+                timeout=30,
+                content=json.dumps(
+                    {
+                        "jsonrpc": "2.0",
+                        "id": 1,
+                        "method": "initialize",
+                        "params": {
+                            "protocolVersion": "2025-11-25",
+                            "capabilities": {},
+                            "clientInfo": {"name": "raw-test", "version": "1"},
+                        },
+                    }
+                ).encode(),
+            )
             headers |= {"mcp-session-id": init.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
             _post(client, url, headers, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         else:
@@ -53,12 +75,20 @@ def _call_raw(base: str, era: str, arguments_json: str) -> dict:
 
 
 @pytest.mark.parametrize("era", ["legacy", "modern"])
-@pytest.mark.parametrize("arguments_json, text", [
-    ('{"query": "SELECT \'\\ud800\'"}', SURROGATE),
-    ('{"query": "SELECT 1", "max_rows": ' + '{"a": ' * 40 + "1" + "}" * 40 + "}", DEEP),
-])
-def test_values_no_tool_may_take_get_invalid_arguments_over_http(base_url, backend, era,  # noqa: F811
-                                                                 arguments_json, text):
+@pytest.mark.parametrize(
+    "arguments_json, text",
+    [
+        ('{"query": "SELECT \'\\ud800\'"}', SURROGATE),
+        ('{"query": "SELECT 1", "max_rows": ' + '{"a": ' * 40 + "1" + "}" * 40 + "}", DEEP),
+    ],
+)
+def test_values_no_tool_may_take_get_invalid_arguments_over_http(
+    base_url,
+    backend,
+    era,
+    arguments_json,
+    text,
+):
     answer = _call_raw(base_url, era, arguments_json)
     if era == "legacy" and text == SURROGATE:
         assert answer["error"]["code"] == -32700, answer

@@ -11,5 +11,16 @@ from .handlers.execute_query import FUNCTIONS_URI
 from .provider import ToolboxProvider
 from .rows import check_row, tool_from_row
 
-__all__ = ["FUNCTIONS_URI", "HANDLERS", "CallContext", "CallContextResolver", "HandlerSpec", "ToolDispatcher", "ToolboxProvider",
-           "argument_problem", "check_row", "invalid_arguments", "tool_from_row"]
+__all__ = [
+    "FUNCTIONS_URI",
+    "HANDLERS",
+    "CallContext",
+    "CallContextResolver",
+    "HandlerSpec",
+    "ToolDispatcher",
+    "ToolboxProvider",
+    "argument_problem",
+    "check_row",
+    "invalid_arguments",
+    "tool_from_row",
+]

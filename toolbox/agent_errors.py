@@ -25,12 +25,16 @@ UNAVAILABLE_TOOL = "This tool is no longer available. List the tools again."
 TIMEOUT = "The call took longer than its time limit and was stopped. Narrow the request and try again."
 CONFLICT = "Another writer changed this record first; nothing was written. Read it again and retry."
 NOT_FOUND = "Nothing matching that request exists for you."
-NOT_ISSUED = ("That memory id was not issued to you as a pointer or summary in your current context window; "
-              "expand only ids the window shows with tier=\"pointer\" or tier=\"summary\".")
+NOT_ISSUED = (
+    "That memory id was not issued to you as a pointer or summary in your current context window; "
+    'expand only ids the window shows with tier="pointer" or tier="summary".'
+)
 
 NOT_VISIBLE = "There is no document or passage with that id for you; fetch ids that search returned."
-IMAGE_NOT_SHOWN = ("That image id was not shown to you by an earlier result, or the image is gone; expand image ids "
-                   "that search_memory returned.")
+IMAGE_NOT_SHOWN = (
+    "That image id was not shown to you by an earlier result, or the image is gone; expand image ids "
+    "that search_memory returned."
+)
 IMAGE_NOT_VISIBLE = "There is no image with that id for you; use image ids that search_memory returned."
 
 

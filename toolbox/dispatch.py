@@ -87,14 +87,21 @@ class ToolDispatcher:
         ctx = self.resolve()
         # The database session of the call says which tool and call it serves (Oracle: V$SESSION).
         ctx = replace(ctx, identity=replace(ctx.identity, tool=tool.name, call_id=call_id))
-        record = CallRecord(call_id=call_id, called_at=now_iso(), tool_name=tool.name, status="ok",
-                            arguments=arguments, handler=tool.row.tool_handler,
-                            toolbox_row_id=tool.row.id, toolbox_row_version=tool.row.version,
-                            transport=ctx.transport)
+        record = CallRecord(
+            call_id=call_id,
+            called_at=now_iso(),
+            tool_name=tool.name,
+            status="ok",
+            arguments=arguments,
+            handler=tool.row.tool_handler,
+            toolbox_row_id=tool.row.id,
+            toolbox_row_version=tool.row.version,
+            transport=ctx.transport,
+        )
         claim = _LogClaim()
         try:
             output, structured, logged = await self._run(tool, arguments, ctx.identity, record, started, claim)
-        except BaseException as exc:  # noqa: BLE001 - every outcome is logged, then re-raised as text
+        except BaseException as exc:
             if not claim.take(_LOOP):
                 # The worker finished the call and logged it as it ran out of time: answer with its result.
                 if not isinstance(exc, TimeoutError) or not await anyio.to_thread.run_sync(claim.done.wait, 30.0):
@@ -103,8 +110,9 @@ class ToolDispatcher:
                 logged = True
             else:
                 status, message = self._failure(exc, tool, call_id)
-                record = replace(record, status=status, error_class=type(exc).__name__, result_text=message,
-                                 duration_ms=_ms(started))
+                record = replace(
+                    record, status=status, error_class=type(exc).__name__, result_text=message, duration_ms=_ms(started)
+                )
                 await self._log(ctx.identity, record, hold=isinstance(exc, DatabaseBusy))
                 if isinstance(exc, (KeyboardInterrupt, SystemExit, anyio.get_cancelled_exc_class())):
                     raise
@@ -115,10 +123,15 @@ class ToolDispatcher:
             return output
         if not logged:
             await self._log(ctx.identity, _done(record, output, started))
-        images = [ImageContent(type="image", data=base64.b64encode(i.data).decode("ascii"), mime_type=i.mime_type)
-                  for i in output.images]
-        return ToolResult(content=[TextContent(type="text", text=output.text), *images], is_error=output.is_error,
-                          structured_content=structured)
+        images = [
+            ImageContent(type="image", data=base64.b64encode(i.data).decode("ascii"), mime_type=i.mime_type)
+            for i in output.images
+        ]
+        return ToolResult(
+            content=[TextContent(type="text", text=output.text), *images],
+            is_error=output.is_error,
+            structured_content=structured,
+        )
 
     async def gone(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
         """A call to a name with no active row: denied and logged, and told whether the tool ever
@@ -131,16 +144,38 @@ class ToolDispatcher:
             log.error("call %s to %r: cannot read toolbox history", call_id, tool.name, exc_info=True)
             existed = True
         message = agent_errors.UNAVAILABLE_TOOL if existed else agent_errors.unknown_tool(tool.name)
-        log.warning("call %s to %r denied: %s for tenant %s", call_id, tool.name,
-                    "no active toolbox row" if existed else "no toolbox row by that name", ctx.identity.tenant)
-        await self._log(ctx.identity, CallRecord(
-            call_id=call_id, called_at=now_iso(), tool_name=tool.name, status="denied",
-            arguments=arguments, transport=ctx.transport, error_class="RowGone" if existed else "UnknownTool",
-            result_text=message, duration_ms=0.0))
+        log.warning(
+            "call %s to %r denied: %s for tenant %s",
+            call_id,
+            tool.name,
+            "no active toolbox row" if existed else "no toolbox row by that name",
+            ctx.identity.tenant,
+        )
+        await self._log(
+            ctx.identity,
+            CallRecord(
+                call_id=call_id,
+                called_at=now_iso(),
+                tool_name=tool.name,
+                status="denied",
+                arguments=arguments,
+                transport=ctx.transport,
+                error_class="RowGone" if existed else "UnknownTool",
+                result_text=message,
+                duration_ms=0.0,
+            ),
+        )
         raise ToolError(message, log_level=logging.DEBUG)
 
-    async def _run(self, tool: RowTool, arguments: dict[str, Any], identity: Identity, record: CallRecord,
-                   started: float, claim: "_LogClaim") -> tuple[Any, dict[str, Any] | None, bool]:
+    async def _run(
+        self,
+        tool: RowTool,
+        arguments: dict[str, Any],
+        identity: Identity,
+        record: CallRecord,
+        started: float,
+        claim: _LogClaim,
+    ) -> tuple[Any, dict[str, Any] | None, bool]:
         """(the method's ToolOutput or the handler's ToolResult, structured content, whether it is logged)."""
         timeout = self.manager.caps.query_timeout_s + 5
         if tool.spec.interact is None:
@@ -169,7 +204,8 @@ class ToolDispatcher:
         kwargs.update(step)
         with anyio.fail_after(timeout):
             output = await anyio.to_thread.run_sync(
-                lambda: self._invoke(spec, kwargs, identity, record.call_id, tool.name), abandon_on_cancel=True)
+                lambda: self._invoke(spec, kwargs, identity, record.call_id, tool.name), abandon_on_cancel=True
+            )
         return output, _structured(tool, output), False
 
     def _prepare(self, tool: RowTool, arguments: dict[str, Any], identity: Identity) -> tuple[Any, dict[str, Any]]:
@@ -195,8 +231,9 @@ class ToolDispatcher:
             kwargs["policy"] = row.access_policy
         return spec, kwargs
 
-    def _invoke(self, spec: Any, kwargs: dict[str, Any], identity: Identity, call_id: str,
-                tool_name: str) -> ToolOutput:
+    def _invoke(
+        self, spec: Any, kwargs: dict[str, Any], identity: Identity, call_id: str, tool_name: str
+    ) -> ToolOutput:
         method = getattr(self.manager, spec.method)
 
         def call() -> ToolOutput:
@@ -228,8 +265,15 @@ class ToolDispatcher:
             return "timeout", agent_errors.TIMEOUT
         if isinstance(exc, MemgateError):
             level = logging.ERROR if exc.status == "error" else logging.WARNING
-            log.log(level, "call %s to %s ended %s: %s", call_id, tool.name, exc.status, exc.message,
-                    exc_info=exc.status == "error")
+            log.log(
+                level,
+                "call %s to %s ended %s: %s",
+                call_id,
+                tool.name,
+                exc.status,
+                exc.message,
+                exc_info=exc.status == "error",
+            )
             return exc.status, agent_errors.agent_message(exc, call_id)
         log.error("call %s to %s failed", call_id, tool.name, exc_info=exc)
         return "error", agent_errors.agent_message(exc, call_id)
@@ -262,22 +306,35 @@ class ToolDispatcher:
                     self._held.appendleft((held_identity, held))
                 raise
             except Exception:
-                log.critical("could not write held mcp_call_log row for call %s; it is lost", held.call_id,
-                             exc_info=True)
+                log.critical(
+                    "could not write held mcp_call_log row for call %s; it is lost", held.call_id, exc_info=True
+                )
             else:
-                log.warning("wrote held mcp_call_log row for call %s (%s, %s)", held.call_id, held.tool_name,
-                            held.status)
+                log.warning(
+                    "wrote held mcp_call_log row for call %s (%s, %s)", held.call_id, held.tool_name, held.status
+                )
         self.manager.log_call(identity, record)
 
     def _hold(self, identity: Identity, record: CallRecord, why: str) -> None:
         with self._held_lock:
             self._held.append((identity, record))
             dropped = self._held.popleft() if len(self._held) > HELD_ROWS_LIMIT else None
-        log.error("mcp_call_log row for call %s (%s, %s, tenant %s) is held until the database takes writes: %s",
-                  record.call_id, record.tool_name, record.status, identity.tenant, why)
+        log.error(
+            "mcp_call_log row for call %s (%s, %s, tenant %s) is held until the database takes writes: %s",
+            record.call_id,
+            record.tool_name,
+            record.status,
+            identity.tenant,
+            why,
+        )
         if dropped is not None:
-            log.critical("more than %d mcp_call_log rows held: the row for call %s (%s, %s) is lost",
-                         HELD_ROWS_LIMIT, dropped[1].call_id, dropped[1].tool_name, dropped[1].status)
+            log.critical(
+                "more than %d mcp_call_log rows held: the row for call %s (%s, %s) is lost",
+                HELD_ROWS_LIMIT,
+                dropped[1].call_id,
+                dropped[1].tool_name,
+                dropped[1].status,
+            )
 
 
 _LOOP, _WORKER = "loop", "worker"
@@ -301,9 +358,16 @@ class _LogClaim:
 
 
 def _done(record: CallRecord, output: ToolOutput, started: float) -> CallRecord:
-    return replace(record, status=output.status, rows_returned=output.rows, truncated=output.truncated,
-                   result_tokens=output.tokens, result_text=output.text, cited_ids=output.cited_ids,
-                   duration_ms=_ms(started))
+    return replace(
+        record,
+        status=output.status,
+        rows_returned=output.rows,
+        truncated=output.truncated,
+        result_tokens=output.tokens,
+        result_text=output.text,
+        cited_ids=output.cited_ids,
+        duration_ms=_ms(started),
+    )
 
 
 def _structured(tool: RowTool, output: ToolOutput) -> dict[str, Any] | None:
@@ -317,8 +381,10 @@ def _structured(tool: RowTool, output: ToolOutput) -> dict[str, Any] | None:
         return None
     error = jsonschema.exceptions.best_match(jsonschema.Draft202012Validator(schema).iter_errors(output.structured))
     if error is not None:
-        raise StructuredOutputInvalid(f"structured output does not match the {tool.row.tool_handler} outputSchema "
-                                      f"at {'/'.join(map(str, error.absolute_path)) or 'the top'}: {error.message}")
+        raise StructuredOutputInvalid(
+            f"structured output does not match the {tool.row.tool_handler} outputSchema "
+            f"at {'/'.join(map(str, error.absolute_path)) or 'the top'}: {error.message}"
+        )
     return output.structured
 
 

@@ -25,8 +25,16 @@ from memgate.manager import AccessDenied, Identity, InvalidArgument, is_web_url,
 
 from .handlers.spec import HINTS
 
-POLICY_KEYS = {"required_scopes", "required_roles", "allowed_commands", "memory_store", "annotations",
-               "structured_output", "report", "public_links"}
+POLICY_KEYS = {
+    "required_scopes",
+    "required_roles",
+    "allowed_commands",
+    "memory_store",
+    "annotations",
+    "structured_output",
+    "report",
+    "public_links",
+}
 REPORT_KEYS = {"sql", "max_rows"}
 #: keys whose value is a list of strings
 _LIST_KEYS = {"required_scopes", "required_roles", "allowed_commands"}
@@ -35,8 +43,9 @@ _LIST_KEYS = {"required_scopes", "required_roles", "allowed_commands"}
 def validate_policy(policy: dict[str, Any]) -> None:
     unknown = set(policy) - POLICY_KEYS
     if unknown:
-        raise InvalidArgument(f"access_policy has unknown keys {sorted(unknown)}; allowed: {sorted(POLICY_KEYS)}",
-                              field="access_policy")
+        raise InvalidArgument(
+            f"access_policy has unknown keys {sorted(unknown)}; allowed: {sorted(POLICY_KEYS)}", field="access_policy"
+        )
     for key in _LIST_KEYS & set(policy):
         value = policy[key]
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
@@ -46,8 +55,9 @@ def validate_policy(policy: dict[str, Any]) -> None:
     if "annotations" in policy:
         _validate_annotations(policy["annotations"])
     if not isinstance(policy.get("structured_output", False), bool):
-        raise InvalidArgument("access_policy.structured_output must be true or false",
-                              field="access_policy.structured_output")
+        raise InvalidArgument(
+            "access_policy.structured_output must be true or false", field="access_policy.structured_output"
+        )
     if "report" in policy:
         _validate_report(policy["report"])
     if "public_links" in policy:
@@ -57,7 +67,7 @@ def validate_policy(policy: dict[str, Any]) -> None:
 def _validate_annotations(value: Any) -> None:
     field = "access_policy.annotations"
     if not isinstance(value, dict):
-        raise InvalidArgument(f"{field} must be an object like {{\"openWorldHint\": true}}", field=field)
+        raise InvalidArgument(f'{field} must be an object like {{"openWorldHint": true}}', field=field)
     unknown = sorted(set(value) - set(HINTS))
     if unknown:
         raise InvalidArgument(f"{field} has unknown keys {unknown}; allowed: {list(HINTS)}", field=field)
@@ -69,8 +79,11 @@ def _validate_annotations(value: Any) -> None:
 def _validate_public_links(value: Any) -> None:
     field = "access_policy.public_links"
     if not isinstance(value, str) or not is_web_url(value) or "#" in value or "?" in value:
-        raise InvalidArgument(f"{field} must be an http or https base URL without a query or fragment, "
-                              f"e.g. \"https://kb.example.com/memgate/\"", field=field)
+        raise InvalidArgument(
+            f"{field} must be an http or https base URL without a query or fragment, "
+            f'e.g. "https://kb.example.com/memgate/"',
+            field=field,
+        )
 
 
 def _validate_report(value: Any) -> None:

@@ -17,11 +17,32 @@ import copy
 from typing import Any
 
 #: the keywords Gemini's Schema object knows
-KEYWORDS = frozenset({
-    "type", "format", "title", "description", "nullable", "enum", "items", "minItems", "maxItems",
-    "properties", "required", "minProperties", "maxProperties", "propertyOrdering", "minLength", "maxLength",
-    "pattern", "minimum", "maximum", "default", "example", "anyOf",
-})
+KEYWORDS = frozenset(
+    {
+        "type",
+        "format",
+        "title",
+        "description",
+        "nullable",
+        "enum",
+        "items",
+        "minItems",
+        "maxItems",
+        "properties",
+        "required",
+        "minProperties",
+        "maxProperties",
+        "propertyOrdering",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "minimum",
+        "maximum",
+        "default",
+        "example",
+        "anyOf",
+    }
+)
 TYPES = frozenset({"string", "number", "integer", "boolean", "array", "object"})
 #: formats per type that Gemini documents
 FORMATS = {"string": {"enum", "date-time"}, "number": {"float", "double"}, "integer": {"int32", "int64"}}

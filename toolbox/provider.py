@@ -26,8 +26,10 @@ from .rows import GoneTool, RowTool, tool_from_row
 
 log = logging.getLogger("memgate.toolbox")
 
-TOOLBOX_UNAVAILABLE = ("memgate cannot read its tool registry right now (the memory database is unavailable). "
-                       "This is a server error, not an empty toolbox; the operator log has the details.")
+TOOLBOX_UNAVAILABLE = (
+    "memgate cannot read its tool registry right now (the memory database is unavailable). "
+    "This is a server error, not an empty toolbox; the operator log has the details."
+)
 
 
 class ToolboxProvider(Provider):
@@ -51,8 +53,9 @@ class ToolboxProvider(Provider):
             return None
         # Not (or no longer) active for this caller: still a call to log, so answer with a
         # stand-in that records it as denied instead of FastMCP's unlogged "Unknown tool".
-        return GoneTool(name=name[:200], description="not available", parameters={"type": "object"},
-                        call=self.dispatcher.gone)
+        return GoneTool(
+            name=name[:200], description="not available", parameters={"type": "object"}, call=self.dispatcher.gone
+        )
 
     async def _tools(self, name: str | None, *, with_help: bool) -> list[RowTool]:
         try:
@@ -72,8 +75,14 @@ class ToolboxProvider(Provider):
                 help_text = await self._help(row, identity) if with_help else None
                 tools.append(tool_from_row(row, self.dispatcher, generated_help=help_text))
             except MemgateError as exc:
-                log.error("toolbox row %s (%r v%s, tenant %s) is not served: %s",
-                          raw["id"], raw["tool_name"], raw["version"], identity.tenant, exc.message)
+                log.error(
+                    "toolbox row %s (%r v%s, tenant %s) is not served: %s",
+                    raw["id"],
+                    raw["tool_name"],
+                    raw["version"],
+                    identity.tenant,
+                    exc.message,
+                )
         return tools
 
     async def _help(self, row: ToolRow, identity: Identity) -> str | None:
@@ -84,6 +93,7 @@ class ToolboxProvider(Provider):
         try:
             return await anyio.to_thread.run_sync(lambda: spec.describe(self.manager, identity))
         except MemgateError as exc:
-            log.error("toolbox row %s (%r): generated help unavailable: %s", row.id, row.tool_name, exc.message,
-                      exc_info=True)
+            log.error(
+                "toolbox row %s (%r): generated help unavailable: %s", row.id, row.tool_name, exc.message, exc_info=True
+            )
             return None

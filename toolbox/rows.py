@@ -81,8 +81,10 @@ def check_row(row: ToolRow) -> HandlerSpec:
     except InvalidArgument as exc:
         raise RowRefused(exc.message) from exc
     if row.access_policy.get("structured_output") and spec.output_schema is None:
-        raise RowRefused(f"access_policy.structured_output is set, but the {spec.name} handler has no "
-                         "structured output; remove the key")
+        raise RowRefused(
+            f"access_policy.structured_output is set, but the {spec.name} handler has no "
+            "structured output; remove the key"
+        )
     problems = subset_problems(portable(schema))
     if problems:
         raise RowRefused("tool_schema uses what Gemini's function calling refuses: " + "; ".join(problems[:3]))
@@ -95,9 +97,11 @@ def _check_arguments(schema: dict[str, Any], spec: HandlerSpec) -> None:
     props = set(schema.get("properties", {}))
     for old, new in (spec.renamed or {}).items():
         if old in props:
-            raise RowRefused(f"tool_schema names the argument {old!r}, which the {spec.name} handler now calls "
-                             f"{new!r}. Run memgate init --tenant with the row's tenant to upgrade a default row "
-                             f"that was never edited, or rename the property in the row's tool_schema")
+            raise RowRefused(
+                f"tool_schema names the argument {old!r}, which the {spec.name} handler now calls "
+                f"{new!r}. Run memgate init --tenant with the row's tenant to upgrade a default row "
+                f"that was never edited, or rename the property in the row's tool_schema"
+            )
     unknown = props - set(fields)
     if unknown:
         raise RowRefused(f"tool_schema has properties the {spec.name} handler does not take: {sorted(unknown)}")
@@ -129,8 +133,10 @@ def row_annotations(row: ToolRow, spec: HandlerSpec, schema: dict[str, Any]) -> 
     default = spec.hints(row.access_policy, schema)
     hints = {**default, **row.access_policy.get("annotations", {})}
     if hints["readOnlyHint"] and not default["readOnlyHint"]:
-        raise RowRefused(f"access_policy.annotations.readOnlyHint is true, but this {spec.name} row can change "
-                         "data; remove the key, or allow only reading commands")
+        raise RowRefused(
+            f"access_policy.annotations.readOnlyHint is true, but this {spec.name} row can change "
+            "data; remove the key, or allow only reading commands"
+        )
     return ToolAnnotations(**hints)
 
 
@@ -163,8 +169,14 @@ class _CheckedRows:
         self._lock = threading.Lock()
 
     def get(self, row: ToolRow) -> CheckedRow:
-        key = (row.id, row.version, row.tool_name, row.tool_handler,
-               json.dumps(row.tool_schema, sort_keys=True), json.dumps(row.access_policy, sort_keys=True))
+        key = (
+            row.id,
+            row.version,
+            row.tool_name,
+            row.tool_handler,
+            json.dumps(row.tool_schema, sort_keys=True),
+            json.dumps(row.access_policy, sort_keys=True),
+        )
         with self._lock:
             checked = self._rows.get(key)
             if checked is not None:
@@ -186,8 +198,13 @@ def _check(row: ToolRow) -> CheckedRow:
     spec = check_row(row)
     schema = validation_schema(row, spec)
     validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
-    return CheckedRow(spec=spec, schema=schema, validator=validator, advertised=portable(schema),
-                      annotations=row_annotations(row, spec, schema))
+    return CheckedRow(
+        spec=spec,
+        schema=schema,
+        validator=validator,
+        advertised=portable(schema),
+        annotations=row_annotations(row, spec, schema),
+    )
 
 
 _CHECKED = _CheckedRows()

@@ -10,5 +10,15 @@ from .base import Backend, ChunkFilters, QueryDialect, QueryRows, Row, Session, 
 from .factory import open_backend
 from .settings import DatabaseSettings, default_database_path
 
-__all__ = ["Backend", "ChunkFilters", "DatabaseSettings", "QueryDialect", "QueryRows", "Row", "Session",
-           "ViewCatalog", "default_database_path", "open_backend"]
+__all__ = [
+    "Backend",
+    "ChunkFilters",
+    "DatabaseSettings",
+    "QueryDialect",
+    "QueryRows",
+    "Row",
+    "Session",
+    "ViewCatalog",
+    "default_database_path",
+    "open_backend",
+]

@@ -129,8 +129,7 @@ class Session(Protocol):
         comparable within one call. Any word of `query` may match; no word is query syntax.
         """
 
-    def kb_vector(self, vector: np.ndarray, model: str, limit: int,
-                  filters: ChunkFilters) -> list[tuple[int, float]]:
+    def kb_vector(self, vector: np.ndarray, model: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
         """The vector leg: up to `limit` (chunk seq, cosine) best first, cosine > 0, among visible chunks."""
 
     def change_marker(self) -> dict[str, Any]:
@@ -194,8 +193,16 @@ class Backend(Protocol):
     def describe(self) -> dict[str, Any]:
         """What `memgate doctor` shows about the database (never secrets)."""
 
-    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float,
-                           now: str, max_chars: int = 500, binds: Mapping[str, Any] | None = None) -> QueryRows:
+    def run_readonly_query(
+        self,
+        identity: Identity,
+        sql: str,
+        max_rows: int,
+        timeout_s: float,
+        now: str,
+        max_chars: int = 500,
+        binds: Mapping[str, Any] | None = None,
+    ) -> QueryRows:
         """Run one admitted SELECT on the read-only, walled query connection (execute_query, reports).
 
         The wall is the database's: SQLite's read-only connection and authorizer, Oracle's

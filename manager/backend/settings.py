@@ -79,7 +79,8 @@ class DatabaseSettings(BaseModel):
                 if "password" in str(key).lower():
                     raise ValueError(
                         f"{key} cannot be set in a file: database passwords come from the environment only "
-                        f"({', '.join(sorted({*ORACLE_PASSWORD_ENV.values(), ORACLE_WALLET_PASSWORD_ENV}))})")
+                        f"({', '.join(sorted({*ORACLE_PASSWORD_ENV.values(), ORACLE_WALLET_PASSWORD_ENV}))})"
+                    )
         return data
 
     @field_validator("path", "client_lib_dir", "config_dir", "wallet_location")
@@ -97,8 +98,9 @@ class DatabaseSettings(BaseModel):
     @model_validator(mode="after")
     def _oracle_needs_a_dsn(self) -> DatabaseSettings:
         if self.backend == "oracle" and not self.dsn:
-            raise ValueError('backend = "oracle" needs database.dsn (MEMGATE_DATABASE__DSN), '
-                             'e.g. "localhost:1521/FREEPDB1"')
+            raise ValueError(
+                'backend = "oracle" needs database.dsn (MEMGATE_DATABASE__DSN), e.g. "localhost:1521/FREEPDB1"'
+            )
         if self.pool_min > self.pool_max:
             raise ValueError(f"pool_min ({self.pool_min}) is larger than pool_max ({self.pool_max})")
         return self

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_sql(dialect: str, name: str) -> str:
     """The text of sql/<dialect>/<name>.sql (name may contain a subfolder)."""
     path = resources.files("memgate.sql").joinpath(dialect, f"{name}.sql")

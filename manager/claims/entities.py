@@ -47,11 +47,13 @@ class ClaimLookup:
 def next_version(table: str, latest: Row | None, identity: Identity, now: str) -> Row:
     """The lifecycle and provenance columns of the version that follows `latest` (or of a first version)."""
     return {
-        "version": (latest["version"] if latest else 0) + 1, "valid_from": now,
+        "version": (latest["version"] if latest else 0) + 1,
+        "valid_from": now,
         "source_table": table if latest else None,
         "source_id": latest["id"] if latest else None,
         "source_version": latest["version"] if latest else None,
-        "created_by": identity.principal or identity.user, "created_at": now,
+        "created_by": identity.principal or identity.user,
+        "created_at": now,
     }
 
 
@@ -75,8 +77,9 @@ def label_versions(rows: list[Row], now: str) -> list[ClaimVersion]:
     return labeled
 
 
-def lookup(session: Session, subject: str, predicate: str | None,
-           now: str, limit: int) -> tuple[list[ClaimLookup], bool]:
+def lookup(
+    session: Session, subject: str, predicate: str | None, now: str, limit: int
+) -> tuple[list[ClaimLookup], bool]:
     """Claims of `subject` (one predicate or all) in the session's scope as of `now`; True when rows were cut."""
     rows, more = session.fetch_page("entity_versions", limit, subject=subject, predicate=predicate)
     by_predicate: dict[str, list[Row]] = {}
@@ -90,10 +93,21 @@ def lookup(session: Session, subject: str, predicate: str | None,
     return found, more
 
 
-def correct(session: Session, identity: Identity, *, subject: str, predicate: str, content: str,
-            now: str, content_json: Any = None, confidence: float | None = None,
-            expected_version: int | None = None, user_id: str | None = None,
-            agent_id: str | None = None, thread_id: str | None = None) -> Row:
+def correct(
+    session: Session,
+    identity: Identity,
+    *,
+    subject: str,
+    predicate: str,
+    content: str,
+    now: str,
+    content_json: Any = None,
+    confidence: float | None = None,
+    expected_version: int | None = None,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    thread_id: str | None = None,
+) -> Row:
     """Close the latest version of the claim in this exact scope and insert the next one."""
     if not subject or not predicate:
         raise InvalidArgument("subject and predicate are required", field="subject" if not subject else "predicate")
@@ -104,15 +118,22 @@ def correct(session: Session, identity: Identity, *, subject: str, predicate: st
         latest = session.fetch_one("entity_latest_in_scope", subject=subject, predicate=predicate, **scope)
         have = latest["version"] if latest else 0
         if expected_version is not None and expected_version != have:
-            raise Conflict(f"{subject} {predicate} is at version {have}, not {expected_version}; nothing was written",
-                           hint="Look the claim up again and correct the current version.")
+            raise Conflict(
+                f"{subject} {predicate} is at version {have}, not {expected_version}; nothing was written",
+                hint="Look the claim up again and correct the current version.",
+            )
         if latest is not None:
             session.execute("entity_close_version", id=latest["id"], now=now)
         row = {
-            "id": new_id("ent"), "tenant_id": identity.tenant, **scope,
-            "subject": subject, "predicate": predicate, "content": content,
+            "id": new_id("ent"),
+            "tenant_id": identity.tenant,
+            **scope,
+            "subject": subject,
+            "predicate": predicate,
+            "content": content,
             "content_json": json.dumps(content_json, sort_keys=True) if content_json is not None else None,
-            "confidence": confidence, **next_version("entity_memory", latest, identity, now),
+            "confidence": confidence,
+            **next_version("entity_memory", latest, identity, now),
         }
         session.insert("entity_memory", row)
         if latest is not None:
@@ -123,8 +144,16 @@ def correct(session: Session, identity: Identity, *, subject: str, predicate: st
 def link_correction(session: Session, identity: Identity, newer: Row, older: Row, now: str) -> Row:
     """The `supersedes` link from a claim's next version to the one it replaced (inside the correction's
     transaction: both versions are this caller's, in one scope)."""
+
     def end(r: Row) -> LinkEnd:
-        return LinkEnd({"memory_type": "entity_memory", "id": r["id"], "user_id": r.get("user_id"),
-                        "agent_id": r.get("agent_id"), "thread_id": r.get("thread_id")})
+        return LinkEnd(
+            {
+                "memory_type": "entity_memory",
+                "id": r["id"],
+                "user_id": r.get("user_id"),
+                "agent_id": r.get("agent_id"),
+                "thread_id": r.get("thread_id"),
+            }
+        )
 
     return write_link(session, identity, end(newer), "supersedes", end(older), now=now, provenance="correction")

@@ -41,8 +41,17 @@ def guideline_json(row: Row | None) -> dict[str, Any] | None:
     return json.loads(row["content_json"])
 
 
-def update_guideline(session: Session, identity: Identity, *, row_id: str, key: str, content: str, now: str,
-                     content_json: Any = None, expected_version: int | None = None) -> Row:
+def update_guideline(
+    session: Session,
+    identity: Identity,
+    *,
+    row_id: str,
+    key: str,
+    content: str,
+    now: str,
+    content_json: Any = None,
+    expected_version: int | None = None,
+) -> Row:
     """Retire the open version of guideline `row_id` and insert the next one, in one transaction.
 
     The next version keeps the scope of the one it replaces (tenant-wide for a new row id).
@@ -53,17 +62,24 @@ def update_guideline(session: Session, identity: Identity, *, row_id: str, key: 
         latest = session.fetch_one("guideline_latest_by_row", row_id=row_id)
         have = latest["version"] if latest else 0
         if expected_version is not None and expected_version != have:
-            raise Conflict(f"guideline {row_id} is at version {have}, not {expected_version}; nothing was written",
-                           hint="Read the guideline again and update its current version.")
+            raise Conflict(
+                f"guideline {row_id} is at version {have}, not {expected_version}; nothing was written",
+                hint="Read the guideline again and update its current version.",
+            )
         if latest is not None and latest["guideline_key"] != key:
-            raise InvalidArgument(f"row id {row_id} holds guideline {latest['guideline_key']!r}, not {key!r}",
-                                  field="row_id")
+            raise InvalidArgument(
+                f"row id {row_id} holds guideline {latest['guideline_key']!r}, not {key!r}", field="row_id"
+            )
         if latest is not None:
             session.execute("guideline_close_version", id=latest["id"], now=now)
         scope = {c: latest[c] if latest else None for c in ("user_id", "agent_id", "thread_id")}
         row = {
-            "id": new_id("gdl"), "row_id": row_id, "tenant_id": identity.tenant, **scope,
-            "guideline_key": key, "content": content,
+            "id": new_id("gdl"),
+            "row_id": row_id,
+            "tenant_id": identity.tenant,
+            **scope,
+            "guideline_key": key,
+            "content": content,
             "content_json": json.dumps(content_json, sort_keys=True) if content_json is not None else None,
             **next_version("guideline_memory", latest, identity, now),
         }

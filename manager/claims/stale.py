@@ -46,8 +46,13 @@ def current_claim(session: Session, subject: str, predicate: str, now: str) -> C
     return next((v for v in label_versions(rows, now) if v.status == CURRENT), None)
 
 
-def stale_facts(session: Session, uses: Mapping[str, Iterable[Ref]], now: str,
-                *, own_claims: Mapping[str, tuple[str, str]] | None = None) -> dict[str, tuple[StaleFact, ...]]:
+def stale_facts(
+    session: Session,
+    uses: Mapping[str, Iterable[Ref]],
+    now: str,
+    *,
+    own_claims: Mapping[str, tuple[str, str]] | None = None,
+) -> dict[str, tuple[StaleFact, ...]]:
     """Per record id, one StaleFact for each claim version it used that is not current at `now`.
 
     `own_claims` maps a record that is itself a claim to its (subject, predicate): a
@@ -86,8 +91,13 @@ def _check(session: Session, ref_id: str, version: int, now: str) -> StaleFact |
         return None
     what = f"{used['subject']} {used['predicate']}"
     if current is None:
-        return StaleFact(current_fact_id="", current=f"{what} has no current version (the fact was withdrawn)",
-                         used=(_ENTITY, ref_id, version or used["version"]))
-    return StaleFact(current_fact_id=current.id,
-                     current=f"{what} = {current.row['content']} (version {current.version}, {current.id})",
-                     used=(_ENTITY, ref_id, version or used["version"]))
+        return StaleFact(
+            current_fact_id="",
+            current=f"{what} has no current version (the fact was withdrawn)",
+            used=(_ENTITY, ref_id, version or used["version"]),
+        )
+    return StaleFact(
+        current_fact_id=current.id,
+        current=f"{what} = {current.row['content']} (version {current.version}, {current.id})",
+        used=(_ENTITY, ref_id, version or used["version"]),
+    )

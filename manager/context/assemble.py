@@ -63,17 +63,29 @@ def fixed_records(kind: str, rows: list[Row]) -> list[str]:
     return [record(kind, r, tier=FULL, status="current", shown_id=shown(r)) for r in rows]
 
 
-def assemble(session: Session, identity: Identity, question: str, intent: str, now: str, *,
-             embedder: Embedder, reranker: Reranker | None = None) -> ContextWindow:
+def assemble(
+    session: Session,
+    identity: Identity,
+    question: str,
+    intent: str,
+    now: str,
+    *,
+    embedder: Embedder,
+    reranker: Reranker | None = None,
+) -> ContextWindow:
     reranker = reranker or RetrievalScore()
     budget, budget_ref = budget_of(session, now)
     budget.shares_for(intent)  # an unknown intent fails before anything else is read
     window = WindowKey.of(identity)
     fixed_rows = {
-        GUIDELINES: ("guideline", sorted(guidelines.current_guidelines(session, now).values(),
-                                         key=lambda r: (r["guideline_key"], r["id"]))),
-        PERSONA: ("persona", sorted(guidelines.current_personas(session, now).values(),
-                                    key=lambda r: (r["persona_key"], r["id"]))),
+        GUIDELINES: (
+            "guideline",
+            sorted(guidelines.current_guidelines(session, now).values(), key=lambda r: (r["guideline_key"], r["id"])),
+        ),
+        PERSONA: (
+            "persona",
+            sorted(guidelines.current_personas(session, now).values(), key=lambda r: (r["persona_key"], r["id"])),
+        ),
         TOOL_SURFACE: ("tool", sorted(toolbox_rows.active_rows(session, now), key=lambda r: r["tool_name"])),
     }
     head = header(intent, now, budget.available)
@@ -83,8 +95,7 @@ def assemble(session: Session, identity: Identity, question: str, intent: str, n
     plan = charge_fixed(budget, intent, fixed, identity.tenant)
 
     candidates = gather(session, embedder, question, now, window)
-    admitted, excluded = select(candidates, question=question, now=now, budget=budget, reranker=reranker,
-                                window=window)
+    admitted, excluded = select(candidates, question=question, now=now, budget=budget, reranker=reranker, window=window)
     admitted = _require_current_facts(session, admitted, now, budget, reranker, question)
     admitted, excluded = linked_history(session, admitted, excluded, now)
     by_slice: dict[str, list[Candidate]] = {name: [] for name in VARIABLE}
@@ -98,9 +109,8 @@ def assemble(session: Session, identity: Identity, question: str, intent: str, n
     for name in VARIABLE:
         fitted = fitter.fitted[name]
         placed[name] = fitted.placed
-        excluded += [exclusion(c, BUDGET, f"no room: a pointer needs {need} tokens")
-                     for c, need in fitted.dropped]
-    placed[VOLATILE_TAIL] = sorted(placed[VOLATILE_TAIL], key=lambda p: (p.candidate.row.get("turn_index") or 0))
+        excluded += [exclusion(c, BUDGET, f"no room: a pointer needs {need} tokens") for c, need in fitted.dropped]
+    placed[VOLATILE_TAIL] = sorted(placed[VOLATILE_TAIL], key=lambda p: p.candidate.row.get("turn_index") or 0)
     for name in VARIABLE:
         blocks[name] = [p.record for p in placed[name]]
 
@@ -109,28 +119,45 @@ def assemble(session: Session, identity: Identity, question: str, intent: str, n
     request = manifests.request_of(identity, question, intent)
     memories = [_fixed_entry(name, kind, r) for name, (kind, rows) in fixed_rows.items() for r in rows]
     memories += [_placed_entry(name, p) for name in VARIABLE for p in placed[name]]
-    read = sorted({tuple(m["ref"].values()) for m in memories} | {e.ref for e in excluded}
-                  | ({("guideline_memory", budget_ref.row_id, budget_ref.version)} if budget_ref else set()))
+    read = sorted(
+        {tuple(m["ref"].values()) for m in memories}
+        | {e.ref for e in excluded}
+        | ({("guideline_memory", budget_ref.row_id, budget_ref.version)} if budget_ref else set())
+    )
     data = {
-        "manifest_id": manifest_id, "evaluated_at": now, "intent": intent,
-        "change_marker": {**session.change_marker(), "versions": [list(v) for v in read],
-                          "sha256": manifests.sha256(manifests.canonical(read))},
-        "renderer_version": RENDERER_VERSION, "selection_version": f"{SELECTION_VERSION}/{reranker.name}",
-        "budget_ref": budget_ref.as_json() if budget_ref else None, "budget": budget.to_json(),
+        "manifest_id": manifest_id,
+        "evaluated_at": now,
+        "intent": intent,
+        "change_marker": {
+            **session.change_marker(),
+            "versions": [list(v) for v in read],
+            "sha256": manifests.sha256(manifests.canonical(read)),
+        },
+        "renderer_version": RENDERER_VERSION,
+        "selection_version": f"{SELECTION_VERSION}/{reranker.name}",
+        "budget_ref": budget_ref.as_json() if budget_ref else None,
+        "budget": budget.to_json(),
         "arithmetic": plan.as_json(),
-        "request": request, "request_hash": manifests.sha256(manifests.canonical(request)),
-        "window_hash": manifests.sha256(text), "window_tokens": count_tokens(text),
-        "memories": memories, "exclusions": [e.as_json() for e in _ordered(excluded)],
-        "limits": {"max_rounds": budget.max_rounds, "tool_reserve": budget.tool_reserve,
-                   "max_tool_result_tokens": budget.max_tool_result_tokens},
+        "request": request,
+        "request_hash": manifests.sha256(manifests.canonical(request)),
+        "window_hash": manifests.sha256(text),
+        "window_tokens": count_tokens(text),
+        "memories": memories,
+        "exclusions": [e.as_json() for e in _ordered(excluded)],
+        "limits": {
+            "max_rounds": budget.max_rounds,
+            "tool_reserve": budget.tool_reserve,
+            "max_tool_result_tokens": budget.max_tool_result_tokens,
+        },
     }
     with session.transaction():
         manifests.write(session, identity, data, text, data["window_tokens"])
     return ContextWindow(manifest_id, text, data["window_tokens"], data)
 
 
-def _require_current_facts(session: Session, admitted: list[Candidate], now: str, budget: ContextBudget,
-                           reranker: Reranker, question: str) -> list[Candidate]:
+def _require_current_facts(
+    session: Session, admitted: list[Candidate], now: str, budget: ContextBudget, reranker: Reranker, question: str
+) -> list[Candidate]:
     """Mark (or load) the current fact each historical memory needs at full size in durable_facts."""
     needed = {n.current_fact_id for c in admitted for n in c.stale if n.current_fact_id}
     have = {c.id: c for c in admitted if c.kind == "entity"}
@@ -138,8 +165,9 @@ def _require_current_facts(session: Session, admitted: list[Candidate], now: str
     if missing:
         rows = session.fetch_all("context_rows_entity_memory", ids=json.dumps(missing))
         extra = [Candidate("entity", "durable_facts", r) for r in rows]
-        live, _ = select(extra, question=question, now=now, budget=budget, reranker=reranker,
-                         window=WindowKey(None, None))
+        live, _ = select(
+            extra, question=question, now=now, budget=budget, reranker=reranker, window=WindowKey(None, None)
+        )
         admitted = sorted(admitted + live, key=order_key)
         have.update({c.id: c for c in live})
     for fact_id in needed:
@@ -150,14 +178,29 @@ def _require_current_facts(session: Session, admitted: list[Candidate], now: str
 
 def _fixed_entry(slice_name: str, kind: str, row: Row) -> dict[str, Any]:
     text = fixed_records(kind, [row])[0]
-    return {"ref": manifests.ref_json((_TABLES[kind], row["id"], int(row["version"]))), "memory_id": row["id"],
-            "type": kind, "slice": slice_name, "tier": FULL, "tokens": cost(text), "status": "current"}
+    return {
+        "ref": manifests.ref_json((_TABLES[kind], row["id"], int(row["version"]))),
+        "memory_id": row["id"],
+        "type": kind,
+        "slice": slice_name,
+        "tier": FULL,
+        "tokens": cost(text),
+        "status": "current",
+    }
 
 
 def _placed_entry(slice_name: str, p: Placed) -> dict[str, Any]:
     c = p.candidate
-    entry = {"ref": manifests.ref_json(c.ref), "memory_id": c.id, "type": c.kind, "slice": slice_name,
-             "tier": p.tier, "tokens": p.tokens, "status": c.status, "score": c.score}
+    entry = {
+        "ref": manifests.ref_json(c.ref),
+        "memory_id": c.id,
+        "type": c.kind,
+        "slice": slice_name,
+        "tier": p.tier,
+        "tokens": p.tokens,
+        "status": c.status,
+        "score": c.score,
+    }
     if c.required:
         entry["required"] = True
     if c.stale:

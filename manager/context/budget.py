@@ -23,11 +23,12 @@ from .layout import FIXED, VARIABLE
 __all__ = ["BudgetPlan", "charge_fixed", "grant", "too_small_hint"]
 
 
-
 def too_small_hint(tenant: str, budget: ContextBudget, short: int) -> str:
     """The fix for a window the budget cannot hold: a larger usable_context (or smaller reserves)."""
-    return (f"Raise usable_context by at least {short} tokens, e.g. `memgate budget set -t {tenant} "
-            f"usable_context=8000`, or lower the reserves (now {budget.reserved} tokens).")
+    return (
+        f"Raise usable_context by at least {short} tokens, e.g. `memgate budget set -t {tenant} "
+        f"usable_context=8000`, or lower the reserves (now {budget.reserved} tokens)."
+    )
 
 
 @dataclass
@@ -44,13 +45,23 @@ class BudgetPlan:
 
     def as_json(self) -> dict[str, Any]:
         b = self.budget
-        return {"usable_context": b.usable_context,
-                "reserves": {"output": b.output_reserve, "tool": b.tool_reserve,
-                             "request_overhead": b.request_overhead_reserve},
-                "available": b.available, "fixed": dict(self.fixed), "remainder": self.remainder,
-                "shares": b.shares_for(self.intent).model_dump(), "allowances": dict(self.allowances),
-                "overflow_order": list(b.overflow_order), "granted": dict(self.granted), "used": dict(self.used),
-                "total": sum(self.fixed.values()) + sum(self.used.values())}
+        return {
+            "usable_context": b.usable_context,
+            "reserves": {
+                "output": b.output_reserve,
+                "tool": b.tool_reserve,
+                "request_overhead": b.request_overhead_reserve,
+            },
+            "available": b.available,
+            "fixed": dict(self.fixed),
+            "remainder": self.remainder,
+            "shares": b.shares_for(self.intent).model_dump(),
+            "allowances": dict(self.allowances),
+            "overflow_order": list(b.overflow_order),
+            "granted": dict(self.granted),
+            "used": dict(self.used),
+            "total": sum(self.fixed.values()) + sum(self.used.values()),
+        }
 
 
 def charge_fixed(budget: ContextBudget, intent: str, fixed: dict[str, int], tenant: str) -> BudgetPlan:
@@ -63,8 +74,10 @@ def charge_fixed(budget: ContextBudget, intent: str, fixed: dict[str, int], tena
             raise ContextTooSmall(
                 f"the {name} slice needs {cost} tokens but only {left} of the budget's {budget.available} are "
                 f"left (usable_context {budget.usable_context} less {budget.reserved} reserved"
-                f"{' and the slices before it' if left < budget.available else ''})", field=name,
-                hint=too_small_hint(tenant, budget, cost - left))
+                f"{' and the slices before it' if left < budget.available else ''})",
+                field=name,
+                hint=too_small_hint(tenant, budget, cost - left),
+            )
         left -= cost
     allowances = {name: math.floor(left * shares.of(name)) for name in VARIABLE}
     return BudgetPlan(budget, intent, dict(fixed), left, allowances)

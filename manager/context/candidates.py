@@ -37,10 +37,83 @@ EVIDENCE_HITS = 20
 TAIL_TURNS = 20
 _MAX_TERMS = 24
 _WORD = re.compile(r"[a-z0-9]+(?:[.@_:-][a-z0-9]+)*")
-_STOP = frozenset("""a an and are as at be been but by can could did do does for from had has have how i if in
-into is it its may me my no not of on or our so than that the their them then there these they this to
-too was we were what when where which who whom why will with would you your before after about please
-tell show give check""".split())
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "may",
+        "me",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "so",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "too",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "before",
+        "after",
+        "about",
+        "please",
+        "tell",
+        "show",
+        "give",
+        "check",
+    ]
+)
 
 
 @dataclass
@@ -98,14 +171,21 @@ def gather(session: Session, embedder: Embedder, question: str, now: str, window
     found: list[Candidate] = []
     if terms:
         params = {"terms": json.dumps(terms), "limit": PER_TYPE}
-        found += [Candidate("entity", TYPES["entity"].slice, r)
-                  for r in session.fetch_all("context_entity_matching", **params)]
-        found += [Candidate("workflow", TYPES["workflow"].slice, r)
-                  for r in session.fetch_all("context_workflow_matching", **params)]
-        found += [Candidate("summary", RECALLED_HISTORY, r)
-                  for r in session.fetch_all("context_summary_matching", **params)]
-        found += [Candidate("conversation", RECALLED_HISTORY, r)
-                  for r in session.fetch_all("context_history_matching", **params)]
+        found += [
+            Candidate("entity", TYPES["entity"].slice, r)
+            for r in session.fetch_all("context_entity_matching", **params)
+        ]
+        found += [
+            Candidate("workflow", TYPES["workflow"].slice, r)
+            for r in session.fetch_all("context_workflow_matching", **params)
+        ]
+        found += [
+            Candidate("summary", RECALLED_HISTORY, r) for r in session.fetch_all("context_summary_matching", **params)
+        ]
+        found += [
+            Candidate("conversation", RECALLED_HISTORY, r)
+            for r in session.fetch_all("context_history_matching", **params)
+        ]
     _score_by_retrieval(found, embedder, question, terms)
     found += _evidence(session, embedder, question, now)
     tail = session.fetch_all("context_tail", thread=window.thread, session=window.session, limit=TAIL_TURNS)
@@ -124,10 +204,14 @@ def gather(session: Session, embedder: Embedder, question: str, now: str, window
 def _evidence(session: Session, embedder: Embedder, question: str, now: str) -> list[Candidate]:
     hits = kb_search.search(session, embedder, question, now, limit=EVIDENCE_HITS)
     best = len(kb_search.METHODS) / (kb_search.RRF_K + 1)
-    rows = {r["id"]: r for r in session.fetch_all("context_rows_knowledge_base_chunk",
-                                                   ids=json.dumps([h.id for h in hits]))}
-    return [Candidate("kb_chunk", TYPES["kb_chunk"].slice, rows[h.id], retrieval=min(1.0, h.score / best))
-            for h in hits if h.id in rows]
+    rows = {
+        r["id"]: r for r in session.fetch_all("context_rows_knowledge_base_chunk", ids=json.dumps([h.id for h in hits]))
+    }
+    return [
+        Candidate("kb_chunk", TYPES["kb_chunk"].slice, rows[h.id], retrieval=min(1.0, h.score / best))
+        for h in hits
+        if h.id in rows
+    ]
 
 
 def _score_by_retrieval(found: Sequence[Candidate], embedder: Embedder, question: str, terms: list[str]) -> None:

@@ -27,25 +27,47 @@ _PAST = {DECLINE: "declined", CANCEL: "chose not"}
 _MAX_ANSWER = 2000
 
 
-def record_clarification(session: Session, identity: Identity, *, question: str, options: Sequence[str] | None,
-                         action: str, answer: str | None, now: str) -> ToolOutput:
+def record_clarification(
+    session: Session,
+    identity: Identity,
+    *,
+    question: str,
+    options: Sequence[str] | None,
+    action: str,
+    answer: str | None,
+    now: str,
+) -> ToolOutput:
     if action not in ACTIONS:
         raise InvalidArgument(f"action must be one of {', '.join(ACTIONS)}, got {action!r}", field="action")
     if action == ACCEPT:
         answer = _checked(answer, options)
     key = WindowKey.of(identity)
-    data = {"question": question, "options": list(options) if options else None, "action": action,
-            "answer": answer}
+    data = {"question": question, "options": list(options) if options else None, "action": action, "answer": answer}
     with session.transaction():
         window = current_window(session, key)
         common = dict(now=now, data=data, window_id=window.manifest_id if window else None)
         if action == FALLBACK:
-            event = write_event(session, identity, prefix="clr", event_type="clarify_request", role="assistant",
-                                content=question, **common)
+            event = write_event(
+                session,
+                identity,
+                prefix="clr",
+                event_type="clarify_request",
+                role="assistant",
+                content=question,
+                **common,
+            )
         else:
             content = answer if action == ACCEPT else f"(the user {_PAST[action]} to answer) {question}"
-            event = write_event(session, identity, prefix="clr", event_type="clarify_answer", role="user",
-                                content=content, turn_index=next_turn(session, key), **common)
+            event = write_event(
+                session,
+                identity,
+                prefix="clr",
+                event_type="clarify_answer",
+                role="user",
+                content=content,
+                turn_index=next_turn(session, key),
+                **common,
+            )
     return _output(event, question, options, action, answer)
 
 
@@ -61,15 +83,24 @@ def _checked(answer: str | None, options: Sequence[str] | None) -> str:
 
 def _output(event: dict, question: str, options: Sequence[str] | None, action: str, answer: str | None) -> ToolOutput:
     if action == ACCEPT:
-        body = memory_record(answer or "", id=event["id"], type="clarify_answer", status="unverified",
-                             cell_chars=_MAX_ANSWER, turn=event["turn_index"])
+        body = memory_record(
+            answer or "",
+            id=event["id"],
+            type="clarify_answer",
+            status="unverified",
+            cell_chars=_MAX_ANSWER,
+            turn=event["turn_index"],
+        )
         text = f"{metadata_line(clarify='answered', question=' '.join(question.split())[:200])}\n{body}"
     elif action == FALLBACK:
         choices = f" Offer these options: {'; '.join(options)}." if options else ""
-        text = (f"This client cannot ask the user directly: ask the user in your reply: "
-                f"{' '.join(question.split())}{choices}")
+        text = (
+            f"This client cannot ask the user directly: ask the user in your reply: "
+            f"{' '.join(question.split())}{choices}"
+        )
     else:
-        text = (f"The user {'declined' if action == DECLINE else 'dismissed'} the question; do not ask it again "
-                "now: answer with what you have and say what is missing.")
-    return ToolOutput(text=text, rows=1 if action == ACCEPT else 0, tokens=count_tokens(text),
-                      cited_ids=(event["id"],))
+        text = (
+            f"The user {'declined' if action == DECLINE else 'dismissed'} the question; do not ask it again "
+            "now: answer with what you have and say what is missing."
+        )
+    return ToolOutput(text=text, rows=1 if action == ACCEPT else 0, tokens=count_tokens(text), cited_ids=(event["id"],))

@@ -22,8 +22,9 @@ def full_body(kind: str, row: Row) -> str:
         body = f"{row['subject']} {row['predicate']} = {row['content']}"
         return body + (f"\nconditions: {row['content_json']}" if row.get("content_json") else "")
     if kind == "workflow":
-        return f"{row['title']}\n{row['content']}" + (f"\nsteps: {_steps(row.get('steps_json'))}"
-                                                      if row.get("steps_json") else "")
+        return f"{row['title']}\n{row['content']}" + (
+            f"\nsteps: {_steps(row.get('steps_json'))}" if row.get("steps_json") else ""
+        )
     if kind == "kb_chunk":
         return f"title: {' '.join(str(row['title']).split())}\n{row['content']}"
     if kind == "summary":

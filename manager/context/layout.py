@@ -30,14 +30,17 @@ class MemoryType:
 
 
 #: by record type; `priority` is authority: it keeps the copy in dedup and breaks score ties
-TYPES = {t.name: t for t in (
-    MemoryType("guideline", "guideline_memory", GUIDELINES, 90, CURRENT),
-    MemoryType("persona", "persona_memory", PERSONA, 80, CURRENT),
-    MemoryType("tool", "toolbox_memory", TOOL_SURFACE, 70, CURRENT),
-    MemoryType("entity", "entity_memory", DURABLE_FACTS, 50, CURRENT),
-    MemoryType("workflow", "workflow_memory", DURABLE_FACTS, 40, CURRENT),
-    MemoryType("kb_chunk", "knowledge_base_chunk", EVIDENCE, 30, EVIDENCE_STATUS),
-    MemoryType("summary", "summarization_memory", RECALLED_HISTORY, 20, UNVERIFIED),
-    MemoryType("conversation", "conversation_memory", RECALLED_HISTORY, 10, UNVERIFIED),
-)}
+TYPES = {
+    t.name: t
+    for t in (
+        MemoryType("guideline", "guideline_memory", GUIDELINES, 90, CURRENT),
+        MemoryType("persona", "persona_memory", PERSONA, 80, CURRENT),
+        MemoryType("tool", "toolbox_memory", TOOL_SURFACE, 70, CURRENT),
+        MemoryType("entity", "entity_memory", DURABLE_FACTS, 50, CURRENT),
+        MemoryType("workflow", "workflow_memory", DURABLE_FACTS, 40, CURRENT),
+        MemoryType("kb_chunk", "knowledge_base_chunk", EVIDENCE, 30, EVIDENCE_STATUS),
+        MemoryType("summary", "summarization_memory", RECALLED_HISTORY, 20, UNVERIFIED),
+        MemoryType("conversation", "conversation_memory", RECALLED_HISTORY, 10, UNVERIFIED),
+    )
+}
 BY_TABLE = {t.table: t for t in TYPES.values()}

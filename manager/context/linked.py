@@ -26,8 +26,9 @@ __all__ = ["linked_history"]
 _BELOW = 1e-6
 
 
-def linked_history(session: Session, admitted: list[Candidate], excluded: list[Exclusion],
-                   now: str) -> tuple[list[Candidate], list[Exclusion]]:
+def linked_history(
+    session: Session, admitted: list[Candidate], excluded: list[Exclusion], now: str
+) -> tuple[list[Candidate], list[Exclusion]]:
     """`admitted` with each admitted memory's linked history added after it; `excluded` without them."""
     roots = {(c.table, c.id): c for c in admitted if c.slice != VOLATILE_TAIL}
     if not roots:
@@ -45,10 +46,17 @@ def linked_history(session: Session, admitted: list[Candidate], excluded: list[E
             if not rows:
                 continue
             have.add(item.id)
-            added.append(Candidate(kind.name, kind.slice, rows[0], retrieval=parent.retrieval,
-                                   status=HISTORICAL_STATUS, score=parent.score - _BELOW,
-                                   link={"linked_to": parent.id, "relation": item.relation,
-                                         "direction": item.direction}))
+            added.append(
+                Candidate(
+                    kind.name,
+                    kind.slice,
+                    rows[0],
+                    retrieval=parent.retrieval,
+                    status=HISTORICAL_STATUS,
+                    score=parent.score - _BELOW,
+                    link={"linked_to": parent.id, "relation": item.relation, "direction": item.direction},
+                )
+            )
     if not added:
         return admitted, excluded
     refs = {c.ref for c in added}

@@ -46,9 +46,15 @@ def sha256(text: str) -> str:
 
 def request_of(identity: Identity, question: str, intent: str) -> dict[str, Any]:
     """What was asked, and for whom: the part of the manifest its request hash covers."""
-    return {"question": question, "intent": intent, "tenant": identity.tenant, "user": identity.user,
-            "agent": identity.agent, "thread": identity.thread,
-            "session": None if identity.thread else identity.session}
+    return {
+        "question": question,
+        "intent": intent,
+        "tenant": identity.tenant,
+        "user": identity.user,
+        "agent": identity.agent,
+        "thread": identity.thread,
+        "session": None if identity.thread else identity.session,
+    }
 
 
 def ref_json(ref: tuple[str, str, int]) -> dict[str, Any]:
@@ -56,24 +62,42 @@ def ref_json(ref: tuple[str, str, int]) -> dict[str, Any]:
 
 
 def note_json(note: StaleFact) -> dict[str, Any]:
-    return {"current_fact_id": note.current_fact_id, "current": note.current,
-            "used": ref_json(note.used) if note.used else None}
+    return {
+        "current_fact_id": note.current_fact_id,
+        "current": note.current,
+        "used": ref_json(note.used) if note.used else None,
+    }
 
 
 def note_of(data: dict[str, Any]) -> StaleFact:
     used = data.get("used")
-    return StaleFact(data["current_fact_id"], data["current"],
-                     (used["table"], used["id"], used["version"]) if used else None)
+    return StaleFact(
+        data["current_fact_id"], data["current"], (used["table"], used["id"], used["version"]) if used else None
+    )
 
 
 def write(session: Session, identity: Identity, manifest: dict[str, Any], text: str, tokens: int) -> None:
-    session.insert("conversation_memory", {
-        "id": manifest["manifest_id"], "tenant_id": identity.tenant, "user_id": identity.user,
-        "agent_id": identity.agent, "thread_id": identity.thread,
-        "session_id": None if identity.thread else identity.session, "window_id": manifest["manifest_id"],
-        "event_type": EVENT, "role": "system", "content": text, "content_json": canonical(manifest),
-        "token_count": tokens, "version": 1, "valid_from": manifest["evaluated_at"],
-        "created_by": identity.principal or identity.user, "created_at": manifest["evaluated_at"]})
+    session.insert(
+        "conversation_memory",
+        {
+            "id": manifest["manifest_id"],
+            "tenant_id": identity.tenant,
+            "user_id": identity.user,
+            "agent_id": identity.agent,
+            "thread_id": identity.thread,
+            "session_id": None if identity.thread else identity.session,
+            "window_id": manifest["manifest_id"],
+            "event_type": EVENT,
+            "role": "system",
+            "content": text,
+            "content_json": canonical(manifest),
+            "token_count": tokens,
+            "version": 1,
+            "valid_from": manifest["evaluated_at"],
+            "created_by": identity.principal or identity.user,
+            "created_at": manifest["evaluated_at"],
+        },
+    )
 
 
 def read(session: Session, manifest_id: str, tenant: str) -> dict[str, Any]:
@@ -81,6 +105,8 @@ def read(session: Session, manifest_id: str, tenant: str) -> dict[str, Any]:
     rows = session.fetch_all("context_rows_conversation_memory", ids=json.dumps([manifest_id]))
     row = next((r for r in rows if r["event_type"] == EVENT), None)
     if row is None:
-        raise NotFound(f"no context manifest {manifest_id} for this caller",
-                       hint=f"List the tenant's manifests with `memgate manifest ls -t {tenant}`.")
+        raise NotFound(
+            f"no context manifest {manifest_id} for this caller",
+            hint=f"List the tenant's manifests with `memgate manifest ls -t {tenant}`.",
+        )
     return json.loads(row["content_json"])

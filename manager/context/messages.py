@@ -60,8 +60,9 @@ class Turn:
     parts: tuple[TextPart | ImagePart, ...]
 
 
-def write_turn(session: Session, identity: Identity, role: str, content: str | Sequence[Mapping[str, Any]],
-               now: str) -> Row:
+def write_turn(
+    session: Session, identity: Identity, role: str, content: str | Sequence[Mapping[str, Any]], now: str
+) -> Row:
     """Append a turn: text, or ordered parts ({"type": "text", "text"} and {"type": "image", "image_id"}
     or {"type": "image", "data": bytes, "name"?, "description"?}). Call inside a transaction."""
     if role not in ROLES:
@@ -74,8 +75,18 @@ def write_turn(session: Session, identity: Identity, role: str, content: str | S
         parts = _stored_parts(session, identity, content, now, turn_id)
         text = "\n".join(_line(session, p, now) for p in parts)
         data = {"parts": parts}
-    return write_event(session, identity, prefix="cnv", id=turn_id, event_type="turn", role=role, content=text,
-                       now=now, data=data, turn_index=next_turn(session, WindowKey.of(identity)))
+    return write_event(
+        session,
+        identity,
+        prefix="cnv",
+        id=turn_id,
+        event_type="turn",
+        role=role,
+        content=text,
+        now=now,
+        data=data,
+        turn_index=next_turn(session, WindowKey.of(identity)),
+    )
 
 
 def read_turn(session: Session, turn_id: str, now: str, *, include_bytes: bool = False) -> Turn:
@@ -87,14 +98,16 @@ def read_turn(session: Session, turn_id: str, now: str, *, include_bytes: bool =
     stored = json.loads(row["content_json"]).get("parts") if row["content_json"] else None
     if not stored:
         return Turn(row["id"], row["role"], row["turn_index"], (TextPart(row["content"]),))
-    parts = tuple(TextPart(p["text"]) if p["type"] == "text" else _image_part(session, p["image_id"], now,
-                                                                                include_bytes)
-                  for p in stored)
+    parts = tuple(
+        TextPart(p["text"]) if p["type"] == "text" else _image_part(session, p["image_id"], now, include_bytes)
+        for p in stored
+    )
     return Turn(row["id"], row["role"], row["turn_index"], parts)
 
 
-def _stored_parts(session: Session, identity: Identity, parts: Sequence[Mapping[str, Any]], now: str,
-                  turn_id: str) -> list[dict[str, str]]:
+def _stored_parts(
+    session: Session, identity: Identity, parts: Sequence[Mapping[str, Any]], now: str, turn_id: str
+) -> list[dict[str, str]]:
     if not isinstance(parts, Sequence) or not parts:
         raise InvalidArgument("content must be text or a non-empty list of parts", field="content")
     stored = []
@@ -107,20 +120,30 @@ def _stored_parts(session: Session, identity: Identity, parts: Sequence[Mapping[
         elif kind == "image":
             stored.append({"type": "image", "image_id": _image_id(session, identity, part, field, i, now, turn_id)})
         else:
-            raise InvalidArgument(f"{field} must be a part with type \"text\" or \"image\"", field=field)
+            raise InvalidArgument(f'{field} must be a part with type "text" or "image"', field=field)
     return stored
 
 
-def _image_id(session: Session, identity: Identity, part: Mapping[str, Any], field: str, i: int, now: str,
-              turn_id: str) -> str:
+def _image_id(
+    session: Session, identity: Identity, part: Mapping[str, Any], field: str, i: int, now: str, turn_id: str
+) -> str:
     if ("image_id" in part) == ("data" in part):
-        raise InvalidArgument(f"{field} needs image_id (a stored image) or data (its bytes), not both or neither",
-                              field=field)
+        raise InvalidArgument(
+            f"{field} needs image_id (a stored image) or data (its bytes), not both or neither", field=field
+        )
     if "data" in part:
         if not isinstance(part["data"], (bytes, bytearray)):
             raise InvalidArgument(f"{field}.data must be bytes", field=f"{field}.data")
-        return store_image(session, identity, str(part.get("name") or f"part-{i}"), bytes(part["data"]), now,
-                           description=part.get("description"), field=f"{field}.data", turn_id=turn_id)
+        return store_image(
+            session,
+            identity,
+            str(part.get("name") or f"part-{i}"),
+            bytes(part["data"]),
+            now,
+            description=part.get("description"),
+            field=f"{field}.data",
+            turn_id=turn_id,
+        )
     if image_meta(session, str(part["image_id"]), now) is None:
         raise ImageNotVisible(f"{field}.image_id {part['image_id']!r} is no image this caller can see")
     return str(part["image_id"])
@@ -132,8 +155,10 @@ def _line(session: Session, part: Mapping[str, str], now: str) -> str:
         return part["text"]
     meta = image_meta(session, part["image_id"], now)
     about = f": {' '.join(meta['description'].split())}" if meta["description"] else ""
-    return (f"[image {meta['id']} {meta['title']}, {meta['mime_type']} {meta['width']}x{meta['height']}, "
-            f"{meta['byte_size']} bytes{about}]")
+    return (
+        f"[image {meta['id']} {meta['title']}, {meta['mime_type']} {meta['width']}x{meta['height']}, "
+        f"{meta['byte_size']} bytes{about}]"
+    )
 
 
 def _image_part(session: Session, image_id: str, now: str, include_bytes: bool) -> ImagePart:
@@ -141,8 +166,16 @@ def _image_part(session: Session, image_id: str, now: str, include_bytes: bool) 
     if meta is None:
         return ImagePart(image_id, visible=False)
     data = image_bytes(session, image_id, now) if include_bytes else None
-    return ImagePart(image_id, meta["mime_type"], meta["width"], meta["height"], meta["byte_size"], meta["sha256"],
-                     meta["description"], bytes(data["bytes"]) if data is not None else None)
+    return ImagePart(
+        image_id,
+        meta["mime_type"],
+        meta["width"],
+        meta["height"],
+        meta["byte_size"],
+        meta["sha256"],
+        meta["description"],
+        bytes(data["bytes"]) if data is not None else None,
+    )
 
 
 def _require_text(value: Any, field: str) -> None:

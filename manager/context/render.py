@@ -37,23 +37,49 @@ def cost(text: str) -> int:
     return count_tokens(text) + 1
 
 
-def record(kind: str, row: Row, *, tier: str, status: str, annotations: Sequence[StaleFact] = (),
-           shown_id: str | None = None, link: Mapping[str, str] | None = None) -> str:
+def record(
+    kind: str,
+    row: Row,
+    *,
+    tier: str,
+    status: str,
+    annotations: Sequence[StaleFact] = (),
+    shown_id: str | None = None,
+    link: Mapping[str, str] | None = None,
+) -> str:
     """One memory at `tier`. A pointer is only its id, type, status, one line and its full form's cost;
     `expand` shows the rest (the annotations of a historical memory included). A memory that entered as
     linked history carries its `link` label (linked_to, relation, direction) at every tier."""
     shown = shown_id or row["id"]
     label = {k: link[k] for k in _LINK_LABEL} if link else {}
     if tier == FULL:
-        return memory_record(full_body(kind, row), id=shown, type=kind, cell_chars=_WHOLE, status=status,
-                             **label, **attributes(kind, row), annotations=tuple(annotations))
+        return memory_record(
+            full_body(kind, row),
+            id=shown,
+            type=kind,
+            cell_chars=_WHOLE,
+            status=status,
+            **label,
+            **attributes(kind, row),
+            annotations=tuple(annotations),
+        )
     full = cost(record(kind, row, tier=FULL, status=status, annotations=annotations, shown_id=shown_id, link=link))
     if tier == SUMMARY:
-        return memory_record(summary_body(kind, row), id=shown, type=kind, cell_chars=_WHOLE, status=status,
-                             tier=tier, **label, **attributes(kind, row), full_tokens=full,
-                             annotations=tuple(annotations))
-    return memory_record(one_line(kind, row), id=shown, type=kind, cell_chars=_WHOLE, status=status, tier=tier,
-                         **label, full_tokens=full)
+        return memory_record(
+            summary_body(kind, row),
+            id=shown,
+            type=kind,
+            cell_chars=_WHOLE,
+            status=status,
+            tier=tier,
+            **label,
+            **attributes(kind, row),
+            full_tokens=full,
+            annotations=tuple(annotations),
+        )
+    return memory_record(
+        one_line(kind, row), id=shown, type=kind, cell_chars=_WHOLE, status=status, tier=tier, **label, full_tokens=full
+    )
 
 
 def slice_block(name: str, records: Sequence[str]) -> str:
@@ -65,8 +91,12 @@ def slice_overhead(name: str) -> int:
 
 
 def header(intent: str, evaluated_at: str, available: int) -> str:
-    return metadata_line(context_window=intent, evaluated_at=evaluated_at, budget=f"{available} tokens",
-                         expand="call expand(memory_id) for a pointer or summary in full")
+    return metadata_line(
+        context_window=intent,
+        evaluated_at=evaluated_at,
+        budget=f"{available} tokens",
+        expand="call expand(memory_id) for a pointer or summary in full",
+    )
 
 
 def question_block(question: str) -> str:

@@ -30,8 +30,16 @@ from .render import RENDERER_VERSION, header, record, window_text
 __all__ = ["Replay", "Unreplayable", "replay"]
 
 #: the tables a window reads (each has a context_rows_<table> statement)
-_TABLES = ("entity_memory", "workflow_memory", "knowledge_base_chunk", "summarization_memory",
-           "conversation_memory", "guideline_memory", "persona_memory", "toolbox_memory")
+_TABLES = (
+    "entity_memory",
+    "workflow_memory",
+    "knowledge_base_chunk",
+    "summarization_memory",
+    "conversation_memory",
+    "guideline_memory",
+    "persona_memory",
+    "toolbox_memory",
+)
 
 
 @dataclass(frozen=True)
@@ -55,8 +63,14 @@ class Replay:
     as_of: dict[str, Any] | None = None
 
 
-def replay(session: Session, manifest_id: str, tenant: str, *,
-           exists: Callable[[list[str]], dict[str, Row]] | None = None, as_of_marker: bool = False) -> Replay:
+def replay(
+    session: Session,
+    manifest_id: str,
+    tenant: str,
+    *,
+    exists: Callable[[list[str]], dict[str, Row]] | None = None,
+    as_of_marker: bool = False,
+) -> Replay:
     """Rebuild the window of `manifest_id` as the session's caller sees the database now,
     or, with `as_of_marker`, as it saw it at the manifest's change marker.
 
@@ -65,8 +79,14 @@ def replay(session: Session, manifest_id: str, tenant: str, *,
     """
     m = manifests.read(session, manifest_id, tenant)
     if m.get("renderer_version") != RENDERER_VERSION:
-        return Replay(manifest_id, m, None, None, False,
-                      note=f"rendered by {m.get('renderer_version')}, this memgate renders {RENDERER_VERSION}")
+        return Replay(
+            manifest_id,
+            m,
+            None,
+            None,
+            False,
+            note=f"rendered by {m.get('renderer_version')}, this memgate renders {RENDERER_VERSION}",
+        )
     marker = None
     if as_of_marker:
         marker = {k: v for k, v in m["change_marker"].items() if k not in ("versions", "sha256")}
@@ -84,8 +104,16 @@ def replay(session: Session, manifest_id: str, tenant: str, *,
             blocks[entry["slice"]] += fixed_records(entry["type"], [row])
         else:
             notes = [manifests.note_of(n) for n in entry.get("annotations", ())]
-            blocks[entry["slice"]].append(record(entry["type"], row, tier=entry["tier"], status=entry["status"],
-                                                 annotations=notes, link=entry.get("link")))
+            blocks[entry["slice"]].append(
+                record(
+                    entry["type"],
+                    row,
+                    tier=entry["tier"],
+                    status=entry["status"],
+                    annotations=notes,
+                    link=entry.get("link"),
+                )
+            )
     head = header(m["intent"], m["evaluated_at"], m["arithmetic"]["available"])
     text = window_text(head, blocks, m["request"]["question"])
     digest = manifests.sha256(text)
@@ -104,12 +132,15 @@ def _rows(session: Session, memories: list[dict[str, Any]]) -> dict[str, Row]:
     return rows
 
 
-def _missing(memories: list[dict[str, Any]], rows: dict[str, Row],
-             exists: Callable[[list[str]], dict[str, Row]] | None) -> list[Unreplayable]:
+def _missing(
+    memories: list[dict[str, Any]], rows: dict[str, Row], exists: Callable[[list[str]], dict[str, Row]] | None
+) -> list[Unreplayable]:
     gone = [e["ref"] for e in memories if e["ref"]["id"] not in rows]
     there = exists([r["id"] for r in gone]) if exists and gone else {}
-    out = [Unreplayable(ref, "not authorized" if ref["id"] in there and not there[ref["id"]]["deleted_at"]
-                        else "deleted") for ref in gone]
+    out = [
+        Unreplayable(ref, "not authorized" if ref["id"] in there and not there[ref["id"]]["deleted_at"] else "deleted")
+        for ref in gone
+    ]
     for e in memories:
         row = rows.get(e["ref"]["id"])
         if row is None:

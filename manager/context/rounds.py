@@ -32,12 +32,18 @@ __all__ = ["RESULT_CAP", "Round", "close_round", "open_round", "result_cap", "ru
 RESULT_CAP: ContextVar[int | None] = ContextVar("memgate_result_cap", default=None)
 #: what the provenance line may cost, at most
 _HEAD_TOKENS = 48
-_SPENT_ROUNDS = ("This context window's tool rounds are spent ({used} of {max}); answer from what the window "
-                 "and earlier results hold, or ask the user.")
-_SPENT_RESERVE = ("This context window's tool budget is spent ({used} of {reserve} tokens); answer from what the "
-                  "window and earlier results hold, or ask the user.")
-_TOO_BIG = ("This result needs {tokens} tokens, more than the {left} left of this context window's tool budget; "
-            "narrow the request.")
+_SPENT_ROUNDS = (
+    "This context window's tool rounds are spent ({used} of {max}); answer from what the window "
+    "and earlier results hold, or ask the user."
+)
+_SPENT_RESERVE = (
+    "This context window's tool budget is spent ({used} of {reserve} tokens); answer from what the "
+    "window and earlier results hold, or ask the user."
+)
+_TOO_BIG = (
+    "This result needs {tokens} tokens, more than the {left} left of this context window's tool budget; "
+    "narrow the request."
+)
 
 
 @dataclass(frozen=True)
@@ -80,8 +86,9 @@ def result_cap() -> int | None:
     return RESULT_CAP.get()
 
 
-def close_round(session: Session, identity: Identity, rnd: Round, *, call_id: str, tool_name: str,
-                output: ToolOutput, now: str) -> ToolOutput:
+def close_round(
+    session: Session, identity: Identity, rnd: Round, *, call_id: str, tool_name: str, output: ToolOutput, now: str
+) -> ToolOutput:
     """Charge and record the result (one transaction, re-checked), and show it with its memory id."""
     if output.is_error:
         return output  # an error brings no memory: not a round
@@ -100,17 +107,30 @@ def close_round(session: Session, identity: Identity, rnd: Round, *, call_id: st
         left = rnd.reserve - spent["tokens"]
         if charge > left:
             return _denied(_TOO_BIG.format(tokens=charge, left=left))
-        write_event(session, identity, prefix="tr", id=event_id, event_type="tool_result", role="tool",
-                    content=text, now=now, window_id=rnd.window.manifest_id, tokens=charge,
-                    data={"tool": tool_name, "round": number, "status": output.status,
-                          "cited_ids": list(output.cited_ids)},
-                    source=("mcp_call_log", call_id, None))
+        write_event(
+            session,
+            identity,
+            prefix="tr",
+            id=event_id,
+            event_type="tool_result",
+            role="tool",
+            content=text,
+            now=now,
+            window_id=rnd.window.manifest_id,
+            tokens=charge,
+            data={"tool": tool_name, "round": number, "status": output.status, "cited_ids": list(output.cited_ids)},
+            source=("mcp_call_log", call_id, None),
+        )
     return replace(output, text=text, tokens=charge, cited_ids=(event_id, *output.cited_ids))
 
 
 def _head(event_id: str, number: int, max_rounds: int, tokens: int, used: int, reserve: int) -> str:
-    return metadata_line(tool_result=event_id, round=f"{number} of {max_rounds}", tokens=tokens,
-                         tool_reserve_used_before=f"{used} of {reserve}")
+    return metadata_line(
+        tool_result=event_id,
+        round=f"{number} of {max_rounds}",
+        tokens=tokens,
+        tool_reserve_used_before=f"{used} of {reserve}",
+    )
 
 
 def _refusal(rounds: int, tokens: int, limits: dict) -> ToolOutput | None:

@@ -45,16 +45,28 @@ class Exclusion:
 
     def as_json(self) -> dict:
         table, id, version = self.ref
-        return {"ref": {"table": table, "id": id, "version": version}, "type": self.kind, "slice": self.slice,
-                "rule": self.rule, "detail": self.detail}
+        return {
+            "ref": {"table": table, "id": id, "version": version},
+            "type": self.kind,
+            "slice": self.slice,
+            "rule": self.rule,
+            "detail": self.detail,
+        }
 
 
 def exclusion(c: Candidate, rule: str, detail: str) -> Exclusion:
     return Exclusion(c.ref, c.kind, c.slice, rule, detail)
 
 
-def select(candidates: Sequence[Candidate], *, question: str, now: str, budget: ContextBudget,
-           reranker: Reranker, window: WindowKey) -> tuple[list[Candidate], list[Exclusion]]:
+def select(
+    candidates: Sequence[Candidate],
+    *,
+    question: str,
+    now: str,
+    budget: ContextBudget,
+    reranker: Reranker,
+    window: WindowKey,
+) -> tuple[list[Candidate], list[Exclusion]]:
     """The admitted candidates, best first, and the exclusions with their rules."""
     out: list[Exclusion] = []
     live = _lifecycle_and_scope(candidates, now, window, out)
@@ -64,9 +76,12 @@ def select(candidates: Sequence[Candidate], *, question: str, now: str, budget: 
     w = budget.weights
     for c, rerank in zip(live, scores, strict=True):
         confidence = c.row.get("confidence")
-        c.score = round(w.rerank * max(0.0, min(1.0, rerank))
-                        + w.confidence * (0.5 if confidence is None else float(confidence))
-                        + w.recency * _recency(c.row["valid_from"], now, budget.recency_days), 6)
+        c.score = round(
+            w.rerank * max(0.0, min(1.0, rerank))
+            + w.confidence * (0.5 if confidence is None else float(confidence))
+            + w.recency * _recency(c.row["valid_from"], now, budget.recency_days),
+            6,
+        )
     live.sort(key=order_key)
     return live, out
 
@@ -87,8 +102,9 @@ def lifecycle_state(row: dict, now: str, newer: bool) -> str | None:
     return None
 
 
-def _lifecycle_and_scope(candidates: Sequence[Candidate], now: str, window: WindowKey,
-                         out: list[Exclusion]) -> list[Candidate]:
+def _lifecycle_and_scope(
+    candidates: Sequence[Candidate], now: str, window: WindowKey, out: list[Exclusion]
+) -> list[Candidate]:
     newest: dict[tuple, int] = {}
     for c in candidates:
         if c.kind in _CLAIM_KEYS:
@@ -100,8 +116,12 @@ def _lifecycle_and_scope(candidates: Sequence[Candidate], now: str, window: Wind
         state = lifecycle_state(c.row, now, newer)
         if state:
             out.append(exclusion(c, LIFECYCLE, state))
-        elif (c.kind == "conversation" and c.slice != VOLATILE_TAIL and c.row.get("session_id")
-              and c.row["session_id"] != window.session):
+        elif (
+            c.kind == "conversation"
+            and c.slice != VOLATILE_TAIL
+            and c.row.get("session_id")
+            and c.row["session_id"] != window.session
+        ):
             out.append(exclusion(c, SCOPE, "a turn of another server session"))
         else:
             live.append(c)

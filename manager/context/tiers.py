@@ -61,7 +61,9 @@ class SliceFitter:
                 raise ContextTooSmall(
                     f"the {name} slice cannot hold the current fact {c.id} ({need} tokens, {left} left) "
                     f"that a memory with its earlier value needs beside it",
-                    field=name, hint=too_small_hint(self.tenant, self.budget, need - left))
+                    field=name,
+                    hint=too_small_hint(self.tenant, self.budget, need - left),
+                )
 
     def _form(self, c: Candidate, tier: str) -> tuple[str, int] | None:
         key = (id(c), tier)
@@ -82,7 +84,7 @@ class SliceFitter:
         used = 0
         for c in ordered:
             opening = 0 if placed else overhead
-            for tier in ((FULL,) if c.required else (FULL, SUMMARY, POINTER)):
+            for tier in (FULL,) if c.required else (FULL, SUMMARY, POINTER):
                 form = self._form(c, tier)
                 if form is not None and used + opening + form[1] <= allowance:
                     placed.append(Placed(c, tier, *form))

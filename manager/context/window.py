@@ -25,7 +25,7 @@ class WindowKey:
     session: str | None
 
     @classmethod
-    def of(cls, identity: Identity) -> "WindowKey":
+    def of(cls, identity: Identity) -> WindowKey:
         return cls(identity.thread, None if identity.thread else identity.session)
 
     @property

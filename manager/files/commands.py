@@ -48,11 +48,21 @@ COMMANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "rename": (("old_path", "new_path"), ()),
 }
 #: Every parameter some command takes, in the order the tool schema lists them.
-PARAMETERS = ("path", "view_range", "file_text", "old_str", "new_str", "insert_line", "insert_text",
-              "old_path", "new_path")
+PARAMETERS = (
+    "path",
+    "view_range",
+    "file_text",
+    "old_str",
+    "new_str",
+    "insert_line",
+    "insert_text",
+    "old_path",
+    "new_path",
+)
 
 
 # --- Texts that are ours (the contract has no caps and no parameter errors) -------------
+
 
 def _missing_parameter(command: str, name: str) -> str:
     return f"Missing required parameter `{name}` for command `{command}`."
@@ -71,8 +81,10 @@ _TIDY = "Keep memory small: merge related files or delete outdated ones, then tr
 
 
 def file_too_large(path: str, chars: int, cap: int) -> str:
-    return (f"File {path} was not written: it would hold {chars:,} characters, over the limit of "
-            f"{cap:,} characters per memory file. Split it, or merge and shorten old notes. {_TIDY}")
+    return (
+        f"File {path} was not written: it would hold {chars:,} characters, over the limit of "
+        f"{cap:,} characters per memory file. Split it, or merge and shorten old notes. {_TIDY}"
+    )
 
 
 def too_many_files(path: str, files: int) -> str:
@@ -80,8 +92,10 @@ def too_many_files(path: str, files: int) -> str:
 
 
 def store_full(path: str, chars: int, cap: int) -> str:
-    return (f"File {path} was not written: the memory store would hold {chars:,} characters, over its "
-            f"limit of {cap:,}. {_TIDY}")
+    return (
+        f"File {path} was not written: the memory store would hold {chars:,} characters, over its "
+        f"limit of {cap:,}. {_TIDY}"
+    )
 
 
 def _ancestor_is_file(action: str, ancestor: str) -> str:
@@ -96,11 +110,11 @@ def _changed_underneath(path: str) -> str:
 
 # --- The commands ---------------------------------------------------------------------
 
+
 class MemoryFiles:
     """The six commands, and the operator's admin commands, over one store of one tenant."""
 
-    def __init__(self, session: Session, identity: Identity, store: StoreRef, caps: MemoryFileSettings,
-                 now: str):
+    def __init__(self, session: Session, identity: Identity, store: StoreRef, caps: MemoryFileSettings, now: str):
         self.s = session
         self.identity = identity
         self.store = store
@@ -220,11 +234,17 @@ class MemoryFiles:
             self._refuse_file_ancestor(store_id, new, f"rename {old} to {new}")
             moves = [row] if kind == "file" else self._files_under(store_id, old)
             for moved in moves:
-                target = new + moved["path"][len(old):]
+                target = new + moved["path"][len(old) :]
                 if len(target.encode("utf-8")) > self.caps.max_path_chars:
                     raise MemoryToolError(texts.would_escape(target))
-                self.s.execute("memory_file_move", id=moved["id"], version=moved["version"], new_path=target,
-                               updated_by=self.author, now=self.now)
+                self.s.execute(
+                    "memory_file_move",
+                    id=moved["id"],
+                    version=moved["version"],
+                    new_path=target,
+                    updated_by=self.author,
+                    now=self.now,
+                )
                 self._verify(store_id, target, moved["id"], moved["version"] + 1)
         return texts.renamed(old, new), len(moves)
 
@@ -243,8 +263,10 @@ class MemoryFiles:
         store_id = self._store_id(create=False)
         row = self.s.fetch_one("memory_file_get", store_id=store_id, path=path) if store_id else None
         if row is None:
-            raise NotFound(f"no file {path} in store {self.store.key}",
-                           hint=f"`memgate memory ls -t {self.identity.tenant} --store {self.store.key}` lists its files.")
+            raise NotFound(
+                f"no file {path} in store {self.store.key}",
+                hint=f"`memgate memory ls -t {self.identity.tenant} --store {self.store.key}` lists its files.",
+            )
         return row
 
     def put(self, path: str, text: str) -> str:
@@ -311,11 +333,20 @@ class MemoryFiles:
         # Only inside a write transaction: a racing first write of the same store waits
         # for the lock and then finds this row (and the unique index backs that up).
         store_id = new_id("mst")
-        self.s.insert("memory_store", {
-            "id": store_id, "tenant_id": self.identity.tenant, "user_id": self.store.user_id,
-            "agent_id": self.store.agent_id, "thread_id": self.store.thread_id,
-            "store_key": self.store.key, "scope": self.store.scope,
-            "created_by": self.author, "created_at": self.now})
+        self.s.insert(
+            "memory_store",
+            {
+                "id": store_id,
+                "tenant_id": self.identity.tenant,
+                "user_id": self.store.user_id,
+                "agent_id": self.store.agent_id,
+                "thread_id": self.store.thread_id,
+                "store_key": self.store.key,
+                "scope": self.store.scope,
+                "created_by": self.author,
+                "created_at": self.now,
+            },
+        )
         return store_id
 
     def _kind(self, store_id: str | None, path: str) -> tuple[str, Row | None]:
@@ -337,7 +368,7 @@ class MemoryFiles:
 
     def _refuse_file_ancestor(self, store_id: str, path: str, action: str) -> None:
         """A file cannot sit below a file: /memories/a.md/b.md when /memories/a.md is a file."""
-        parts = path[len(ROOT) + 1:].split("/")
+        parts = path[len(ROOT) + 1 :].split("/")
         for depth in range(1, len(parts)):
             ancestor = "/".join([ROOT, *parts[:depth]])
             if self.s.fetch_one("memory_file_get", store_id=store_id, path=ancestor) is not None:
@@ -359,33 +390,57 @@ class MemoryFiles:
             raise MemoryToolError(store_full(path, after, caps.max_store_chars))
 
     def _insert_file(self, store_id: str, path: str, text: str) -> None:
-        self.s.insert("memory_file", {
-            "id": new_id("mf"), "tenant_id": self.identity.tenant, "store_id": store_id, "path": path,
-            "content": text, "size_chars": len(text), "size_bytes": len(text.encode("utf-8")), "version": 1,
-            "created_by": self.author, "created_at": self.now, "updated_by": self.author,
-            "updated_at": self.now})
+        self.s.insert(
+            "memory_file",
+            {
+                "id": new_id("mf"),
+                "tenant_id": self.identity.tenant,
+                "store_id": store_id,
+                "path": path,
+                "content": text,
+                "size_chars": len(text),
+                "size_bytes": len(text.encode("utf-8")),
+                "version": 1,
+                "created_by": self.author,
+                "created_at": self.now,
+                "updated_by": self.author,
+                "updated_at": self.now,
+            },
+        )
 
     def _rewrite(self, row: Row, text: str) -> None:
         self._check_caps(row["store_id"], row["path"], len(text), old_chars=row["size_chars"], adds_file=False)
-        self.s.execute("memory_file_update", id=row["id"], version=row["version"], content=text,
-                       size_chars=len(text), size_bytes=len(text.encode("utf-8")), updated_by=self.author,
-                       now=self.now)
+        self.s.execute(
+            "memory_file_update",
+            id=row["id"],
+            version=row["version"],
+            content=text,
+            size_chars=len(text),
+            size_bytes=len(text.encode("utf-8")),
+            updated_by=self.author,
+            now=self.now,
+        )
         self._verify(row["store_id"], row["path"], row["id"], row["version"] + 1, content=text)
 
     def _verify(self, store_id: str, path: str, file_id: str, version: int, *, content: str | None = None) -> None:
         """The compare-and-set took: the file holds what this write made (else the caller rolls back)."""
         got = self.s.fetch_one("memory_file_get", store_id=store_id, path=path)
-        if (got is None or got["id"] != file_id or got["version"] != version
-                or (content is not None and got["content"] != content)):
+        if (
+            got is None
+            or got["id"] != file_id
+            or got["version"] != version
+            or (content is not None and got["content"] != content)
+        ):
             raise MemoryToolError(_changed_underneath(path))
 
 
 @contextmanager
-def open_store(backend: Backend, identity: Identity, store: StoreRef,
-               caps: MemoryFileSettings) -> Iterator[MemoryFiles]:
+def open_store(
+    backend: Backend, identity: Identity, store: StoreRef, caps: MemoryFileSettings
+) -> Iterator[MemoryFiles]:
     """MemoryFiles over a fresh session for one store (operator commands)."""
     with backend.session(identity) as s:
         yield MemoryFiles(s, identity, store, caps, now_iso())
 
 
-__all__ = ["COMMANDS", "PARAMETERS", "MemoryFiles", "open_store", "file_too_large", "store_full", "too_many_files"]
+__all__ = ["COMMANDS", "PARAMETERS", "MemoryFiles", "file_too_large", "open_store", "store_full", "too_many_files"]

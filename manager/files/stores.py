@@ -67,29 +67,32 @@ def validate_store_policy(value: Any) -> None:
     """Refuse a malformed access_policy.memory_store (the row is then not served)."""
     field = f"access_policy.{POLICY_KEY}"
     if not isinstance(value, dict):
-        raise InvalidArgument(f"{field} must be an object like {{\"scope\": \"agent\"}}", field=field)
+        raise InvalidArgument(f'{field} must be an object like {{"scope": "agent"}}', field=field)
     unknown = set(value) - _POLICY_FIELDS
     if unknown:
-        raise InvalidArgument(f"{field} has unknown keys {sorted(unknown)}; allowed: {sorted(_POLICY_FIELDS)}",
-                              field=field)
+        raise InvalidArgument(
+            f"{field} has unknown keys {sorted(unknown)}; allowed: {sorted(_POLICY_FIELDS)}", field=field
+        )
     scope = value.get("scope", DEFAULT_SCOPE)
     if scope not in SCOPES:
         raise InvalidArgument(f"{field}.scope must be one of {list(SCOPES)}, got {scope!r}", field=f"{field}.scope")
     name, key = value.get("name"), value.get("context_key")
     if scope in ("shared", "context"):
         if not isinstance(name, str) or not _VALUE.fullmatch(name):
-            raise InvalidArgument(f"{field}.name is required for scope {scope!r}: 1-200 characters of A-Za-z0-9_.-",
-                                  field=f"{field}.name")
+            raise InvalidArgument(
+                f"{field}.name is required for scope {scope!r}: 1-200 characters of A-Za-z0-9_.-", field=f"{field}.name"
+            )
     elif name is not None:
         raise InvalidArgument(f"{field}.name applies only to the shared and context scopes", field=f"{field}.name")
     if scope == "context":
         if not isinstance(key, str) or not _CONTEXT_KEY.fullmatch(key):
-            raise InvalidArgument(f"{field}.context_key is required for scope 'context': the request-context "
-                                  "key (e.g. a JWT claim name) whose value picks the store",
-                                  field=f"{field}.context_key")
+            raise InvalidArgument(
+                f"{field}.context_key is required for scope 'context': the request-context "
+                "key (e.g. a JWT claim name) whose value picks the store",
+                field=f"{field}.context_key",
+            )
     elif key is not None:
-        raise InvalidArgument(f"{field}.context_key applies only to the context scope",
-                              field=f"{field}.context_key")
+        raise InvalidArgument(f"{field}.context_key applies only to the context scope", field=f"{field}.context_key")
 
 
 def resolve_store(identity: Identity, policy: dict[str, Any] | None) -> StoreRef:
@@ -128,8 +131,7 @@ def resolve_store(identity: Identity, policy: dict[str, Any] | None) -> StoreRef
         raise _unresolved(f"the request context has no value for {key!r}", "context")
     if not _VALUE.fullmatch(value):
         # Never echo the value: it is caller-supplied data in a trusted slot.
-        raise _unresolved(f"the request-context value of {key!r} is not 1-200 characters of A-Za-z0-9_.-",
-                          "context")
+        raise _unresolved(f"the request-context value of {key!r} is not 1-200 characters of A-Za-z0-9_.-", "context")
     return StoreRef(f"context:{spec['name']}:{key}:{value}", scope)
 
 
@@ -140,8 +142,10 @@ def store_from_key(key: str) -> StoreRef:
     """
     scope, _, rest = key.partition(":")
     bad = InvalidArgument(
-        f"{key!r} is not a memory store key.", field="store",
-        hint="Use agent:NAME, user:NAME, session:THREAD, shared:NAME, global, or context:NAME:KEY:VALUE.")
+        f"{key!r} is not a memory store key.",
+        field="store",
+        hint="Use agent:NAME, user:NAME, session:THREAD, shared:NAME, global, or context:NAME:KEY:VALUE.",
+    )
     if scope == "global":
         if rest:
             raise bad
@@ -171,5 +175,8 @@ def _agent_store(agent: str) -> StoreRef:
 
 
 def _unresolved(why: str, field: str) -> ConfigError:
-    return ConfigError(f"cannot resolve the memory store: {why}", field=field,
-                       hint="Fix the toolbox row's access_policy.memory_store or the identity's claims.")
+    return ConfigError(
+        f"cannot resolve the memory store: {why}",
+        field=field,
+        hint="Fix the toolbox row's access_policy.memory_store or the identity's claims.",
+    )

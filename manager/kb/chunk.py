@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..errors import InvalidArgument
 from ..limits import ChunkSettings
@@ -35,8 +35,9 @@ _SENTENCE_BREAK = re.compile(r"(?<=[.!?…])[\"'”’)\]]*\s+|\s*\n\s*")
 _WORD_BREAK = re.compile(r"\s+")
 
 
-def chunk_text(text: str, *, max_tokens: int = _DEFAULTS.max_tokens,
-               overlap_tokens: int = _DEFAULTS.overlap_tokens) -> list[Chunk]:
+def chunk_text(
+    text: str, *, max_tokens: int = _DEFAULTS.max_tokens, overlap_tokens: int = _DEFAULTS.overlap_tokens
+) -> list[Chunk]:
     """Chunks of at most `max_tokens` o200k tokens; each after the first repeats up to
     `overlap_tokens` of the previous one's tail, starting at a sentence or word boundary.
 
@@ -44,9 +45,7 @@ def chunk_text(text: str, *, max_tokens: int = _DEFAULTS.max_tokens,
     single word longer than `max_tokens` is cut between characters. Deterministic.
     """
     if max_tokens < MIN_MAX_TOKENS:
-        raise InvalidArgument(
-            f"max_tokens must be >= {MIN_MAX_TOKENS}, got {max_tokens}.", field="max_tokens"
-        )
+        raise InvalidArgument(f"max_tokens must be >= {MIN_MAX_TOKENS}, got {max_tokens}.", field="max_tokens")
     if not 0 <= overlap_tokens < max_tokens:
         raise InvalidArgument(
             f"overlap_tokens must be >= 0 and < max_tokens ({max_tokens}), got {overlap_tokens}.",

@@ -49,13 +49,17 @@ def read_header(name: str, data: bytes, field: str = "path") -> ImageHeader:
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data), formats=list(_MIME_BY_FORMAT)) as image:
                 fmt, (width, height) = image.format, image.size
-    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError, ValueError,
-            EOFError) as exc:
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, SyntaxError, ValueError, EOFError) as exc:
         raise InvalidArgument(
             f"{name} is not a readable PNG, JPEG, WebP or GIF image (its header does not parse).",
-            field=field, hint="Check that it opens in an image viewer, or export it again.") from exc
+            field=field,
+            hint="Check that it opens in an image viewer, or export it again.",
+        ) from exc
     mime = _MIME_BY_FORMAT.get(fmt or "")
     if mime is None or width < 1 or height < 1:
-        raise InvalidArgument(f"{name} is not a PNG, JPEG, WebP or GIF image with a size (format {fmt}).",
-                              field=field, hint="Convert it to PNG or JPEG.")
+        raise InvalidArgument(
+            f"{name} is not a PNG, JPEG, WebP or GIF image with a size (format {fmt}).",
+            field=field,
+            hint="Convert it to PNG or JPEG.",
+        )
     return ImageHeader(mime, int(width), int(height))

@@ -40,28 +40,47 @@ def image_tokens(width: int, height: int) -> int:
 
 
 def oversize_sentence(row: Row, cap: int) -> str:
-    return (f"Image {row['id']} is {row['byte_size']:,} bytes, more than the {cap:,} bytes a result may carry "
-            f"(caps.max_image_bytes), so its bytes are not sent; use its description.")
+    return (
+        f"Image {row['id']} is {row['byte_size']:,} bytes, more than the {cap:,} bytes a result may carry "
+        f"(caps.max_image_bytes), so its bytes are not sent; use its description."
+    )
 
 
-def render_image(meta: Row, *, head: dict[str, object], with_bytes: Row | None, asked_bytes: bool,
-                 max_image_bytes: int) -> ToolOutput:
+def render_image(
+    meta: Row, *, head: dict[str, object], with_bytes: Row | None, asked_bytes: bool, max_image_bytes: int
+) -> ToolOutput:
     """The image's record under a metadata line, its bytes beside it when asked (`with_bytes`);
     asked for an image over the cap, the answer is one sentence with its size."""
     if asked_bytes and meta["byte_size"] > max_image_bytes:
         text = oversize_sentence(meta, max_image_bytes)
         return ToolOutput(text=text, rows=0, tokens=count_tokens(text), cited_ids=(meta["id"],))
-    record = memory_record(image_body(meta), id=meta["id"], type="image", cell_chars=_BODY_CHARS,
-                           document=meta["document_id"], collection=meta["collection"], **image_attributes(meta))
+    record = memory_record(
+        image_body(meta),
+        id=meta["id"],
+        type="image",
+        cell_chars=_BODY_CHARS,
+        document=meta["document_id"],
+        collection=meta["collection"],
+        **image_attributes(meta),
+    )
     text = f"{metadata_line(**head, bytes_sent='yes' if with_bytes is not None else 'no')}\n{record}"
-    images = () if with_bytes is None else (
-        ImageData(with_bytes["mime_type"], bytes(with_bytes["bytes"]),
-                  image_tokens(with_bytes["width"], with_bytes["height"])),)
+    images = (
+        ()
+        if with_bytes is None
+        else (
+            ImageData(
+                with_bytes["mime_type"],
+                bytes(with_bytes["bytes"]),
+                image_tokens(with_bytes["width"], with_bytes["height"]),
+            ),
+        )
+    )
     return ToolOutput(text=text, rows=1, tokens=count_tokens(text), cited_ids=(meta["id"],), images=images)
 
 
-def show_image(session: Session, image_id: str, now: str, *, head: dict[str, object], asked_bytes: bool,
-               max_image_bytes: int) -> ToolOutput | None:
+def show_image(
+    session: Session, image_id: str, now: str, *, head: dict[str, object], asked_bytes: bool, max_image_bytes: int
+) -> ToolOutput | None:
     """An image the caller may read now, rendered; None when it cannot (absent and behind the wall alike).
 
     The size is checked on the row without its bytes, so an image over the cap is never read.
@@ -74,5 +93,6 @@ def show_image(session: Session, image_id: str, now: str, *, head: dict[str, obj
         with_bytes = image_bytes(session, image_id, now)
         if with_bytes is None:  # gone between the two reads
             return None
-    return render_image(meta, head=head, with_bytes=with_bytes, asked_bytes=asked_bytes,
-                        max_image_bytes=max_image_bytes)
+    return render_image(
+        meta, head=head, with_bytes=with_bytes, asked_bytes=asked_bytes, max_image_bytes=max_image_bytes
+    )

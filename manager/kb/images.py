@@ -26,8 +26,19 @@ from . import ingest as kb_ingest
 from .embed import Embedder
 from .image_header import ImageHeader, read_header
 
-__all__ = ["MESSAGE_COLLECTION", "NOT_SEARCHABLE", "ImageBytes", "image_bytes", "image_meta", "images_of_documents",
-           "ingest_image", "is_image_id", "sidecar_description", "sidecar_paths", "store_image"]
+__all__ = [
+    "MESSAGE_COLLECTION",
+    "NOT_SEARCHABLE",
+    "ImageBytes",
+    "image_bytes",
+    "image_meta",
+    "images_of_documents",
+    "ingest_image",
+    "is_image_id",
+    "sidecar_description",
+    "sidecar_paths",
+    "store_image",
+]
 
 NOT_SEARCHABLE = "not searchable: no description"
 #: the collection of images a conversation turn carried (they are not searchable)
@@ -47,11 +58,13 @@ class ImageBytes:
     sha256: str
 
     @classmethod
-    def of(cls, name: str, data: bytes, field: str = "path") -> "ImageBytes":
+    def of(cls, name: str, data: bytes, field: str = "path") -> ImageBytes:
         if len(data) > MAX_STORED_IMAGE_BYTES:
-            raise InvalidArgument(f"{name} is {len(data):,} bytes; memgate stores images of at most "
-                                  f"{MAX_STORED_IMAGE_BYTES:,} bytes.", field=field,
-                                  hint="Store a smaller export of it (a lower resolution or JPEG).")
+            raise InvalidArgument(
+                f"{name} is {len(data):,} bytes; memgate stores images of at most {MAX_STORED_IMAGE_BYTES:,} bytes.",
+                field=field,
+                hint="Store a smaller export of it (a lower resolution or JPEG).",
+            )
         return cls(name, read_header(name, data, field), data, hashlib.sha256(data).hexdigest())
 
 
@@ -72,85 +85,167 @@ def sidecar_description(path: Path) -> str | None:
             try:
                 text = sidecar.read_bytes().decode("utf-8-sig").strip()
             except UnicodeDecodeError as exc:
-                raise InvalidArgument(f"{sidecar.name}, the description of {path.name}, is not valid UTF-8.",
-                                      field="description", hint="Re-save it as UTF-8.") from exc
+                raise InvalidArgument(
+                    f"{sidecar.name}, the description of {path.name}, is not valid UTF-8.",
+                    field="description",
+                    hint="Re-save it as UTF-8.",
+                ) from exc
             return text or None
     return None
 
 
-def ingest_image(open_session, identity: Identity, path: str | Path, embedder: Embedder, now: str, *,
-                 collection: str = "default", user_id: str | None = None, agent_id: str | None = None,
-                 description: str | None = None, settings: ChunkSettings = ChunkSettings()) -> kb_ingest.IngestResult:
+def ingest_image(
+    open_session,
+    identity: Identity,
+    path: str | Path,
+    embedder: Embedder,
+    now: str,
+    *,
+    collection: str = "default",
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    description: str | None = None,
+    settings: ChunkSettings = ChunkSettings(),
+) -> kb_ingest.IngestResult:
     """Store one image file; its description (given, else a sidecar file) is what search finds."""
     path = Path(path)
     if not path.is_file():
         raise NotFound(f"{path.name} does not exist or is not a file.", field="path")
     image = ImageBytes.of(path.name, path.read_bytes())
     text = (description if description is not None else sidecar_description(path) or "").strip() or None
-    row = {"tenant_id": identity.tenant, "user_id": user_id, "agent_id": agent_id, "thread_id": None,
-           "collection": collection, "source_uri": path.resolve().as_uri()}
+    row = {
+        "tenant_id": identity.tenant,
+        "user_id": user_id,
+        "agent_id": agent_id,
+        "thread_id": None,
+        "collection": collection,
+        "source_uri": path.resolve().as_uri(),
+    }
     with open_session() as s:
         existing = s.fetch_one("image_by_source", **_source_key(row))
     if _unchanged(existing, image, text):
-        return kb_ingest.IngestResult(str(path), kb_ingest.UNCHANGED, existing["document_id"], existing["title"],
-                                      image_id=existing["id"],
-                                      reason=None if existing["document_id"] else NOT_SEARCHABLE)
+        return kb_ingest.IngestResult(
+            str(path),
+            kb_ingest.UNCHANGED,
+            existing["document_id"],
+            existing["title"],
+            image_id=existing["id"],
+            reason=None if existing["document_id"] else NOT_SEARCHABLE,
+        )
     if text is None:
         with open_session() as s, s.transaction():
             image_id, status = _write(s, identity, row, image, None, None, now)
         return kb_ingest.IngestResult(str(path), status, None, image.name, image_id=image_id, reason=NOT_SEARCHABLE)
     written: list[tuple[str, str]] = []  # (image id, its status): the image's, not its description's
     result = kb_ingest.ingest_text(
-        open_session, identity, embedder, now, title=image.name, text=f"{text}\n\n{image.name}",
-        source_uri=row["source_uri"], mime_type=image.header.mime_type, collection=collection, user_id=user_id,
-        agent_id=agent_id, settings=settings, label=str(path),
+        open_session,
+        identity,
+        embedder,
+        now,
+        title=image.name,
+        text=f"{text}\n\n{image.name}",
+        source_uri=row["source_uri"],
+        mime_type=image.header.mime_type,
+        collection=collection,
+        user_id=user_id,
+        agent_id=agent_id,
+        settings=settings,
+        label=str(path),
         content_hash=hashlib.sha256(f"{image.sha256}\n{text}".encode()).hexdigest(),
-        write_also=lambda s, document_id: written.append(_write(s, identity, row, image, text, document_id, now)))
+        write_also=lambda s, document_id: written.append(_write(s, identity, row, image, text, document_id, now)),
+    )
     if not written:  # the description's document was current: another process stored it meanwhile
         return replace(result, image_id=existing["id"] if existing else None)
     return replace(result, image_id=written[0][0], status=written[0][1])
 
 
-def store_image(s: Session, identity: Identity, name: str, data: bytes, now: str, *,
-                description: str | None = None, field: str = "data", turn_id: str | None = None) -> str:
+def store_image(
+    s: Session,
+    identity: Identity,
+    name: str,
+    data: bytes,
+    now: str,
+    *,
+    description: str | None = None,
+    field: str = "data",
+    turn_id: str | None = None,
+) -> str:
     """An image a conversation turn carries, in the caller's scope (inside the caller's transaction).
 
     Keyed by its content: the same bytes in the same scope are one row, whose provenance is the
     turn that first carried them (`turn_id`). Not searchable.
     """
     image = ImageBytes.of(name, data, field)
-    row = {"tenant_id": identity.tenant, "user_id": identity.user, "agent_id": identity.agent,
-           "thread_id": identity.thread, "collection": MESSAGE_COLLECTION, "source_uri": f"sha256:{image.sha256}",
-           "source_table": "conversation_memory" if turn_id else None, "source_id": turn_id}
+    row = {
+        "tenant_id": identity.tenant,
+        "user_id": identity.user,
+        "agent_id": identity.agent,
+        "thread_id": identity.thread,
+        "collection": MESSAGE_COLLECTION,
+        "source_uri": f"sha256:{image.sha256}",
+        "source_table": "conversation_memory" if turn_id else None,
+        "source_id": turn_id,
+    }
     existing = s.fetch_one("image_by_source", **_source_key(row))
-    if existing is not None and existing["deleted_at"] is None and (description is None
-                                                                     or description == existing["description"]):
+    if (
+        existing is not None
+        and existing["deleted_at"] is None
+        and (description is None or description == existing["description"])
+    ):
         return existing["id"]
     return _write(s, identity, row, image, description, None, now)[0]
 
 
 def _unchanged(existing: Row | None, image: ImageBytes, text: str | None) -> bool:
-    return (existing is not None and existing["deleted_at"] is None and existing["sha256"] == image.sha256
-            and (text is None or text == existing["description"]))
+    return (
+        existing is not None
+        and existing["deleted_at"] is None
+        and existing["sha256"] == image.sha256
+        and (text is None or text == existing["description"])
+    )
 
 
 def _source_key(row: dict) -> dict:
     """What makes an image row one source: its collection, source and exact scope."""
-    return {"collection": row["collection"], "source_uri": row["source_uri"], "user_id": row["user_id"],
-            "agent_id": row["agent_id"], "thread_id": row["thread_id"]}
+    return {
+        "collection": row["collection"],
+        "source_uri": row["source_uri"],
+        "user_id": row["user_id"],
+        "agent_id": row["agent_id"],
+        "thread_id": row["thread_id"],
+    }
 
 
-def _write(s: Session, identity: Identity, row: dict, image: ImageBytes, text: str | None,
-           document_id: str | None, now: str) -> tuple[str, str]:
+def _write(
+    s: Session, identity: Identity, row: dict, image: ImageBytes, text: str | None, document_id: str | None, now: str
+) -> tuple[str, str]:
     """Insert the image row or make its next version; an old description's document stops being searchable."""
     existing = s.fetch_one("image_by_source", **_source_key(row))
-    columns = {"title": image.name, "document_id": document_id, "description": text,
-               "mime_type": image.header.mime_type, "width": image.header.width, "height": image.header.height,
-               "byte_size": len(image.data), "sha256": image.sha256, "bytes": image.data}
+    columns = {
+        "title": image.name,
+        "document_id": document_id,
+        "description": text,
+        "mime_type": image.header.mime_type,
+        "width": image.header.width,
+        "height": image.header.height,
+        "byte_size": len(image.data),
+        "sha256": image.sha256,
+        "bytes": image.data,
+    }
     if existing is None:
         image_id = new_id(_ID_PREFIX)
-        s.insert("image_memory", {"id": image_id, **row, **columns, "version": 1, "valid_from": now,
-                                  "created_by": identity.principal or identity.user, "created_at": now})
+        s.insert(
+            "image_memory",
+            {
+                "id": image_id,
+                **row,
+                **columns,
+                "version": 1,
+                "valid_from": now,
+                "created_by": identity.principal or identity.user,
+                "created_at": now,
+            },
+        )
         return image_id, kb_ingest.NEW
     old_document = existing["document_id"]
     if old_document and old_document != document_id:

@@ -23,8 +23,9 @@ def is_web_url(value: str | None) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
-def source_link(document_id: str, source_uri: str | None, *, chunk_id: str | None = None,
-                public_base: str | None = None) -> str:
+def source_link(
+    document_id: str, source_uri: str | None, *, chunk_id: str | None = None, public_base: str | None = None
+) -> str:
     if is_web_url(source_uri):
         return str(source_uri)
     base = f"{public_base.rstrip('/')}/" if public_base else SCHEME

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import InvalidArgument, NotFound
 
-__all__ = ["ParsedDocument", "SUPPORTED_EXTENSIONS", "parse_file"]
+__all__ = ["SUPPORTED_EXTENSIONS", "ParsedDocument", "parse_file"]
 
 
 @dataclass(frozen=True)
@@ -103,10 +103,42 @@ def _markdown_title(text: str) -> str | None:
 
 
 # Block elements end a line; inline ones (<b>, <a>, <span>) must not split a sentence.
-_HTML_BLOCKS = (
-    "address article aside blockquote dd div dl dt figcaption figure footer form h1 h2 h3 "
-    "h4 h5 h6 header hr li main nav ol p pre section table tbody td th thead tr ul"
-).split()
+_HTML_BLOCKS = [
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+]
 _HTML_DROP = ["script", "style", "noscript", "template", "head", "svg"]
 
 
@@ -163,9 +195,7 @@ def _parse_pdf(path: Path, data: bytes) -> tuple[str | None, str]:
     try:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
-            raise InvalidArgument(
-                f"{path.name} is an encrypted PDF.", field="path", hint="Save an unencrypted copy."
-            )
+            raise InvalidArgument(f"{path.name} is an encrypted PDF.", field="path", hint="Save an unencrypted copy.")
         pages = [page.extract_text() or "" for page in reader.pages]
         meta_title = reader.metadata.title if reader.metadata else None
     except (PyPdfError, ValueError, KeyError, TypeError) as exc:

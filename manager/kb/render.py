@@ -17,10 +17,19 @@ from .search import SearchHit
 __all__ = ["render_hits"]
 
 
-def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, max_tokens: int,
-                asked: int, annotations: Mapping[str, tuple[StaleFact, ...]] | None = None,
-                images: Mapping[str, Row] | None = None, linked: Mapping[str, list[Linked]] | None = None,
-                linked_more: bool = False, cell_chars: int = 500) -> ToolOutput:
+def render_hits(
+    hits: list[SearchHit],
+    *,
+    query: str,
+    collection: str | None,
+    max_tokens: int,
+    asked: int,
+    annotations: Mapping[str, tuple[StaleFact, ...]] | None = None,
+    images: Mapping[str, Row] | None = None,
+    linked: Mapping[str, list[Linked]] | None = None,
+    linked_more: bool = False,
+    cell_chars: int = 500,
+) -> ToolOutput:
     """At most `asked` records best first, as many as fit in `max_tokens` (head included).
 
     `hits` may hold one more than `asked`: that extra hit only says "more exist". A record
@@ -43,8 +52,15 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
     hops = linked is not None
 
     def head_of(n: int, more: bool, tokens: int, n_linked: int | None = None) -> str:
-        return metadata_line(search=_one_line(query), collection=collection, results=n, linked=n_linked,
-                             more_exist="yes" if more else "no", tokens=tokens, budget=f"{max_tokens} tokens")
+        return metadata_line(
+            search=_one_line(query),
+            collection=collection,
+            results=n,
+            linked=n_linked,
+            more_exist="yes" if more else "no",
+            tokens=tokens,
+            budget=f"{max_tokens} tokens",
+        )
 
     if not hits:
         text = with_token_count(lambda tokens: head_of(0, False, tokens), "No knowledge-base chunk matches this query.")
@@ -61,24 +77,38 @@ def render_hits(hits: list[SearchHit], *, query: str, collection: str | None, ma
         image = images.get(hit.document_id)
         return hit.content if image is None else image["description"] or ""
 
-    records = fit_records(hits, lambda hit: build(hit, text_of(hit), False), max_tokens, reserve=reserve,
-                          clip_first=lambda hit, left: clip_to_fit(
-                              text_of(hit), lambda c: build(hit, c, True), left))
+    records = fit_records(
+        hits,
+        lambda hit: build(hit, text_of(hit), False),
+        max_tokens,
+        reserve=reserve,
+        clip_first=lambda hit, left: clip_to_fit(text_of(hit), lambda c: build(hit, c, True), left),
+    )
     shown = hits[: len(records)]
     groups = [(linked or {}).get(h.id, []) for h in shown]
     left = max_tokens - reserve - sum(count_tokens(r) + 1 for r in records)
     attached = fit_linked(groups, cell_chars, left, frozenset(_shown_id(h, images) for h in shown))
-    more = (more_rows or linked_more or len(records) < len(hits)
-            or any(len(a) < len(g) for a, g in zip(attached, groups)))
+    more = (
+        more_rows or linked_more or len(records) < len(hits) or any(len(a) < len(g) for a, g in zip(attached, groups))
+    )
     n_linked = sum(len(a) for a in attached) if hops else None
     body = "\n".join(line for record, extra in zip(records, attached) for line in (record, *extra))
     text = with_token_count(lambda tokens: head_of(len(records), more, tokens, n_linked), body or None)
-    results = [_with_linked(_as_dict(h, images.get(h.document_id)), group[:len(extra)])
-               for h, group, extra in zip(shown, groups, attached)]
+    results = [
+        _with_linked(_as_dict(h, images.get(h.document_id)), group[: len(extra)])
+        for h, group, extra in zip(shown, groups, attached)
+    ]
     cited = tuple(_shown_id(h, images) for h in shown) + tuple(
-        item.id for group, extra in zip(groups, attached) for item in group[:len(extra)])
-    return ToolOutput(text=text, rows=len(records), truncated=more,
-                      tokens=count_tokens(text), cited_ids=cited, structured={"results": results})
+        item.id for group, extra in zip(groups, attached) for item in group[: len(extra)]
+    )
+    return ToolOutput(
+        text=text,
+        rows=len(records),
+        truncated=more,
+        tokens=count_tokens(text),
+        cited_ids=cited,
+        structured={"results": results},
+    )
 
 
 def _with_linked(found: dict, linked: list[Linked]) -> dict:
@@ -105,22 +135,43 @@ def _shown_id(hit: SearchHit, images: Mapping[str, Row]) -> str:
 def _build_image(hit: SearchHit, image: Row, description: str, clipped: bool) -> str:
     body = image_body(image, description)
     return memory_record(
-        body, id=image["id"], type="image", status="evidence", document=hit.document_id,
-        collection=hit.collection, **image_attributes(image), score=f"{hit.score:.4f}",
-        lexical_rank=hit.lexical_rank, vector_rank=hit.vector_rank,
+        body,
+        id=image["id"],
+        type="image",
+        status="evidence",
+        document=hit.document_id,
+        collection=hit.collection,
+        **image_attributes(image),
+        score=f"{hit.score:.4f}",
+        lexical_rank=hit.lexical_rank,
+        vector_rank=hit.vector_rank,
         cosine=None if hit.cosine is None else f"{hit.cosine:.3f}",
-        clipped="yes" if clipped else None, cell_chars=len(body))
+        clipped="yes" if clipped else None,
+        cell_chars=len(body),
+    )
 
 
 def _build(hit: SearchHit, content: str, clipped: bool, annotations: tuple[StaleFact, ...]) -> str:
     body = f"title: {_one_line(hit.title)}\n{content}"
     return memory_record(
-        body, id=hit.id, type="kb_chunk", status="historical" if annotations or hit.ended else "evidence",
-        document=hit.document_id, collection=hit.collection,
-        position=hit.position, chunks=hit.chunk_count, tokens=hit.token_count, score=f"{hit.score:.4f}",
-        lexical_rank=hit.lexical_rank, vector_rank=hit.vector_rank,
-        cosine=None if hit.cosine is None else f"{hit.cosine:.3f}", folded=hit.folded or None,
-        clipped="yes" if clipped else None, cell_chars=len(body), annotations=annotations)
+        body,
+        id=hit.id,
+        type="kb_chunk",
+        status="historical" if annotations or hit.ended else "evidence",
+        document=hit.document_id,
+        collection=hit.collection,
+        position=hit.position,
+        chunks=hit.chunk_count,
+        tokens=hit.token_count,
+        score=f"{hit.score:.4f}",
+        lexical_rank=hit.lexical_rank,
+        vector_rank=hit.vector_rank,
+        cosine=None if hit.cosine is None else f"{hit.cosine:.3f}",
+        folded=hit.folded or None,
+        clipped="yes" if clipped else None,
+        cell_chars=len(body),
+        annotations=annotations,
+    )
 
 
 def _one_line(text: str) -> str:
@@ -129,11 +180,32 @@ def _one_line(text: str) -> str:
 
 def _as_dict(hit: SearchHit, image: Row | None = None) -> dict:
     if image is not None:
-        return {"id": image["id"], "type": "image", "document_id": hit.document_id, "title": image["title"],
-                "collection": hit.collection, "mime_type": image["mime_type"], "width": image["width"],
-                "height": image["height"], "bytes": image["byte_size"], "score": hit.score,
-                "lexical_rank": hit.lexical_rank, "vector_rank": hit.vector_rank, "cosine": hit.cosine}
-    return {"id": hit.id, "document_id": hit.document_id, "title": hit.title, "collection": hit.collection,
-            "position": hit.position, "chunks": hit.chunk_count, "tokens": hit.token_count,
-            "score": hit.score, "lexical_rank": hit.lexical_rank, "vector_rank": hit.vector_rank,
-            "cosine": hit.cosine, "folded": hit.folded}
+        return {
+            "id": image["id"],
+            "type": "image",
+            "document_id": hit.document_id,
+            "title": image["title"],
+            "collection": hit.collection,
+            "mime_type": image["mime_type"],
+            "width": image["width"],
+            "height": image["height"],
+            "bytes": image["byte_size"],
+            "score": hit.score,
+            "lexical_rank": hit.lexical_rank,
+            "vector_rank": hit.vector_rank,
+            "cosine": hit.cosine,
+        }
+    return {
+        "id": hit.id,
+        "document_id": hit.document_id,
+        "title": hit.title,
+        "collection": hit.collection,
+        "position": hit.position,
+        "chunks": hit.chunk_count,
+        "tokens": hit.token_count,
+        "score": hit.score,
+        "lexical_rank": hit.lexical_rank,
+        "vector_rank": hit.vector_rank,
+        "cosine": hit.cosine,
+        "folded": hit.folded,
+    }

@@ -62,13 +62,22 @@ class SearchHit:
     ended: bool = False
 
 
-def search(s: Session, embedder: Embedder, query: str, now: str, *, limit: int,
-           filters: SearchFilters = SearchFilters(), methods: tuple[str, ...] = METHODS,
-           depth: int | None = None) -> list[SearchHit]:
+def search(
+    s: Session,
+    embedder: Embedder,
+    query: str,
+    now: str,
+    *,
+    limit: int,
+    filters: SearchFilters = SearchFilters(),
+    methods: tuple[str, ...] = METHODS,
+    depth: int | None = None,
+) -> list[SearchHit]:
     """The best `limit` chunks for `query` among the rows the session may see, best first."""
     depth = depth or max(MIN_DEPTH, 4 * limit)
-    where = ChunkFilters(now=now, collection=filters.collection, document_id=filters.document_id,
-                         include_ended=filters.include_ended)
+    where = ChunkFilters(
+        now=now, collection=filters.collection, document_id=filters.document_id, include_ended=filters.include_ended
+    )
     rankings: dict[str, list[int]] = {}
     lexical: dict[int, float] = {}
     cosine: dict[int, float] = {}
@@ -87,7 +96,7 @@ def search(s: Session, embedder: Embedder, query: str, now: str, *, limit: int,
     start = 0
     while len(hits) < limit and start < len(fused):
         # Read just enough candidates to fill `limit` once duplicates are folded away.
-        window = fused[start:start + 2 * (limit - len(hits))]
+        window = fused[start : start + 2 * (limit - len(hits))]
         start += len(window)
         details = {r["seq"]: r for r in s.fetch_all("kb_chunk_details", seqs=json.dumps([f.id for f in window]))}
         for f in window:
@@ -104,14 +113,28 @@ def search(s: Session, embedder: Embedder, query: str, now: str, *, limit: int,
             if len(hits) == limit:
                 break
             first_of[key] = len(hits)
-            hits.append(SearchHit(
-                seq=f.id, id=r["id"], document_id=r["document_id"], title=r["title"], collection=r["collection"],
-                position=r["position"], chunk_count=r["chunk_count"], content=r["content"],
-                token_count=r["token_count"] if r["token_count"] is not None else count_tokens(r["content"]),
-                score=f.score, lexical_rank=f.ranks.get(LEXICAL), vector_rank=f.ranks.get(VECTOR),
-                lexical_score=lexical.get(f.id), cosine=cosine.get(f.id),
-                source=(r["source_table"], r["source_id"], int(r["source_version"] or 0)) if r["source_id"] else None,
-                ended=r["valid_until"] is not None and r["valid_until"] <= now))
+            hits.append(
+                SearchHit(
+                    seq=f.id,
+                    id=r["id"],
+                    document_id=r["document_id"],
+                    title=r["title"],
+                    collection=r["collection"],
+                    position=r["position"],
+                    chunk_count=r["chunk_count"],
+                    content=r["content"],
+                    token_count=r["token_count"] if r["token_count"] is not None else count_tokens(r["content"]),
+                    score=f.score,
+                    lexical_rank=f.ranks.get(LEXICAL),
+                    vector_rank=f.ranks.get(VECTOR),
+                    lexical_score=lexical.get(f.id),
+                    cosine=cosine.get(f.id),
+                    source=(r["source_table"], r["source_id"], int(r["source_version"] or 0))
+                    if r["source_id"]
+                    else None,
+                    ended=r["valid_until"] is not None and r["valid_until"] <= now,
+                )
+            )
     return hits
 
 

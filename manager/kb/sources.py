@@ -40,26 +40,44 @@ def read_item(session: Session, item_id: str, now: str) -> Row | None:
     return session.fetch_one("kb_source_item", id=item_id, now=now)
 
 
-def render_search(hits: list[SearchHit], sources: Mapping[str, str | None], *, public_base: str | None,
-                  max_tokens: int) -> ToolOutput:
-    results = [{"id": h.id, "title": _title(h.title, h.position, h.chunk_count),
-                "url": source_link(h.document_id, sources.get(h.document_id), chunk_id=h.id,
-                                   public_base=public_base)} for h in hits]
+def render_search(
+    hits: list[SearchHit], sources: Mapping[str, str | None], *, public_base: str | None, max_tokens: int
+) -> ToolOutput:
+    results = [
+        {
+            "id": h.id,
+            "title": _title(h.title, h.position, h.chunk_count),
+            "url": source_link(h.document_id, sources.get(h.document_id), chunk_id=h.id, public_base=public_base),
+        }
+        for h in hits
+    ]
     while results and count_tokens(_json({"results": results})) > max_tokens:
         results.pop()
     payload = {"results": results}
     text = _json(payload)
-    return ToolOutput(text=text, rows=len(results), truncated=len(results) < len(hits), tokens=count_tokens(text),
-                      cited_ids=tuple(r["id"] for r in results), structured=payload, wire_format=True)
+    return ToolOutput(
+        text=text,
+        rows=len(results),
+        truncated=len(results) < len(hits),
+        tokens=count_tokens(text),
+        cited_ids=tuple(r["id"] for r in results),
+        structured=payload,
+        wire_format=True,
+    )
 
 
-def render_fetch(item: Row, *, public_base: str | None, max_tokens: int,
-                 stale: tuple[StaleFact, ...] = ()) -> ToolOutput:
+def render_fetch(
+    item: Row, *, public_base: str | None, max_tokens: int, stale: tuple[StaleFact, ...] = ()
+) -> ToolOutput:
     chunk = item["kind"] == CHUNK
     text = str(item["content"] or "")
-    metadata = {"type": item["kind"], "document_id": item["document_id"], "collection": item["collection"],
-                "tokens": str(item["token_count"] if item["token_count"] is not None else count_tokens(text)),
-                "valid_from": item["valid_from"]}
+    metadata = {
+        "type": item["kind"],
+        "document_id": item["document_id"],
+        "collection": item["collection"],
+        "tokens": str(item["token_count"] if item["token_count"] is not None else count_tokens(text)),
+        "valid_from": item["valid_from"],
+    }
     if chunk:
         metadata["position"] = f"{item['position'] + 1} of {item['chunk_count']}"
     else:
@@ -67,10 +85,13 @@ def render_fetch(item: Row, *, public_base: str | None, max_tokens: int,
     if stale:  # the passage was made from a claim version since corrected (claims/stale.py)
         metadata["status"] = "historical"
         metadata["current_facts"] = " ".join(f"{STALE_FACT_TEXT}{n.current} (id {n.current_fact_id})." for n in stale)
-    base = {"id": item["id"],
-            "title": _title(item["title"], item["position"], item["chunk_count"]) if chunk else _title(item["title"]),
-            "url": source_link(item["document_id"], item["source_uri"], chunk_id=item["id"] if chunk else None,
-                               public_base=public_base)}
+    base = {
+        "id": item["id"],
+        "title": _title(item["title"], item["position"], item["chunk_count"]) if chunk else _title(item["title"]),
+        "url": source_link(
+            item["document_id"], item["source_uri"], chunk_id=item["id"] if chunk else None, public_base=public_base
+        ),
+    }
 
     def build(body: str, truncated: bool) -> dict[str, Any]:
         return {**base, "text": body, "metadata": {**metadata, "truncated": "yes" if truncated else "no"}}
@@ -80,8 +101,15 @@ def render_fetch(item: Row, *, public_base: str | None, max_tokens: int,
         fitted = clip_to_fit(text, lambda body: _json(build(body, True)), max_tokens)
         payload = json.loads(fitted) if fitted is not None else build("", True)
     out = _json(payload)
-    return ToolOutput(text=out, rows=1, truncated=payload["metadata"]["truncated"] == "yes",
-                      tokens=count_tokens(out), cited_ids=(item["id"],), structured=payload, wire_format=True)
+    return ToolOutput(
+        text=out,
+        rows=1,
+        truncated=payload["metadata"]["truncated"] == "yes",
+        tokens=count_tokens(out),
+        cited_ids=(item["id"],),
+        structured=payload,
+        wire_format=True,
+    )
 
 
 def _title(title: str, position: int | None = None, chunks: int | None = None) -> str:

@@ -4,22 +4,42 @@ from __future__ import annotations
 
 from ..errors import InvalidArgument
 
-__all__ = ["DEFAULT_LINKED", "MAX_HOPS", "MAX_LINKED", "MEMORY_TYPES", "PROVENANCES", "RELATIONS", "REVERSE",
-           "memory_type", "record_type", "relation_from", "split_relation"]
+__all__ = [
+    "DEFAULT_LINKED",
+    "MAX_HOPS",
+    "MAX_LINKED",
+    "MEMORY_TYPES",
+    "PROVENANCES",
+    "RELATIONS",
+    "REVERSE",
+    "memory_type",
+    "record_type",
+    "relation_from",
+    "split_relation",
+]
 
 #: a link's link_type, read from its `from` end to its `to` end
 RELATIONS = ("supersedes", "refines", "supports", "duplicates", "contradicts")
 #: the same relation read from the `to` end: "v1 is_superseded_by v2"
-REVERSE = {"supersedes": "is_superseded_by", "refines": "is_refined_by", "supports": "is_supported_by",
-           "duplicates": "is_duplicated_by", "contradicts": "is_contradicted_by"}
+REVERSE = {
+    "supersedes": "is_superseded_by",
+    "refines": "is_refined_by",
+    "supports": "is_supported_by",
+    "duplicates": "is_duplicated_by",
+    "contradicts": "is_contradicted_by",
+}
 _FORWARD = {reverse: forward for forward, reverse in REVERSE.items()}
 #: who made a link: a person or tool call, a claim's correction, a derivation pipeline
 PROVENANCES = ("explicit", "correction", "extraction")
 #: linkable memories: logical table -> the record type results show
 MEMORY_TYPES = {
-    "entity_memory": "entity", "workflow_memory": "workflow", "summarization_memory": "summary",
-    "knowledge_base_document": "kb_document", "knowledge_base_chunk": "kb_chunk",
-    "conversation_memory": "conversation", "image_memory": "image",
+    "entity_memory": "entity",
+    "workflow_memory": "workflow",
+    "summarization_memory": "summary",
+    "knowledge_base_document": "kb_document",
+    "knowledge_base_chunk": "kb_chunk",
+    "conversation_memory": "conversation",
+    "image_memory": "image",
 }
 _BY_RECORD_TYPE = {short: table for table, short in MEMORY_TYPES.items()}
 #: hops a retrieval may follow from a direct result
@@ -34,8 +54,10 @@ def split_relation(name: str) -> tuple[str, bool]:
         return name, False
     if name in _FORWARD:
         return _FORWARD[name], True
-    raise InvalidArgument(f"link type must be one of {', '.join(RELATIONS)} (or its reverse, e.g. "
-                          f"is_superseded_by), got {name!r}", field="link_type")
+    raise InvalidArgument(
+        f"link type must be one of {', '.join(RELATIONS)} (or its reverse, e.g. is_superseded_by), got {name!r}",
+        field="link_type",
+    )
 
 
 def relation_from(link_type: str, outgoing: bool) -> str:

@@ -33,12 +33,22 @@ def linked_record(item: Linked, cell_chars: int, shown: frozenset[str] = frozens
     else:
         label, content = row["label"], row["content"]
         body = "\n".join(str(p) for p in (label, content if content != label else None) if p)
-    return memory_record(body, id=item.id, type=item.type, status=item.status, linked_to=item.parent,
-                         relation=item.relation, direction=item.direction, hop=item.hop, cell_chars=cell_chars)
+    return memory_record(
+        body,
+        id=item.id,
+        type=item.type,
+        status=item.status,
+        linked_to=item.parent,
+        relation=item.relation,
+        direction=item.direction,
+        hop=item.hop,
+        cell_chars=cell_chars,
+    )
 
 
-def fit_linked(groups: Sequence[Sequence[Linked]], cell_chars: int, tokens_left: int,
-               shown: frozenset[str] = frozenset()) -> list[list[str]]:
+def fit_linked(
+    groups: Sequence[Sequence[Linked]], cell_chars: int, tokens_left: int, shown: frozenset[str] = frozenset()
+) -> list[list[str]]:
     """Each direct result's linked records, in order, as many as `tokens_left` allows."""
     return fit_attached(groups, lambda item: linked_record(item, cell_chars, shown), tokens_left)
 
@@ -48,6 +58,13 @@ def written(row: Row, created: bool) -> ToolOutput:
     line = f"{row['from_id']} {row['link_type']} {row['to_id']}"
     new = "yes" if created else "no (already linked)"
     text = with_token_count(lambda tokens: metadata_line(link=row["id"], new=new, tokens=tokens), line)
-    return ToolOutput(text=text, rows=1, tokens=count_tokens(text), cited_ids=(row["from_id"], row["to_id"]),
-                      structured={"link": {k: row[k] for k in ("id", "from_type", "from_id", "link_type", "to_type",
-                                                               "to_id", "provenance")}, "created": created})
+    return ToolOutput(
+        text=text,
+        rows=1,
+        tokens=count_tokens(text),
+        cited_ids=(row["from_id"], row["to_id"]),
+        structured={
+            "link": {k: row[k] for k in ("id", "from_type", "from_id", "link_type", "to_type", "to_id", "provenance")},
+            "created": created,
+        },
+    )

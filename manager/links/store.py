@@ -18,8 +18,20 @@ from ..ids import new_id
 from ..output.echo import clip_echo
 from .kinds import PROVENANCES, REVERSE, memory_type, split_relation
 
-__all__ = ["LinkEnd", "LinkView", "add_link", "ends_by_id", "far_ends", "find_link", "link_between", "links_of",
-           "links_touching", "read_end", "remove_link", "write_link"]
+__all__ = [
+    "LinkEnd",
+    "LinkView",
+    "add_link",
+    "ends_by_id",
+    "far_ends",
+    "find_link",
+    "link_between",
+    "links_of",
+    "links_touching",
+    "read_end",
+    "remove_link",
+    "write_link",
+]
 
 _SCOPE = ("user_id", "agent_id", "thread_id")
 
@@ -53,28 +65,61 @@ def read_end(session: Session, id: str, type: str | None, field: str, now: str) 
         raise InvalidArgument(f"{field} must be a memory id", field=field)
     found = [r for r in ends_by_id(session, [id], type) if r["deleted_at"] is None or r["deleted_at"] > now]
     if not found:
-        raise InvalidArgument(f"{field} {clip_echo(id)!r} is no memory you can see; link ids your results showed",
-                              field=field, hint="Check the id and the scope it lives in: a user's memories "
-                                                "are visible only with that user (--user).")
+        raise InvalidArgument(
+            f"{field} {clip_echo(id)!r} is no memory you can see; link ids your results showed",
+            field=field,
+            hint="Check the id and the scope it lives in: a user's memories are visible only with that user (--user).",
+        )
     if len(found) > 1:
         kinds = ", ".join(sorted(r["memory_type"] for r in found))
-        raise InvalidArgument(f"{field} {clip_echo(id)!r} names memories of several types ({kinds}); say which",
-                              field=f"{field}_type")
+        raise InvalidArgument(
+            f"{field} {clip_echo(id)!r} names memories of several types ({kinds}); say which", field=f"{field}_type"
+        )
     return LinkEnd(found[0])
 
 
-def add_link(session: Session, identity: Identity, from_id: str, link_type: str, to_id: str, *, now: str,
-             from_type: str | None = None, to_type: str | None = None, provenance: str = "explicit",
-             note: str | None = None) -> tuple[Row, bool]:
+def add_link(
+    session: Session,
+    identity: Identity,
+    from_id: str,
+    link_type: str,
+    to_id: str,
+    *,
+    now: str,
+    from_type: str | None = None,
+    to_type: str | None = None,
+    provenance: str = "explicit",
+    note: str | None = None,
+) -> tuple[Row, bool]:
     """Link two memories the caller can see, in a transaction of its own: see link_between."""
     with session.transaction():
-        return link_between(session, identity, from_id, link_type, to_id, now=now, from_type=from_type,
-                            to_type=to_type, provenance=provenance, note=note)
+        return link_between(
+            session,
+            identity,
+            from_id,
+            link_type,
+            to_id,
+            now=now,
+            from_type=from_type,
+            to_type=to_type,
+            provenance=provenance,
+            note=note,
+        )
 
 
-def link_between(session: Session, identity: Identity, from_id: str, link_type: str, to_id: str, *, now: str,
-                 from_type: str | None = None, to_type: str | None = None, provenance: str = "explicit",
-                 note: str | None = None) -> tuple[Row, bool]:
+def link_between(
+    session: Session,
+    identity: Identity,
+    from_id: str,
+    link_type: str,
+    to_id: str,
+    *,
+    now: str,
+    from_type: str | None = None,
+    to_type: str | None = None,
+    provenance: str = "explicit",
+    note: str | None = None,
+) -> tuple[Row, bool]:
     """(the new link, True), or (the live one already there, False), inside the caller's transaction.
 
     `link_type` may be named backwards (`is_superseded_by`): the ends are swapped and the
@@ -86,27 +131,53 @@ def link_between(session: Session, identity: Identity, from_id: str, link_type: 
     source, target = (second, first) if swap else (first, second)
     if (source.type, source.id) == (target.type, target.id):
         raise InvalidArgument("a memory cannot be linked to itself", field="to_id")
-    live = session.fetch_one("memory_link_live", from_type=source.type, from_id=source.id, link_type=stored,
-                             to_type=target.type, to_id=target.id)
+    live = session.fetch_one(
+        "memory_link_live",
+        from_type=source.type,
+        from_id=source.id,
+        link_type=stored,
+        to_type=target.type,
+        to_id=target.id,
+    )
     if live is not None:
         return live, False
     return write_link(session, identity, source, stored, target, now=now, provenance=provenance, note=note), True
 
 
-def write_link(session: Session, identity: Identity, source: LinkEnd, link_type: str, target: LinkEnd, *,
-               now: str, provenance: str, note: str | None = None) -> Row:
+def write_link(
+    session: Session,
+    identity: Identity,
+    source: LinkEnd,
+    link_type: str,
+    target: LinkEnd,
+    *,
+    now: str,
+    provenance: str,
+    note: str | None = None,
+) -> Row:
     """Insert the link row (inside the caller's transaction). Both ends were read through the wall."""
     if provenance not in PROVENANCES:
-        raise InvalidArgument(f"provenance must be one of {', '.join(PROVENANCES)}, got {provenance!r}",
-                              field="provenance")
+        raise InvalidArgument(
+            f"provenance must be one of {', '.join(PROVENANCES)}, got {provenance!r}", field="provenance"
+        )
     if note is not None and len(note) > 1000:
         raise InvalidArgument(f"note must be at most 1000 characters, got {len(note)}", field="note")
     scope = {c: source.row.get(c) or target.row.get(c) for c in _SCOPE}
     row = {
-        "id": new_id("lnk"), "tenant_id": identity.tenant, **scope,
-        "from_type": source.type, "from_id": source.id, "link_type": link_type,
-        "to_type": target.type, "to_id": target.id, "provenance": provenance, "note": note,
-        "version": 1, "valid_from": now, "created_by": identity.principal or identity.user, "created_at": now,
+        "id": new_id("lnk"),
+        "tenant_id": identity.tenant,
+        **scope,
+        "from_type": source.type,
+        "from_id": source.id,
+        "link_type": link_type,
+        "to_type": target.type,
+        "to_id": target.id,
+        "provenance": provenance,
+        "note": note,
+        "version": 1,
+        "valid_from": now,
+        "created_by": identity.principal or identity.user,
+        "created_at": now,
     }
     session.insert("memory_link", row)
     return row
@@ -117,8 +188,10 @@ def remove_link(session: Session, link_id: str, now: str) -> Row:
     with session.transaction():
         row = session.fetch_one("memory_link_by_id", id=link_id)
         if row is None or row["deleted_at"] is not None:
-            raise NotFound(f"no live link {clip_echo(link_id)!r} you can see",
-                           hint="List the links of one of its memories (memgate link ls MEMORY_ID) for the link id.")
+            raise NotFound(
+                f"no live link {clip_echo(link_id)!r} you can see",
+                hint="List the links of one of its memories (memgate link ls MEMORY_ID) for the link id.",
+            )
         session.execute("memory_link_delete", id=link_id, now=now)
     return {**row, "deleted_at": now}
 
@@ -158,11 +231,19 @@ def find_link(session: Session, identity: Identity, from_id: str, link_type: str
     stored, swap = split_relation(link_type)
     first, second = read_end(session, from_id, None, "from_id", now), read_end(session, to_id, None, "to_id", now)
     source, target = (second, first) if swap else (first, second)
-    live = session.fetch_one("memory_link_live", from_type=source.type, from_id=source.id, link_type=stored,
-                             to_type=target.type, to_id=target.id)
+    live = session.fetch_one(
+        "memory_link_live",
+        from_type=source.type,
+        from_id=source.id,
+        link_type=stored,
+        to_type=target.type,
+        to_id=target.id,
+    )
     if live is None:
-        raise NotFound(f"no live link {from_id} {link_type} {to_id}",
-                       hint=f"List the links of {from_id} with `memgate link ls {from_id} -t {identity.tenant}`.")
+        raise NotFound(
+            f"no live link {from_id} {link_type} {to_id}",
+            hint=f"List the links of {from_id} with `memgate link ls {from_id} -t {identity.tenant}`.",
+        )
     return live
 
 
@@ -170,8 +251,11 @@ def links_of(session: Session, id: str, type: str | None, now: str) -> list[Link
     """The live links of one visible memory whose far end the caller can see, oldest first."""
     end = read_end(session, id, type, "memory_id", now)
     key = (end.type, end.id)
-    links = [link for link in links_touching(session, [end.id], now)
-             if key in ((link["from_type"], link["from_id"]), (link["to_type"], link["to_id"]))]
+    links = [
+        link
+        for link in links_touching(session, [end.id], now)
+        if key in ((link["from_type"], link["from_id"]), (link["to_type"], link["to_id"]))
+    ]
     far = far_ends(session, links, {key})
     views = []
     for link in links:

@@ -50,18 +50,30 @@ class Linked:
         return record_type(self.row["memory_type"])
 
     def as_json(self) -> dict:
-        return {"id": self.id, "type": self.type, "relation": self.relation, "direction": self.direction,
-                "linked_to": self.parent, "hop": self.hop, "status": self.status, "link_id": self.link_id}
+        return {
+            "id": self.id,
+            "type": self.type,
+            "relation": self.relation,
+            "direction": self.direction,
+            "linked_to": self.parent,
+            "hop": self.hop,
+            "status": self.status,
+            "link_id": self.link_id,
+        }
 
 
 def check_bounds(num_hops: int, max_linked_results: int) -> None:
     if isinstance(num_hops, bool) or not isinstance(num_hops, int) or not 0 <= num_hops <= MAX_HOPS:
-        raise InvalidArgument(f"num_hops must be an integer from 0 to {MAX_HOPS}, got {num_hops!r}",
-                              field="num_hops")
-    if (isinstance(max_linked_results, bool) or not isinstance(max_linked_results, int)
-            or not 1 <= max_linked_results <= MAX_LINKED):
-        raise InvalidArgument(f"max_linked_results must be an integer from 1 to {MAX_LINKED}, "
-                              f"got {max_linked_results!r}", field="max_linked_results")
+        raise InvalidArgument(f"num_hops must be an integer from 0 to {MAX_HOPS}, got {num_hops!r}", field="num_hops")
+    if (
+        isinstance(max_linked_results, bool)
+        or not isinstance(max_linked_results, int)
+        or not 1 <= max_linked_results <= MAX_LINKED
+    ):
+        raise InvalidArgument(
+            f"max_linked_results must be an integer from 1 to {MAX_LINKED}, got {max_linked_results!r}",
+            field="max_linked_results",
+        )
 
 
 def traverse(session: Session, roots: list[Key], now: str, *, hops: int, limit: int) -> dict[Key, list[Linked]]:
@@ -96,10 +108,18 @@ def traverse(session: Session, roots: list[Key], now: str, *, hops: int, limit: 
                     if far in seen[root] or row is None or not _readable(row, now):
                         continue
                     seen[root].add(far)
-                    found[root].append(Linked(
-                        row=row, relation=relation_from(link["link_type"], outgoing),
-                        direction="out" if outgoing else "in", parent=node[1], hop=hop, link_id=link["id"],
-                        provenance=link["provenance"], status=_status(row, now)))
+                    found[root].append(
+                        Linked(
+                            row=row,
+                            relation=relation_from(link["link_type"], outgoing),
+                            direction="out" if outgoing else "in",
+                            parent=node[1],
+                            hop=hop,
+                            link_id=link["id"],
+                            provenance=link["provenance"],
+                            status=_status(row, now),
+                        )
+                    )
                     following[root].append(far)
         frontier = following
     return found

@@ -18,8 +18,14 @@ __all__ = ["clip_to_fit", "fit_attached", "fit_records"]
 T = TypeVar("T")
 
 
-def fit_records(items: Sequence[T], render: Callable[[T], str], max_tokens: int, *, reserve: int = 0,
-                clip_first: Callable[[T, int], str | None] | None = None) -> list[str]:
+def fit_records(
+    items: Sequence[T],
+    render: Callable[[T], str],
+    max_tokens: int,
+    *,
+    reserve: int = 0,
+    clip_first: Callable[[T, int], str | None] | None = None,
+) -> list[str]:
     """Render items in order while the running total stays within `max_tokens`.
 
     `reserve` is charged first (the metadata line). `clip_first(item, tokens_left)` gives

@@ -27,7 +27,7 @@ from ..backend.base import BinaryLength
 from ..errors import InvalidArgument
 from .records import clip, escape_body
 
-__all__ = ["shape_cell", "escape_text"]
+__all__ = ["escape_text", "shape_cell"]
 
 _VECTOR_TYPE = re.compile(r"\s*VECTOR\s*(\(.*\))?\s*", re.IGNORECASE)
 _LOB_WORDS = {"LOB", "BLOB", "CLOB", "NCLOB", "BFILE"}
@@ -84,4 +84,3 @@ def _byte_length(value: bytes | bytearray | memoryview | BinaryLength) -> int:
     if isinstance(value, BinaryLength):
         return value.size
     return value.nbytes if isinstance(value, memoryview) else len(value)
-

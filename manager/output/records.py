@@ -23,16 +23,23 @@ from dataclasses import dataclass
 
 from ..tokens import count_tokens
 
-__all__ = ["STALE_FACT_TEXT", "StaleFact", "attr", "clip", "escape_body", "memory_record", "metadata_line",
-           "with_token_count"]
+__all__ = [
+    "STALE_FACT_TEXT",
+    "StaleFact",
+    "attr",
+    "clip",
+    "escape_body",
+    "memory_record",
+    "metadata_line",
+    "with_token_count",
+]
 
 _ATTR_CHARS = 200
 _ATTR_ENTITIES = {"&": "&amp;", '"': "&quot;", "<": "&lt;", ">": "&gt;"}
 _ATTR_SPECIAL = re.compile(r'[&"<>]')
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]+")
 #: tags memgate writes around memory; the same names inside a value are escaped
-_STRUCTURE_TAG = re.compile(r"<(/?)(memory|content|annotation|slice|question|context_window)",
-                            flags=re.IGNORECASE)
+_STRUCTURE_TAG = re.compile(r"<(/?)(memory|content|annotation|slice|question|context_window)", flags=re.IGNORECASE)
 STALE_FACT_TEXT = "This memory used an earlier fact. Current canonical fact: "
 
 
@@ -66,11 +73,13 @@ class StaleFact:
         return f"<annotation current_fact_id={attr(self.current_fact_id)}>{STALE_FACT_TEXT}{text}</annotation>"
 
 
-def memory_record(body: str, *, id: str, type: str, cell_chars: int, annotations: tuple[StaleFact, ...] = (),
-                  **attrs: object) -> str:
+def memory_record(
+    body: str, *, id: str, type: str, cell_chars: int, annotations: tuple[StaleFact, ...] = (), **attrs: object
+) -> str:
     """One record; attributes with value None are left out, annotations follow the content."""
-    head = " ".join([f"id={attr(id)}", f"type={attr(type)}"]
-                    + [f"{k}={attr(v)}" for k, v in attrs.items() if v is not None])
+    head = " ".join(
+        [f"id={attr(id)}", f"type={attr(type)}"] + [f"{k}={attr(v)}" for k, v in attrs.items() if v is not None]
+    )
     lines = [f"<memory {head}>", f"<content>{escape_body(clip(body, cell_chars))}</content>"]
     lines += [a.render() for a in annotations]
     lines.append("</memory>")

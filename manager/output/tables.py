@@ -60,9 +60,7 @@ def render_table(
                     f"row {number} has {len(row)} values for {len(columns)} columns.",
                     field="rows",
                 )
-            lines.append(
-                _row([shape_cell(v, t, max_chars=max_chars) for v, t in zip(row, types)])
-            )
+            lines.append(_row([shape_cell(v, t, max_chars=max_chars) for v, t in zip(row, types)]))
         body = "\n".join(lines)
     else:
         body = "(no rows)"

@@ -28,6 +28,7 @@ from ..errors import QueryRejected
 
 __all__ = ["AdmittedQuery", "admit_query"]
 
+
 @dataclass(frozen=True, slots=True)
 class AdmittedQuery:
     """A query that passed admission: its text, the (lower-cased) views it reads, its named binds."""
@@ -59,8 +60,7 @@ def admit_query(
         raise _rejected("syntax", dialect=dialect)
     if len(sql) > max_chars:
         raise QueryRejected(
-            f"query refused (rule length): it is {len(sql)} characters long and the limit "
-            f"is {max_chars}.",
+            f"query refused (rule length): it is {len(sql)} characters long and the limit is {max_chars}.",
             rule="length",
             hint="Ask for fewer columns or split the question into smaller queries.",
         )
@@ -86,8 +86,7 @@ def admit_query(
 
     fold = dialect.fold
     views = {fold(name) for name in allowed_views}
-    functions = {fold(name) for name in (dialect.allowed_functions if allowed_functions is None
-                                         else allowed_functions)}
+    functions = {fold(name) for name in (dialect.allowed_functions if allowed_functions is None else allowed_functions)}
     tables = _check_tables(nodes, views, fold)
     _check_qualifiers(nodes, fold)
     _check_functions(nodes, functions, dialect)
@@ -153,16 +152,15 @@ _REASONS = {
 }
 
 
-def _rejected(rule: str, hint: str | None = None, *, dialect: QueryDialect | None = None,
-              reason: str | None = None) -> QueryRejected:
+def _rejected(
+    rule: str, hint: str | None = None, *, dialect: QueryDialect | None = None, reason: str | None = None
+) -> QueryRejected:
     text, default_hint = _REASONS[rule]
     if dialect is not None:  # the syntax rule names the grammar it parsed with
         text, default_hint = text.format(dialect=dialect.name), default_hint.format(dialect=dialect.name)
     if reason is not None:  # the size and bind-name rules say which limit or name they found
         text = text.format(reason=reason)
-    return QueryRejected(
-        f"query refused (rule {rule}): {text}", rule=rule, hint=hint or default_hint
-    )
+    return QueryRejected(f"query refused (rule {rule}): {text}", rule=rule, hint=hint or default_hint)
 
 
 def _not_listed(rule: str, allowed: Iterable[str]) -> QueryRejected:
@@ -253,8 +251,9 @@ def _check_placeholders(dialect: QueryDialect, sql: str, tokens: list[Token], bi
                 raise _rejected("named-binds")
             name = sql[following.start : following.end + 1]
             if dialect.fold(name) in dialect.reserved_bind_names:
-                raise _rejected("bind-name", reason=f":{name} is a word {dialect.name} reserves, which it "
-                                                    "refuses as a bind name")
+                raise _rejected(
+                    "bind-name", reason=f":{name} is a word {dialect.name} reserves, which it refuses as a bind name"
+                )
             named.add(name)
         previous = token
     return named
@@ -405,6 +404,7 @@ def _check_functions(nodes: list[exp.Expr], functions: set[str], dialect: QueryD
 
 
 # Text helpers ---------------------------------------------------------------------------
+
 
 def _is_encodable(sql: str) -> bool:
     try:

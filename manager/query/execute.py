@@ -29,30 +29,46 @@ _MEMORY = "_memory"  # the views' common suffix, left out where they are named i
 _STATUSES = ("current", "superseded", "expired", "deleted", "pending")
 
 
-def execute_query(backend: Backend, caps: CapsSettings, identity: Identity, sql: str,
-                  max_rows: int | None, now: str) -> ToolOutput:
+def execute_query(
+    backend: Backend, caps: CapsSettings, identity: Identity, sql: str, max_rows: int | None, now: str
+) -> ToolOutput:
     """Run one read-only SELECT, current rows as of `now`; the text is a metadata line and a markdown table."""
     catalog = backend.query_catalog()
-    admitted = admit_query(sql, dialect=backend.query_dialect, allowed_views=set(catalog),
-                           max_chars=caps.query_max_chars)
+    admitted = admit_query(
+        sql, dialect=backend.query_dialect, allowed_views=set(catalog), max_chars=caps.query_max_chars
+    )
     return run_admitted(backend, caps, identity, admitted.sql, max_rows, now)
 
 
-def run_admitted(backend: Backend, caps: CapsSettings, identity: Identity, sql: str, max_rows: int | None,
-                 now: str, binds: Mapping[str, Any] | None = None) -> ToolOutput:
+def run_admitted(
+    backend: Backend,
+    caps: CapsSettings,
+    identity: Identity,
+    sql: str,
+    max_rows: int | None,
+    now: str,
+    binds: Mapping[str, Any] | None = None,
+) -> ToolOutput:
     """Run a statement that passed admission (now, or when its report row was written) behind the
     read-only wall: capped, cells shaped, one markdown table under a metadata line."""
     cap = caps.rows(max_rows)
-    result = backend.run_readonly_query(identity, sql, cap, caps.query_timeout_s, now,
-                                        max_chars=caps.cell_chars, binds=binds)
-    text = render_table(result.columns, result.rows, truncated=result.truncated,
-                        declared_types=result.declared_types, max_chars=caps.cell_chars,
-                        extra={"row_cap": cap})
+    result = backend.run_readonly_query(
+        identity, sql, cap, caps.query_timeout_s, now, max_chars=caps.cell_chars, binds=binds
+    )
+    text = render_table(
+        result.columns,
+        result.rows,
+        truncated=result.truncated,
+        declared_types=result.declared_types,
+        max_chars=caps.cell_chars,
+        extra={"row_cap": cap},
+    )
     return ToolOutput(text=text, rows=len(result.rows), truncated=result.truncated, tokens=count_tokens(text))
 
 
-def describe_views(catalog: ViewCatalog, dialect: QueryDialect, caps: CapsSettings,
-                   functions_at: str | None = None) -> str:
+def describe_views(
+    catalog: ViewCatalog, dialect: QueryDialect, caps: CapsSettings, functions_at: str | None = None
+) -> str:
     """The part of the tool description that lists what the caller may query, from the catalog.
 
     Compact, because hosts send it to the model on every turn: the columns every view
@@ -64,18 +80,24 @@ def describe_views(catalog: ViewCatalog, dialect: QueryDialect, caps: CapsSettin
     """
     if not catalog:
         return "No views are available to query."
-    history = {view: f"{view}{_HISTORY}" for view in catalog
-               if catalog.get(f"{view}{_HISTORY}") == (*catalog[view], (_STATUS, None))}
+    history = {
+        view: f"{view}{_HISTORY}"
+        for view in catalog
+        if catalog.get(f"{view}{_HISTORY}") == (*catalog[view], (_STATUS, None))
+    }
     listed = [view for view in sorted(catalog) if view not in history.values()]
     shared = [c for c in catalog[listed[0]] if all(c in catalog[v] for v in listed)] if len(listed) > 1 else []
     lines = [f"{dialect.name} views of your rows current now; columns text unless typed."]
     if shared:
         lines.append(f"Every view also has: {_columns(shared)}.")
-    lines += [f"{view}: {_columns([c for c in catalog[view] if c not in shared and not _is_vector(c)])}"
-              for view in listed]
+    lines += [
+        f"{view}: {_columns([c for c in catalog[view] if c not in shared and not _is_vector(c)])}" for view in listed
+    ]
     if history:
-        lines.append(f"{_HISTORY} views of {', '.join(sorted(v.removesuffix(_MEMORY) for v in history))}: "
-                     f"all versions + {_STATUS} {'|'.join(_STATUSES)}.")
+        lines.append(
+            f"{_HISTORY} views of {', '.join(sorted(v.removesuffix(_MEMORY) for v in history))}: "
+            f"all versions + {_STATUS} {'|'.join(_STATUSES)}."
+        )
     lines += [
         functions_summary(dialect, functions_at),
         f"Rows: {caps.default_rows}, max_rows up to {caps.max_rows}; cells cut at {caps.cell_chars} chars; one SELECT.",

@@ -13,13 +13,55 @@ __all__ = ["function_families", "functions_summary", "functions_text"]
 #: family -> member names, most useful first (names of any dialect; absent ones are skipped)
 _FAMILIES: dict[str, tuple[str, ...]] = {
     "aggregate": ("count", "sum", "avg", "min", "max", "total", "group_concat", "listagg"),
-    "window": ("row_number", "rank", "dense_rank", "lag", "lead", "ntile", "percent_rank", "cume_dist",
-               "first_value", "last_value", "nth_value"),
-    "date/time": ("date", "datetime", "strftime", "julianday", "time", "current_date", "current_time",
-                  "current_timestamp", "sysdate", "systimestamp", "to_date", "to_char", "trunc", "add_months",
-                  "months_between", "extract"),
-    "text": ("length", "substr", "instr", "lower", "upper", "trim", "ltrim", "rtrim", "replace", "printf",
-             "regexp_like", "regexp_substr", "regexp_replace", "lpad", "rpad", "concat"),
+    "window": (
+        "row_number",
+        "rank",
+        "dense_rank",
+        "lag",
+        "lead",
+        "ntile",
+        "percent_rank",
+        "cume_dist",
+        "first_value",
+        "last_value",
+        "nth_value",
+    ),
+    "date/time": (
+        "date",
+        "datetime",
+        "strftime",
+        "julianday",
+        "time",
+        "current_date",
+        "current_time",
+        "current_timestamp",
+        "sysdate",
+        "systimestamp",
+        "to_date",
+        "to_char",
+        "trunc",
+        "add_months",
+        "months_between",
+        "extract",
+    ),
+    "text": (
+        "length",
+        "substr",
+        "instr",
+        "lower",
+        "upper",
+        "trim",
+        "ltrim",
+        "rtrim",
+        "replace",
+        "printf",
+        "regexp_like",
+        "regexp_substr",
+        "regexp_replace",
+        "lpad",
+        "rpad",
+        "concat",
+    ),
     "JSON": ("json_extract", "->", "->>", "json_value", "json_query"),
     "number": ("abs", "round", "to_number", "mod", "floor", "ceil"),
     "null": ("coalesce", "ifnull", "nullif", "iif", "nvl", "nvl2", "decode", "typeof"),
@@ -44,7 +86,9 @@ def functions_summary(dialect: QueryDialect, full_list: str | None = None) -> st
 
 def functions_text(dialect: QueryDialect) -> str:
     """Every function execute_query may call, by family (the resource's text)."""
-    lines = [f"Functions execute_query may call ({dialect.name} syntax), by family. "
-             "Operators such as LIKE, CASE and CAST are syntax, not functions; any function not listed is refused."]
+    lines = [
+        f"Functions execute_query may call ({dialect.name} syntax), by family. "
+        "Operators such as LIKE, CASE and CAST are syntax, not functions; any function not listed is refused."
+    ]
     lines += [f"- {family}: {', '.join(names)}" for family, names in function_families(dialect).items()]
     return "\n".join(lines)

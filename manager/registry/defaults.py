@@ -15,23 +15,29 @@ from ..errors import ConfigError
 RETIRED_SCHEMAS = {
     # had no include_bytes (an image's bytes beside its record)
     "expand": frozenset({"32553db52be8ea0dbc25555cd6f292ba1a66ec3ec43057d808cf2d33d6f74172"}),
-    "execute_query": frozenset({
-        # named its SQL argument `sql`; the toolbox contract calls it `query`
-        "bc61204ffe432ad315182bc731caf3c1303e2c1c5c8b2273ccc28aa08eab4a87",
-        # described each property at length; the menu now costs a fraction of the tokens
-        "dd17503fa09ed8feb1192251be6489ee4d8f0804239cecf5a41358d208a593dd",
-    }),
-    "lookup_entity": frozenset({
-        "a4d997f7c31080d260533edf7cfbaa33517e9fea63ce6eb4b3a3945815a4a066",
-        # before num_hops and max_linked_results (links)
-        "5e927bac7933bb088e8a34d3166658f6c035352cf2bd48de016065892c81c2f5",
-    }),
+    "execute_query": frozenset(
+        {
+            # named its SQL argument `sql`; the toolbox contract calls it `query`
+            "bc61204ffe432ad315182bc731caf3c1303e2c1c5c8b2273ccc28aa08eab4a87",
+            # described each property at length; the menu now costs a fraction of the tokens
+            "dd17503fa09ed8feb1192251be6489ee4d8f0804239cecf5a41358d208a593dd",
+        }
+    ),
+    "lookup_entity": frozenset(
+        {
+            "a4d997f7c31080d260533edf7cfbaa33517e9fea63ce6eb4b3a3945815a4a066",
+            # before num_hops and max_linked_results (links)
+            "5e927bac7933bb088e8a34d3166658f6c035352cf2bd48de016065892c81c2f5",
+        }
+    ),
     "memory": frozenset({"80a7e308a44ebf19d26949e45d15b08d91e5ce458798881db05b8a4e9793fc22"}),
-    "search_memory": frozenset({
-        "936b6f0d4d4fa076732d3f7d4f07e32d4c48877b4b1506079638ae18d6dff171",
-        # before num_hops, max_linked_results and include_invalid_results (links)
-        "1cea429d3343c7b80a55d08d181b292e3b3731352a7ead3d9b09d0f735f55834",
-    }),
+    "search_memory": frozenset(
+        {
+            "936b6f0d4d4fa076732d3f7d4f07e32d4c48877b4b1506079638ae18d6dff171",
+            # before num_hops, max_linked_results and include_invalid_results (links)
+            "1cea429d3343c7b80a55d08d181b292e3b3731352a7ead3d9b09d0f735f55834",
+        }
+    ),
 }
 #: sha256 (notes_digest) of usage_notes an earlier memgate seeded by default, by tool name: init
 #: gives a row still holding one the current default's notes.
@@ -39,11 +45,19 @@ RETIRED_NOTES = {
     # said only ids issued in the current window work (an image a result showed works too)
     "expand": frozenset({"1cb8323837983d6b45cb9f1a62e47e1f39f3528dab73798b058c5723b21d1060"}),
     "execute_query": frozenset({"d61830c146a8d6e5007c1e34c6fca7cf4bd33e830853ec038318b2e5442757ea"}),
-    "lookup_entity": frozenset({"7b8df2d537050ef9941ea0825bf0f154130006fc205e7ad12688290a2d84179f",
-                                "458f32092b1b2488b464250b853faafc564b6dcd3adf210b78a014d1d26b27e4"}),
+    "lookup_entity": frozenset(
+        {
+            "7b8df2d537050ef9941ea0825bf0f154130006fc205e7ad12688290a2d84179f",
+            "458f32092b1b2488b464250b853faafc564b6dcd3adf210b78a014d1d26b27e4",
+        }
+    ),
     "memory": frozenset({"75c66298be3dca27b6f1513b1a5fd61a6d1b2796ce11504870723260dd2b0340"}),
-    "search_memory": frozenset({"2959389cbb761ffc9ed51736295f97a921dbf04d866b8b3ccc59a28381cb35ec",
-                                "94d4fbe5b2ef3d57708981649299088be85a43ad5e11c5a22844aefc0eda23be"}),
+    "search_memory": frozenset(
+        {
+            "2959389cbb761ffc9ed51736295f97a921dbf04d866b8b3ccc59a28381cb35ec",
+            "94d4fbe5b2ef3d57708981649299088be85a43ad5e11c5a22844aefc0eda23be",
+        }
+    ),
 }
 
 
@@ -65,7 +79,7 @@ def load_tool_definitions(path: str | Path | None = None) -> list[dict[str, Any]
         raise ConfigError(f"cannot read toolbox definitions from {source}: {exc}") from exc
     tools = data.get("tools") if isinstance(data, dict) else None
     if not isinstance(tools, list):
-        raise ConfigError(f"{source} must hold an object with a \"tools\" list")
+        raise ConfigError(f'{source} must hold an object with a "tools" list')
     for i, t in enumerate(tools):
         missing = {"tool_name", "tool_handler", "usage_notes", "tool_schema"} - set(t)
         if missing:

@@ -30,11 +30,16 @@ class ToolRow:
     access_policy: dict[str, Any]
 
     @classmethod
-    def from_row(cls, row: Row) -> "ToolRow":
-        return cls(id=row["id"], version=row["version"], tool_name=row["tool_name"],
-                   tool_schema=_json(row["tool_schema"], "tool_schema", row["tool_name"]),
-                   usage_notes=row["usage_notes"], tool_handler=row["tool_handler"],
-                   access_policy=_json(row["access_policy"] or "{}", "access_policy", row["tool_name"]))
+    def from_row(cls, row: Row) -> ToolRow:
+        return cls(
+            id=row["id"],
+            version=row["version"],
+            tool_name=row["tool_name"],
+            tool_schema=_json(row["tool_schema"], "tool_schema", row["tool_name"]),
+            usage_notes=row["usage_notes"],
+            tool_handler=row["tool_handler"],
+            access_policy=_json(row["access_policy"] or "{}", "access_policy", row["tool_name"]),
+        )
 
 
 def _json(text: str, column: str, tool: str) -> dict[str, Any]:
@@ -57,8 +62,11 @@ def all_versions(session: Session, name: str | None = None) -> list[Row]:
 
 
 def _tenant_wide_versions(session: Session, name: str) -> list[Row]:
-    return [r for r in all_versions(session, name)
-            if r["user_id"] is None and r["agent_id"] is None and r["thread_id"] is None]
+    return [
+        r
+        for r in all_versions(session, name)
+        if r["user_id"] is None and r["agent_id"] is None and r["thread_id"] is None
+    ]
 
 
 def set_enabled(session: Session, identity: Identity, name: str, enabled: bool, now: str) -> Row:
@@ -66,8 +74,10 @@ def set_enabled(session: Session, identity: Identity, name: str, enabled: bool, 
     with session.transaction():
         versions = _tenant_wide_versions(session, name)
         if not versions:
-            raise NotFound(f"no toolbox row named {name!r} for tenant {identity.tenant}",
-                           hint=f"`memgate tools list -t {identity.tenant}` shows the tenant's tools.")
+            raise NotFound(
+                f"no toolbox row named {name!r} for tenant {identity.tenant}",
+                hint=f"`memgate tools list -t {identity.tenant}` shows the tenant's tools.",
+            )
         latest = versions[0]
         if enabled == _is_active(latest, now):
             return latest
@@ -86,9 +96,17 @@ def _insert_next_version(session: Session, identity: Identity, latest: Row, now:
     """Insert the version after `latest`: a copy of it with `changes` applied."""
     row = {k: latest[k] for k in ("tool_name", "tool_schema", "usage_notes", "tool_handler", "access_policy")}
     row.update(changes)
-    row.update(id=new_id("tool"), tenant_id=identity.tenant, version=latest["version"] + 1,
-               valid_from=now, source_table="toolbox_memory", source_id=latest["id"],
-               source_version=latest["version"], created_by=identity.principal, created_at=now)
+    row.update(
+        id=new_id("tool"),
+        tenant_id=identity.tenant,
+        version=latest["version"] + 1,
+        valid_from=now,
+        source_table="toolbox_memory",
+        source_id=latest["id"],
+        source_version=latest["version"],
+        created_by=identity.principal,
+        created_at=now,
+    )
     session.insert("toolbox_memory", row)
     return row
 
@@ -153,13 +171,24 @@ def seed(session: Session, identity: Identity, definitions: list[dict[str, Any]]
 
 def _columns(d: dict[str, Any]) -> dict[str, Any]:
     """A tool definition (config/toolbox.json's form) as the row's columns."""
-    return {"tool_name": d["tool_name"], "tool_schema": json.dumps(d["tool_schema"], sort_keys=True),
-            "usage_notes": d["usage_notes"].strip(), "tool_handler": d["tool_handler"],
-            "access_policy": json.dumps(d.get("access_policy", {}), sort_keys=True)}
+    return {
+        "tool_name": d["tool_name"],
+        "tool_schema": json.dumps(d["tool_schema"], sort_keys=True),
+        "usage_notes": d["usage_notes"].strip(),
+        "tool_handler": d["tool_handler"],
+        "access_policy": json.dumps(d.get("access_policy", {}), sort_keys=True),
+    }
 
 
 def _insert_first_version(session: Session, identity: Identity, d: dict[str, Any], now: str, creator: str) -> Row:
-    row = {**_columns(d), "id": new_id("tool"), "tenant_id": identity.tenant, "version": 1, "valid_from": now,
-           "created_by": identity.principal or creator, "created_at": now}
+    row = {
+        **_columns(d),
+        "id": new_id("tool"),
+        "tenant_id": identity.tenant,
+        "version": 1,
+        "valid_from": now,
+        "created_by": identity.principal or creator,
+        "created_at": now,
+    }
     session.insert("toolbox_memory", row)
     return row

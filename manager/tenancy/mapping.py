@@ -49,9 +49,16 @@ class TenantMapping:
 
     @classmethod
     def from_row(cls, row: Row) -> TenantMapping:
-        return cls(kind=row["kind"], issuer=row["issuer"], value=row["value"], tenant=row["tenant_id"],
-                   user=row.get("user_id"), note=row.get("note"), created_by=row.get("created_by"),
-                   created_at=row.get("created_at"))
+        return cls(
+            kind=row["kind"],
+            issuer=row["issuer"],
+            value=row["value"],
+            tenant=row["tenant_id"],
+            user=row.get("user_id"),
+            note=row.get("note"),
+            created_by=row.get("created_by"),
+            created_at=row.get("created_at"),
+        )
 
     def describe(self) -> str:
         key = f"{self.issuer} {self.value}" if self.kind == "iss_sub" else self.value
@@ -76,19 +83,28 @@ def choose(matches: list[TenantMapping], claimed: str | None) -> TenantChoice:
     ordered = sorted(matches, key=lambda m: KINDS.index(m.kind))
     tenants = sorted({m.tenant for m in ordered})
     if len(tenants) > 1:
-        raise TenantMismatch("tenant mappings that match the token name different tenants: "
-                             + ", ".join(f"{m.describe()} -> {m.tenant}" for m in ordered))
+        raise TenantMismatch(
+            "tenant mappings that match the token name different tenants: "
+            + ", ".join(f"{m.describe()} -> {m.tenant}" for m in ordered)
+        )
     tenant = tenants[0]
     if claimed and claimed != tenant:
-        raise TenantMismatch(f"the token's tenant claim {claimed!r} disagrees with the tenant mapping "
-                             f"{ordered[0].describe()} -> {tenant!r}")
+        raise TenantMismatch(
+            f"the token's tenant claim {claimed!r} disagrees with the tenant mapping "
+            f"{ordered[0].describe()} -> {tenant!r}"
+        )
     user = next((m.user for m in ordered if m.user), None)
     return TenantChoice(tenant=tenant, user=user, mapping=ordered[0])
 
 
 def match(session: Session, attributes: TokenAttributes) -> list[TenantMapping]:
-    params: dict[str, Any] = {"iss": attributes.iss, "sub": attributes.sub, "client_id": attributes.client_id,
-                              "hd": _lower(attributes.hd), "email_domain": _lower(attributes.email_domain)}
+    params: dict[str, Any] = {
+        "iss": attributes.iss,
+        "sub": attributes.sub,
+        "client_id": attributes.client_id,
+        "hd": _lower(attributes.hd),
+        "email_domain": _lower(attributes.email_domain),
+    }
     return [TenantMapping.from_row(r) for r in session.fetch_all("operator_tenant_mapping_match", **params)]
 
 
@@ -96,17 +112,35 @@ def listing(session: Session, tenant: str | None = None) -> list[TenantMapping]:
     return [TenantMapping.from_row(r) for r in session.fetch_all("operator_tenant_mapping_list", tenant=tenant)]
 
 
-def put(session: Session, kind: str, value: str, tenant: str, *, issuer: str | None = None,
-        user: str | None = None, note: str | None = None, created_by: str | None = None) -> TenantMapping:
+def put(
+    session: Session,
+    kind: str,
+    value: str,
+    tenant: str,
+    *,
+    issuer: str | None = None,
+    user: str | None = None,
+    note: str | None = None,
+    created_by: str | None = None,
+) -> TenantMapping:
     key = mapping_key(kind, value, issuer, tenant=tenant)
     _check_name(tenant, "tenant")
     if tenant.startswith(":"):
-        raise InvalidArgument(f"tenant {tenant!r} may not start with ':' (names starting so are memgate's markers).",
-                              field="tenant")
+        raise InvalidArgument(
+            f"tenant {tenant!r} may not start with ':' (names starting so are memgate's markers).", field="tenant"
+        )
     if user is not None:
         _check_name(user, "user")
-    session.execute("operator_tenant_mapping_put", kind=key.kind, issuer=key.issuer, value=key.value,
-                    tenant=tenant, user_id=user, note=note, created_by=created_by)
+    session.execute(
+        "operator_tenant_mapping_put",
+        kind=key.kind,
+        issuer=key.issuer,
+        value=key.value,
+        tenant=tenant,
+        user_id=user,
+        note=note,
+        created_by=created_by,
+    )
     return TenantMapping(key.kind, key.issuer, key.value, tenant, user, note, created_by)
 
 
@@ -114,8 +148,11 @@ def delete(session: Session, kind: str, value: str, issuer: str | None = None) -
     key = mapping_key(kind, value, issuer)
     rows = session.fetch_all("operator_tenant_mapping_delete", kind=key.kind, issuer=key.issuer, value=key.value)
     if not rows:
-        raise NotFound(f"no tenant mapping for {key.describe()}.", field="value",
-                       hint="List the mappings with `memgate tenants ls`.")
+        raise NotFound(
+            f"no tenant mapping for {key.describe()}.",
+            field="value",
+            hint="List the mappings with `memgate tenants ls`.",
+        )
     return TenantMapping.from_row(rows[0])
 
 
@@ -128,14 +165,21 @@ def mapping_key(kind: str, value: str, issuer: str | None, *, tenant: str | None
     value = value.strip()
     if kind == "iss_sub":
         if not issuer or not issuer.strip():
-            command = (f"memgate tenants map iss_sub {value.strip()} --issuer https://idp.example.com -t {tenant}"
-                       if tenant else "memgate tenants ls --json")
-            raise InvalidArgument("an iss_sub mapping needs the token issuer as well as the subject.",
-                                  field="issuer", hint=f"Name the token's iss, e.g. `{command}`.")
+            command = (
+                f"memgate tenants map iss_sub {value.strip()} --issuer https://idp.example.com -t {tenant}"
+                if tenant
+                else "memgate tenants ls --json"
+            )
+            raise InvalidArgument(
+                "an iss_sub mapping needs the token issuer as well as the subject.",
+                field="issuer",
+                hint=f"Name the token's iss, e.g. `{command}`.",
+            )
         return TenantMapping(kind, issuer.strip(), value, "")
     if issuer:
-        raise InvalidArgument(f"only iss_sub mappings take an issuer; a {kind} mapping matches any issuer.",
-                              field="issuer")
+        raise InvalidArgument(
+            f"only iss_sub mappings take an issuer; a {kind} mapping matches any issuer.", field="issuer"
+        )
     if kind in ("hd", "email_domain"):
         value = value.lower()
         if not _DOMAIN.match(value):

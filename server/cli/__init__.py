@@ -16,15 +16,19 @@ from memgate import __version__
 #: each top-level command and its module in this package (the module's register() adds it)
 COMMAND_MODULES = {
     "serve": "serve_cmd",
-    "init": "db_cmds", "doctor": "db_cmds",
+    "init": "db_cmds",
+    "doctor": "db_cmds",
     "fact": "fact_cmds",
     "link": "link_cmds",
     "tools": "tools_cmds",
     "tenants": "tenants_cmds",
     "log": "log_cmds",
     "memory": "memory_cmds",
-    "ingest": "ingest_cmd", "search": "ingest_cmd",
-    "context": "context_cmds", "manifest": "context_cmds", "budget": "context_cmds",
+    "ingest": "ingest_cmd",
+    "search": "ingest_cmd",
+    "context": "context_cmds",
+    "manifest": "context_cmds",
+    "budget": "context_cmds",
 }
 
 
@@ -43,10 +47,19 @@ class LazyGroup(click.Group):
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, "--version", "-V", prog_name="memgate")
-@click.option("--config", "-c", type=click.Path(dir_okay=False), envvar="MEMGATE_CONFIG",
-              help="TOML settings file. Default: $MEMGATE_CONFIG, else memgate.toml in the user config dir.")
-@click.option("--db", type=click.Path(dir_okay=False), metavar="PATH",
-              help="SQLite database file (overrides database.path). Default: memgate.db in the user data dir.")
+@click.option(
+    "--config",
+    "-c",
+    type=click.Path(dir_okay=False),
+    envvar="MEMGATE_CONFIG",
+    help="TOML settings file. Default: $MEMGATE_CONFIG, else memgate.toml in the user config dir.",
+)
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False),
+    metavar="PATH",
+    help="SQLite database file (overrides database.path). Default: memgate.db in the user data dir.",
+)
 def cli(config: str | None, db: str | None) -> None:
     """memgate: an MCP server in front of a multi-tenant memory store for AI agents.
 

@@ -55,9 +55,14 @@ LOGGED_TENANT_ID = IdType("tenant", allow_unmapped=True)
 
 
 def tenant_option(required: bool = True, *, logged: bool = False) -> Callable:
-    return click.option("--tenant", "-t", required=required, metavar="TENANT",
-                        type=LOGGED_TENANT_ID if logged else TENANT_ID,
-                        help="The tenant to act for." + ("" if required else " Default: every tenant."))
+    return click.option(
+        "--tenant",
+        "-t",
+        required=required,
+        metavar="TENANT",
+        type=LOGGED_TENANT_ID if logged else TENANT_ID,
+        help="The tenant to act for." + ("" if required else " Default: every tenant."),
+    )
 
 
 def scope_options(fn: Callable) -> Callable:
@@ -80,17 +85,23 @@ def require_tenant(manager: MemoryManager, settings: Settings, identity: Identit
     tenant, where = identity.tenant, settings.database.location
     versions = manager.operator_tool_versions(tenant)
     if not versions:
-        raise ConfigError(f"tenant {tenant} is not set up in {where}.", field="tenant",
-                          hint=f"Run `{command_for(settings, f'init --tenant {tenant}')}` first.")
+        raise ConfigError(
+            f"tenant {tenant} is not set up in {where}.",
+            field="tenant",
+            hint=f"Run `{command_for(settings, f'init --tenant {tenant}')}` first.",
+        )
     if serving and not manager.active_tools(identity):
         name = versions[0]["tool_name"]
-        raise ConfigError(f"every tool of tenant {tenant} in {where} is disabled, so a host would see none.",
-                          field="tenant",
-                          hint=f"Enable one: `{command_for(settings, f'tools enable {name} -t {tenant}')}`.")
+        raise ConfigError(
+            f"every tool of tenant {tenant} in {where} is disabled, so a host would see none.",
+            field="tenant",
+            hint=f"Enable one: `{command_for(settings, f'tools enable {name} -t {tenant}')}`.",
+        )
 
 
-def operator_identity(tenant: str, user: str | None = None, agent: str | None = None,
-                      thread: str | None = None) -> Identity:
+def operator_identity(
+    tenant: str, user: str | None = None, agent: str | None = None, thread: str | None = None
+) -> Identity:
     """The CLI acts for a tenant on the operator's authority (file access to the database)."""
     return Identity(tenant=tenant, user=user, agent=agent, thread=thread, principal="cli:operator")
 
@@ -117,8 +128,7 @@ _LIBRARY_LOGGERS = ("fastmcp", "mcp", "uvicorn", "uvicorn.error", "uvicorn.acces
 def setup_logging(level: str) -> None:
     """One format, on stderr only (on stdio, stdout is the protocol), for memgate's loggers and
     the libraries': their own handlers are removed so their records reach the root handler."""
-    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.INFO), format=LOG_FORMAT,
-                        force=True)
+    logging.basicConfig(stream=sys.stderr, level=getattr(logging, level, logging.INFO), format=LOG_FORMAT, force=True)
     for name in _LIBRARY_LOGGERS:
         library = logging.getLogger(name)
         for handler in library.handlers[:]:

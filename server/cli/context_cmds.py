@@ -16,8 +16,13 @@ def register(cli: click.Group) -> None:
     @cli.command("context")
     @click.argument("question")
     @tenant_option()
-    @click.option("--intent", "-i", required=True, metavar="INTENT",
-                  help="An intent of the tenant's context budget, e.g. fact_check or comparison.")
+    @click.option(
+        "--intent",
+        "-i",
+        required=True,
+        metavar="INTENT",
+        help="An intent of the tenant's context budget, e.g. fact_check or comparison.",
+    )
     @scope_options
     @click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON instead of the window.")
     @click.pass_context
@@ -42,9 +47,12 @@ def register(cli: click.Group) -> None:
             return
         click.echo(window.text)
         a = window.manifest["arithmetic"]
-        click.echo(f"manifest {window.manifest_id}: {a['total']} of {a['available']} tokens, "
-                   f"{len(window.manifest['memories'])} memories, {len(window.manifest['exclusions'])} left out "
-                   f"(memgate manifest show {window.manifest_id} -t {tenant})", err=True)
+        click.echo(
+            f"manifest {window.manifest_id}: {a['total']} of {a['available']} tokens, "
+            f"{len(window.manifest['memories'])} memories, {len(window.manifest['exclusions'])} left out "
+            f"(memgate manifest show {window.manifest_id} -t {tenant})",
+            err=True,
+        )
 
     @cli.group("manifest")
     def manifest() -> None:
@@ -69,8 +77,10 @@ def register(cli: click.Group) -> None:
             manager.close()
         for r in rows:
             scope = " ".join(f"{k}={r[k + '_id']}" for k in ("user", "agent", "thread", "session") if r[k + "_id"])
-            click.echo(f"{r['id']}  {r['created_at']}  {r['intent']:<12} {r['token_count']:>6} tokens  "
-                       f"{scope or 'tenant'}  {_one_line(r['question'])}")
+            click.echo(
+                f"{r['id']}  {r['created_at']}  {r['intent']:<12} {r['token_count']:>6} tokens  "
+                f"{scope or 'tenant'}  {_one_line(r['question'])}"
+            )
         if not rows:
             click.echo("(no context windows recorded)")
 
@@ -101,9 +111,13 @@ def register(cli: click.Group) -> None:
     @click.argument("manifest_id")
     @tenant_option()
     @click.option("--show", "show_window", is_flag=True, help="Also print the rebuilt window.")
-    @click.option("--as-of-marker", "as_of_marker", is_flag=True,
-                  help="Read the rows as of the manifest's change marker (Oracle: its SCN, within undo "
-                       "retention), so later deletions do not stop the replay.")
+    @click.option(
+        "--as-of-marker",
+        "as_of_marker",
+        is_flag=True,
+        help="Read the rows as of the manifest's change marker (Oracle: its SCN, within undo "
+        "retention), so later deletions do not stop the replay.",
+    )
     @click.pass_context
     @friendly_errors
     def replay(ctx, manifest_id, tenant, show_window, as_of_marker) -> None:
@@ -122,19 +136,22 @@ def register(cli: click.Group) -> None:
         manager = open_manager(settings_from(ctx))
         try:
             manifest_id = _resolve(manager, tenant, manifest_id)
-            r = manager.replay_context(manager.operator_context_owner(tenant, manifest_id), manifest_id,
-                                       as_of_marker=as_of_marker)
+            r = manager.replay_context(
+                manager.operator_context_owner(tenant, manifest_id), manifest_id, as_of_marker=as_of_marker
+            )
         finally:
             manager.close()
         if r.text is None:
             reasons = [f"  {m.ref['table']} {m.ref['id']} v{m.ref['version']}: {m.reason}" for m in r.missing]
-            raise click.ClickException("\n".join([f"cannot replay {manifest_id}: {r.note or 'dependencies are gone'}",
-                                                  *reasons]))
+            raise click.ClickException(
+                "\n".join([f"cannot replay {manifest_id}: {r.note or 'dependencies are gone'}", *reasons])
+            )
         if show_window:
             click.echo(r.text)
         if not r.matches:
-            raise click.ClickException(f"replayed {manifest_id}: hash differs (window {r.window_hash}, manifest "
-                                       f"{r.manifest['window_hash']})")
+            raise click.ClickException(
+                f"replayed {manifest_id}: hash differs (window {r.window_hash}, manifest {r.manifest['window_hash']})"
+            )
         click.echo(f"replayed {manifest_id}: hash matches ({r.window_hash})")
 
     @cli.group("budget")
@@ -191,9 +208,10 @@ def _resolve(manager, tenant: str, manifest_id: str) -> str:
         return manifest_id
     rows = manager.operator_context_manifests(tenant, 1)
     if not rows:
-        raise NotFound(f"tenant {tenant} has no context manifest yet",
-                       hint=f"Assemble one with `memgate context 'What is the Helios nDCG@10?' -t {tenant} "
-                            f"-i fact_check`.")
+        raise NotFound(
+            f"tenant {tenant} has no context manifest yet",
+            hint=f"Assemble one with `memgate context 'What is the Helios nDCG@10?' -t {tenant} -i fact_check`.",
+        )
     return rows[0]["id"]
 
 
@@ -210,20 +228,26 @@ def describe(m: dict[str, Any]) -> str:
         f"  {a['usable_context']} usable - {a['reserves']['output']} output - {a['reserves']['tool']} tools - "
         f"{a['reserves']['request_overhead']} overhead = {a['available']} available",
         "  fixed: " + ", ".join(f"{k} {v}" for k, v in a["fixed"].items()) + f"  -> remainder {a['remainder']}",
-        "  slices (share, allowance, granted, used): " + "; ".join(
-            f"{k} {a['shares'][k]:g} {a['allowances'][k]} {a['granted'][k]} {a['used'][k]}" for k in a["allowances"]),
+        "  slices (share, allowance, granted, used): "
+        + "; ".join(
+            f"{k} {a['shares'][k]:g} {a['allowances'][k]} {a['granted'][k]} {a['used'][k]}" for k in a["allowances"]
+        ),
         f"  window: {m['window_tokens']} tokens (sha256 {m['window_hash'][:16]}...), request sha256 "
         f"{m['request_hash'][:16]}..., {len(m['change_marker']['versions'])} row versions read",
         f"memories ({len(m['memories'])}):",
     ]
     for e in m["memories"]:
         r = e["ref"]
-        note = "".join(f"  (used {n['used']['id'] if n.get('used') else '?'}; current {n['current_fact_id'] or 'none'})"
-                       for n in e.get("annotations", ()))
+        note = "".join(
+            f"  (used {n['used']['id'] if n.get('used') else '?'}; current {n['current_fact_id'] or 'none'})"
+            for n in e.get("annotations", ())
+        )
         if e.get("link"):
             note += f"  ({e['link']['relation']} {e['link']['linked_to']})"
-        lines.append(f"  {e['slice']:<16} {e['tier']:<7} {e['tokens']:>5}  {e['status']:<10} "
-                     f"{r['table']} {r['id']} v{r['version']}{note}")
+        lines.append(
+            f"  {e['slice']:<16} {e['tier']:<7} {e['tokens']:>5}  {e['status']:<10} "
+            f"{r['table']} {r['id']} v{r['version']}{note}"
+        )
     lines.append(f"left out ({len(m['exclusions'])}):")
     for e in m["exclusions"]:
         r = e["ref"]
@@ -234,8 +258,11 @@ def describe(m: dict[str, Any]) -> str:
 def _assign(data: dict[str, Any], item: str) -> None:
     key, sep, raw = item.partition("=")
     if not sep or not key:
-        raise InvalidArgument(f"expected KEY=VALUE, got {item!r}", field="assignments",
-                              hint="For example: memgate budget set -t acme usable_context=8000")
+        raise InvalidArgument(
+            f"expected KEY=VALUE, got {item!r}",
+            field="assignments",
+            hint="For example: memgate budget set -t acme usable_context=8000",
+        )
     try:
         value = json.loads(raw)
     except ValueError:

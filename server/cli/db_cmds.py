@@ -26,11 +26,19 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
     manager = open_manager(settings)
     try:
         before, after = manager.migrate()
-        state = ("created" if not existed or before == 0 else
-                 f"upgraded from {before}" if before < after else "up to date")
+        state = (
+            "created" if not existed or before == 0 else f"upgraded from {before}" if before < after else "up to date"
+        )
         lines.append(f"schema: version {after} at {where} ({state})")
-        wanted = list(dict.fromkeys([*tenants, *([t.tenant for t in DEMO_TENANTS] if demo else []),
-                                     *([settings.stdio.tenant] if settings.stdio.tenant else [])]))
+        wanted = list(
+            dict.fromkeys(
+                [
+                    *tenants,
+                    *([t.tenant for t in DEMO_TENANTS] if demo else []),
+                    *([settings.stdio.tenant] if settings.stdio.tenant else []),
+                ]
+            )
+        )
         definitions = load_tool_definitions(tools_file)
         for tenant in wanted:
             added = manager.seed_tools(operator_identity(tenant), definitions)
@@ -43,8 +51,9 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
             lines.append("demo data: " + (", ".join(seeded) + " seeded" if seeded else "already present"))
             if ACME.tenant in seeded:
                 window = record_demo_window(manager)
-                lines.append(f"demo context window: {window.manifest_id} "
-                             f"(memgate manifest show latest -t {ACME.tenant})")
+                lines.append(
+                    f"demo context window: {window.manifest_id} (memgate manifest show latest -t {ACME.tenant})"
+                )
     finally:
         manager.close()
     return lines
@@ -53,10 +62,20 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
 def register(cli: click.Group) -> None:
     @cli.command("init")
     @click.option("--demo", is_flag=True, help="Also load the demo tenants acme and globex.")
-    @click.option("--tenant", "-t", "tenants", multiple=True, metavar="TENANT", type=TENANT_ID,
-                  help="Seed the default toolbox rows for this tenant (repeatable).")
-    @click.option("--tools-file", type=click.Path(exists=True, dir_okay=False),
-                  help="Toolbox definitions to seed instead of the shipped config/toolbox.json.")
+    @click.option(
+        "--tenant",
+        "-t",
+        "tenants",
+        multiple=True,
+        metavar="TENANT",
+        type=TENANT_ID,
+        help="Seed the default toolbox rows for this tenant (repeatable).",
+    )
+    @click.option(
+        "--tools-file",
+        type=click.Path(exists=True, dir_okay=False),
+        help="Toolbox definitions to seed instead of the shipped config/toolbox.json.",
+    )
     @click.pass_context
     @friendly_errors
     def init(ctx: click.Context, demo: bool, tenants: tuple[str, ...], tools_file: str | None) -> None:
@@ -103,8 +122,9 @@ def register(cli: click.Group) -> None:
         _check_transport(settings, report)
         try:
             from memgate.manager import count_tokens
+
             report(True, "tokenizer", f"o200k_base offline ({count_tokens('memgate doctor')} tokens for a probe)")
-        except Exception as exc:  # noqa: BLE001 - doctor reports, it does not crash
+        except Exception as exc:
             report(False, "tokenizer", str(exc))
         if problems:
             click.echo(f"{problems} problem(s) found.")
@@ -127,8 +147,13 @@ def _check_database(settings, report) -> None:
         info = manager.describe()
         report(True, "database", f"{where} (schema {info['schema_version']}, {info['summary']})")
         tenants = manager.operator_tenants()
-        report(bool(tenants), "tenants", ", ".join(tenants) if tenants
-               else "none. Set one up: `memgate init --tenant acme` (or `memgate init --demo`).")
+        report(
+            bool(tenants),
+            "tenants",
+            ", ".join(tenants)
+            if tenants
+            else "none. Set one up: `memgate init --tenant acme` (or `memgate init --demo`).",
+        )
         for tenant in tenants:
             rows = manager.active_tools(operator_identity(tenant))
             from memgate.toolbox import check_row  # the server stack: only when a doctor checks rows
@@ -140,8 +165,11 @@ def _check_database(settings, report) -> None:
                 except MemgateError as exc:
                     refused.append(f"{raw['tool_name']} ({exc})")
             served = len(rows) - len(refused)
-            report(not refused, f"tools of {tenant}",
-                   f"{served} served" + (f"; refused: {'; '.join(refused)}" if refused else ""))
+            report(
+                not refused,
+                f"tools of {tenant}",
+                f"{served} served" + (f"; refused: {'; '.join(refused)}" if refused else ""),
+            )
     finally:
         manager.close()
 
@@ -149,9 +177,13 @@ def _check_database(settings, report) -> None:
 def _check_transport(settings, report) -> None:
     if settings.server.transport == "stdio":
         tenant = settings.stdio.tenant
-        report(True if tenant else None, "stdio identity",
-               f"tenant {tenant}, user {settings.stdio.user}, agent {settings.stdio.agent}" if tenant
-               else "no [stdio] tenant; `memgate serve` needs --tenant (or --demo)")
+        report(
+            True if tenant else None,
+            "stdio identity",
+            f"tenant {tenant}, user {settings.stdio.user}, agent {settings.stdio.agent}"
+            if tenant
+            else "no [stdio] tenant; `memgate serve` needs --tenant (or --demo)",
+        )
         return
     try:
         settings.http.auth.check_complete()

@@ -31,8 +31,9 @@ def register(cli: click.Group) -> None:
         """
         manager = open_manager(settings_from(ctx))
         try:
-            out = manager.lookup_entity(operator_identity(tenant, user, agent, thread), subject, predicate,
-                                        include_history=not no_history)
+            out = manager.lookup_entity(
+                operator_identity(tenant, user, agent, thread), subject, predicate, include_history=not no_history
+            )
         finally:
             manager.close()
         click.echo(out.text)
@@ -45,12 +46,17 @@ def register(cli: click.Group) -> None:
     @scope_options
     @click.option("--conditions", metavar="JSON", help='Structured conditions, e.g. \'{"dataset": "BEIR"}\'.')
     @click.option("--confidence", type=click.FloatRange(0, 1), help="Confidence between 0 and 1.")
-    @click.option("--expect-version", type=int, metavar="N",
-                  help="Refuse unless the claim is at version N now (0 = does not exist yet).")
+    @click.option(
+        "--expect-version",
+        type=int,
+        metavar="N",
+        help="Refuse unless the claim is at version N now (0 = does not exist yet).",
+    )
     @click.pass_context
     @friendly_errors
-    def set_(ctx, subject, predicate, value, tenant, user, agent, thread, conditions, confidence,
-             expect_version) -> None:
+    def set_(
+        ctx, subject, predicate, value, tenant, user, agent, thread, conditions, confidence, expect_version
+    ) -> None:
         """Record a claim, or correct it: the old version is closed and the next one inserted.
 
         The scope options say whom the claim is for; without them it holds for the
@@ -65,14 +71,23 @@ def register(cli: click.Group) -> None:
         except ValueError as exc:
             raise click.BadParameter(f"not valid JSON: {exc}", param_hint="--conditions") from None
         if conditions and not isinstance(parsed, dict):
-            raise click.BadParameter(f"must be a JSON object such as '{{\"dataset\": \"BEIR\"}}', got {conditions}",
-                                     param_hint="--conditions")
+            raise click.BadParameter(
+                f'must be a JSON object such as \'{{"dataset": "BEIR"}}\', got {conditions}', param_hint="--conditions"
+            )
         manager = open_manager(settings_from(ctx))
         try:
             row = manager.correct_entity(
-                operator_identity(tenant, user, agent, thread), subject, predicate, value, content_json=parsed,
-                confidence=confidence, expected_version=expect_version, user_id=user, agent_id=agent,
-                thread_id=thread)
+                operator_identity(tenant, user, agent, thread),
+                subject,
+                predicate,
+                value,
+                content_json=parsed,
+                confidence=confidence,
+                expected_version=expect_version,
+                user_id=user,
+                agent_id=agent,
+                thread_id=thread,
+            )
         finally:
             manager.close()
         replaced = f", replacing version {row['source_version']}" if row["source_version"] else ""

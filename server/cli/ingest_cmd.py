@@ -79,18 +79,25 @@ def _size(path: Path) -> int:
 
 def summary_lines(results: list[IngestResult], seconds: float, passed_over: list[Path] = ()) -> list[str]:
     count = {s: sum(r.status == s for r in results) for s in (NEW, UNCHANGED, REPLACED, FAILED)}
-    lines = [f"{len(results)} file(s): {count[NEW]} new, {count[UNCHANGED]} unchanged, "
-             f"{count[REPLACED]} replaced, {count[FAILED]} failed; "
-             f"{sum(r.chunks for r in results)} chunk(s), {sum(r.tokens for r in results)} token(s) "
-             f"written in {seconds:.1f}s"]
+    lines = [
+        f"{len(results)} file(s): {count[NEW]} new, {count[UNCHANGED]} unchanged, "
+        f"{count[REPLACED]} replaced, {count[FAILED]} failed; "
+        f"{sum(r.chunks for r in results)} chunk(s), {sum(r.tokens for r in results)} token(s) "
+        f"written in {seconds:.1f}s"
+    ]
     lines += [f"failed: {r.source}: {r.reason}" for r in results if r.status == FAILED]
-    lines += [f"image {r.source}: {NOT_SEARCHABLE} (give --description or a sidecar {Path(r.source).name}.txt)"
-              for r in results if r.status != FAILED and r.reason == NOT_SEARCHABLE]
+    lines += [
+        f"image {r.source}: {NOT_SEARCHABLE} (give --description or a sidecar {Path(r.source).name}.txt)"
+        for r in results
+        if r.status != FAILED and r.reason == NOT_SEARCHABLE
+    ]
     if passed_over:
-        names = ", ".join(p.name for p in passed_over[:10]) + (f" and {len(passed_over) - 10} more"
-                                                               if len(passed_over) > 10 else "")
-        lines.append(f"skipped {len(passed_over)} file(s) of a type it cannot read: {names} "
-                     f"(supported: {', '.join(READABLE)})")
+        names = ", ".join(p.name for p in passed_over[:10]) + (
+            f" and {len(passed_over) - 10} more" if len(passed_over) > 10 else ""
+        )
+        lines.append(
+            f"skipped {len(passed_over)} file(s) of a type it cannot read: {names} (supported: {', '.join(READABLE)})"
+        )
     return lines
 
 
@@ -98,23 +105,38 @@ def register(cli: click.Group) -> None:
     @cli.command("ingest")
     @click.argument("paths", nargs=-1, required=True, type=click.Path())
     @tenant_option()
-    @click.option("--collection", default="default", show_default=True, metavar="NAME",
-                  help="The collection the documents join.")
-    @click.option("--user", "-u", metavar="ID", type=USER_ID,
-                  help="Only this user may find them (default: the whole tenant).")
+    @click.option(
+        "--collection", default="default", show_default=True, metavar="NAME", help="The collection the documents join."
+    )
+    @click.option(
+        "--user", "-u", metavar="ID", type=USER_ID, help="Only this user may find them (default: the whole tenant)."
+    )
     @click.option("--agent", metavar="ID", type=AGENT_ID, help="Only this agent may find them.")
-    @click.option("--chunk-tokens", type=click.IntRange(16, 4000), default=_CHUNK.max_tokens, show_default=True,
-                  help="Largest chunk, in o200k_base tokens.")
-    @click.option("--overlap-tokens", type=click.IntRange(0, 1000), default=_CHUNK.overlap_tokens,
-                  show_default=True, help="Tokens a chunk repeats from the one before it.")
-    @click.option("--description", "-d", metavar="TEXT",
-                  help="What the image files named show: the text search finds them by (else a sidecar "
-                       "NAME.txt or NAME.md beside each).")
+    @click.option(
+        "--chunk-tokens",
+        type=click.IntRange(16, 4000),
+        default=_CHUNK.max_tokens,
+        show_default=True,
+        help="Largest chunk, in o200k_base tokens.",
+    )
+    @click.option(
+        "--overlap-tokens",
+        type=click.IntRange(0, 1000),
+        default=_CHUNK.overlap_tokens,
+        show_default=True,
+        help="Tokens a chunk repeats from the one before it.",
+    )
+    @click.option(
+        "--description",
+        "-d",
+        metavar="TEXT",
+        help="What the image files named show: the text search finds them by (else a sidecar "
+        "NAME.txt or NAME.md beside each).",
+    )
     @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
     @click.pass_context
     @friendly_errors
-    def ingest(ctx, paths, tenant, collection, user, agent, chunk_tokens, overlap_tokens, description,
-               quiet) -> None:
+    def ingest(ctx, paths, tenant, collection, user, agent, chunk_tokens, overlap_tokens, description, quiet) -> None:
         """Add .txt, .md, .html, .pdf and image files (or folders of them) to a tenant's knowledge base.
 
         Each document is parsed, cut into token-bounded chunks, embedded and indexed. An
@@ -152,12 +174,28 @@ def register(cli: click.Group) -> None:
             manager.embedder.embed(["warm up"])
             count_tokens("warm up")
             sizes = {path: _size(path) for path in files}
-            with click.progressbar(length=max(sum(sizes.values()), 1), label="ingesting", file=sys.stderr,
-                                   show_percent=True, hidden=quiet, item_show_func=lambda shown: shown) as bar:
+            with click.progressbar(
+                length=max(sum(sizes.values()), 1),
+                label="ingesting",
+                file=sys.stderr,
+                show_percent=True,
+                hidden=quiet,
+                item_show_func=lambda shown: shown,
+            ) as bar:
                 for path, shown in files.items():
                     bar.update(0, shown)
-                    results.append(_ingest_one(manager, identity, path, collection, user, agent, chunking,
-                                               description if is_image_path(path) else None))
+                    results.append(
+                        _ingest_one(
+                            manager,
+                            identity,
+                            path,
+                            collection,
+                            user,
+                            agent,
+                            chunking,
+                            description if is_image_path(path) else None,
+                        )
+                    )
                     bar.update(sizes[path], shown)
         finally:
             manager.close()
@@ -169,8 +207,9 @@ def register(cli: click.Group) -> None:
     @cli.command("search")
     @click.argument("query")
     @tenant_option()
-    @click.option("--user", "-u", metavar="ID", type=USER_ID,
-                  help="Search as this user (sees the user's own documents too).")
+    @click.option(
+        "--user", "-u", metavar="ID", type=USER_ID, help="Search as this user (sees the user's own documents too)."
+    )
     @click.option("--agent", metavar="ID", type=AGENT_ID, help="Search as this agent.")
     @click.option("--collection", metavar="NAME", help="Only this collection.")
     @click.option("--max-results", "-n", type=click.IntRange(1, 50), help="At most this many chunks.")
@@ -186,22 +225,31 @@ def register(cli: click.Group) -> None:
         """
         manager = open_manager(settings_from(ctx))
         try:
-            out = manager.search_memory(operator_identity(tenant, user, agent), query, collection=collection,
-                                        max_results=max_results)
+            out = manager.search_memory(
+                operator_identity(tenant, user, agent), query, collection=collection, max_results=max_results
+            )
         finally:
             manager.close()
         click.echo(json.dumps(out.structured or {"results": []}, indent=2) if as_json else out.text)
 
 
-def _ingest_one(manager, identity, path: Path, collection, user, agent, settings,
-                description: str | None = None) -> IngestResult:
+def _ingest_one(
+    manager, identity, path: Path, collection, user, agent, settings, description: str | None = None
+) -> IngestResult:
     try:
-        return manager.ingest_file(identity, path, collection=collection, user_id=user, agent_id=agent,
-                                   settings=settings, description=description)
+        return manager.ingest_file(
+            identity,
+            path,
+            collection=collection,
+            user_id=user,
+            agent_id=agent,
+            settings=settings,
+            description=description,
+        )
     except MemgateError as exc:
         return IngestResult(str(path), FAILED, reason=exc.with_hint())
     except OSError as exc:
         return IngestResult(str(path), FAILED, reason=f"cannot read it: {exc.strerror or exc}")
-    except Exception as exc:  # noqa: BLE001 - one bad file must not stop the others
+    except Exception as exc:
         log.debug("ingest of %s failed", path, exc_info=True)
         return IngestResult(str(path), FAILED, reason=f"unexpected {type(exc).__name__}: {exc}")

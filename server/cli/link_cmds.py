@@ -52,8 +52,15 @@ def register(cli: click.Group) -> None:
           memgate link add ent_acme_helios_v2 is_supported_by chk_acme_1_1 -t acme
         """
         with _manager(ctx) as manager:
-            row, created = manager.add_link(operator_identity(tenant, user, agent, thread), from_id, link_type,
-                                            to_id, from_type=from_type, to_type=to_type, note=note)
+            row, created = manager.add_link(
+                operator_identity(tenant, user, agent, thread),
+                from_id,
+                link_type,
+                to_id,
+                from_type=from_type,
+                to_type=to_type,
+                note=note,
+            )
         state = "linked" if created else "already linked"
         click.echo(f"{state}: {row['from_id']} {row['link_type']} {row['to_id']} ({row['id']})")
 
@@ -75,13 +82,16 @@ def register(cli: click.Group) -> None:
           memgate link ls sum_acme_july -t acme --user jane
         """
         with _manager(ctx) as manager:
-            views = manager.memory_links(operator_identity(tenant, user, agent, thread), memory_id,
-                                         memory_type=memory_type)
+            views = manager.memory_links(
+                operator_identity(tenant, user, agent, thread), memory_id, memory_type=memory_type
+            )
         if not views:
             click.echo(f"{memory_id} has no links visible in this scope.")
         for v in views:
-            click.echo(f"{v.link['id']}  {memory_id} {v.relation} {v.far['id']}  ({v.link['provenance']}, "
-                       f"since {v.link['valid_from']})")
+            click.echo(
+                f"{v.link['id']}  {memory_id} {v.relation} {v.far['id']}  ({v.link['provenance']}, "
+                f"since {v.link['valid_from']})"
+            )
 
     @link.command("rm")
     @click.argument("ends", nargs=-1, required=True, metavar="LINK_ID | FROM TYPE TO")
@@ -97,8 +107,10 @@ def register(cli: click.Group) -> None:
           memgate link rm chk_acme_1_0 supports ent_acme_helios_v2 -t acme
         """
         if len(ends) not in (1, 3):
-            raise click.UsageError("give a link id (lnk_...) or FROM TYPE TO, e.g. "
-                                   "`memgate link rm chk_acme_1_0 supports ent_acme_helios_v2 -t acme`")
+            raise click.UsageError(
+                "give a link id (lnk_...) or FROM TYPE TO, e.g. "
+                "`memgate link rm chk_acme_1_0 supports ent_acme_helios_v2 -t acme`"
+            )
         identity = operator_identity(tenant, user, agent, thread)
         with _manager(ctx) as manager:
             link_id = ends[0] if len(ends) == 1 else manager.find_link(identity, *ends)["id"]

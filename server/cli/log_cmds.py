@@ -37,12 +37,16 @@ def register(cli: click.Group) -> None:
             for r in rows:
                 click.echo(json.dumps(r, sort_keys=True))
             return
-        click.echo(f"{'called_at':<24} {'tenant':<10} {'tool':<16} {'status':<8} {'rows':>4} {'tokens':>6} "
-                   f"{'ms':>8}  principal")
+        click.echo(
+            f"{'called_at':<24} {'tenant':<10} {'tool':<16} {'status':<8} {'rows':>4} {'tokens':>6} "
+            f"{'ms':>8}  principal"
+        )
         for r in rows:
-            click.echo(f"{r['called_at']:<24} {r['tenant_id']:<10} {r['tool_name']:<16} {r['status']:<8} "
-                       f"{r['rows_returned'] if r['rows_returned'] is not None else '-':>4} "
-                       f"{r['result_tokens'] if r['result_tokens'] is not None else '-':>6} "
-                       f"{r['duration_ms'] or 0:>8.1f}  {r['principal'] or '-'}")
+            click.echo(
+                f"{r['called_at']:<24} {r['tenant_id']:<10} {r['tool_name']:<16} {r['status']:<8} "
+                f"{r['rows_returned'] if r['rows_returned'] is not None else '-':>4} "
+                f"{r['result_tokens'] if r['result_tokens'] is not None else '-':>6} "
+                f"{r['duration_ms'] or 0:>8.1f}  {r['principal'] or '-'}"
+            )
         if not rows:
             click.echo("(no calls recorded)")

@@ -8,13 +8,21 @@ from memgate.manager import days_ago_iso
 
 from .common import friendly_errors, open_manager, operator_identity, settings_from, tenant_option
 
-STORE_HELP = ("The memory store, by key: agent:NAME (agent:default when the identity names no agent), "
-              "user:NAME, session:THREAD, shared:NAME, global, or context:NAME:KEY:VALUE.")
+STORE_HELP = (
+    "The memory store, by key: agent:NAME (agent:default when the identity names no agent), "
+    "user:NAME, session:THREAD, shared:NAME, global, or context:NAME:KEY:VALUE."
+)
 
 
 def store_option(required: bool = True):
-    return click.option("--store", "-s", "store", required=required, metavar="KEY",
-                        help=STORE_HELP + ("" if required else " Omit it to list the tenant's stores."))
+    return click.option(
+        "--store",
+        "-s",
+        "store",
+        required=required,
+        metavar="KEY",
+        help=STORE_HELP + ("" if required else " Omit it to list the tenant's stores."),
+    )
 
 
 def register(cli: click.Group) -> None:
@@ -49,8 +57,9 @@ def register(cli: click.Group) -> None:
             if store is None:
                 rows = manager.operator_memory_stores(tenant)
                 for r in rows:
-                    click.echo(f"{r['store_key']}\t{r['files']} files\t{r['chars']} chars\t"
-                               f"last write {r['updated_at'] or '-'}")
+                    click.echo(
+                        f"{r['store_key']}\t{r['files']} files\t{r['chars']} chars\tlast write {r['updated_at'] or '-'}"
+                    )
                 click.echo(f"{len(rows)} store(s) for tenant {tenant}")
                 return
             with manager.memory_store_files(op, store) as files:
@@ -128,8 +137,13 @@ def register(cli: click.Group) -> None:
         click.echo(f"Successfully deleted {path} ({count} file(s)) from {store}")
 
     @memory.command("expire")
-    @click.option("--days", type=click.FloatRange(min=0, min_open=True), required=True, metavar="N",
-                  help="Delete files not written for more than N days.")
+    @click.option(
+        "--days",
+        type=click.FloatRange(min=0, min_open=True),
+        required=True,
+        metavar="N",
+        help="Delete files not written for more than N days.",
+    )
     @tenant_option()
     @store_option()
     @click.pass_context
@@ -154,8 +168,7 @@ def register(cli: click.Group) -> None:
     @memory.command("clear")
     @tenant_option()
     @store_option()
-    @click.confirmation_option(prompt="Delete every file of this memory store?",
-                               help="Do not ask for confirmation.")
+    @click.confirmation_option(prompt="Delete every file of this memory store?", help="Do not ask for confirmation.")
     @click.pass_context
     @friendly_errors
     def clear(ctx, tenant, store) -> None:

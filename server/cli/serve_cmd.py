@@ -31,8 +31,11 @@ def register(cli: click.Group) -> None:
     @click.option("--tenant", "-t", type=TENANT_ID, help="stdio: the trusted tenant this process serves.")
     @click.option("--user", "-u", type=USER_ID, help="stdio: the trusted user.")
     @click.option("--agent", type=AGENT_ID, help="stdio: the trusted agent.")
-    @click.option("--demo", is_flag=True,
-                  help="Create the database if needed, load the demo data, and (stdio) serve as acme/jane.")
+    @click.option(
+        "--demo",
+        is_flag=True,
+        help="Create the database if needed, load the demo data, and (stdio) serve as acme/jane.",
+    )
     @click.pass_context
     @friendly_errors
     def serve(ctx: click.Context, transport, host, port, tenant, user, agent, demo) -> None:
@@ -52,16 +55,26 @@ def register(cli: click.Group) -> None:
         """
         if demo and not (tenant or user or agent):
             tenant, user, agent = ACME.tenant, ACME.user, ACME.agent
-        settings = settings_from(ctx, **{
-            "server.transport": transport, "server.host": host, "server.port": port,
-            "stdio.tenant": tenant, "stdio.user": user, "stdio.agent": agent})
+        settings = settings_from(
+            ctx,
+            **{
+                "server.transport": transport,
+                "server.host": host,
+                "server.port": port,
+                "stdio.tenant": tenant,
+                "stdio.user": user,
+                "stdio.agent": agent,
+            },
+        )
         os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
         # The server stack first: fastmcp installs its own log handler when imported, which
         # setup_logging then replaces, so every line has the one format.
         from .. import app  # noqa: F401
+
         setup_logging(settings.server.log_level)
         if demo:
             from .db_cmds import init_database
+
             for line in init_database(settings, [], demo=True):
                 log.info(line)
         manager = open_manager(settings)
@@ -70,6 +83,7 @@ def register(cli: click.Group) -> None:
             if settings.server.transport == "stdio":
                 from ..app import stdio_server
                 from ..stdio_transport import serve_stdio
+
                 require_tenant(manager, settings, settings.stdio.identity(), serving=True)
                 mcp = stdio_server(manager, settings)
                 log.info("memgate serving %s over stdio as tenant %s", settings.database.path, settings.stdio.tenant)
@@ -78,14 +92,28 @@ def register(cli: click.Group) -> None:
                 import uvicorn
 
                 from ..app import http_asgi_app, http_server, uvicorn_options
+
                 mcp = http_server(manager, settings)
                 if not manager.operator_tenants():
-                    log.warning("no tenant is set up in %s, so every caller sees no tools; "
-                                "run `memgate init --tenant T` for each tenant", settings.database.path)
-                log.info("memgate serving %s at http://%s:%s/mcp", settings.database.path,
-                         settings.server.host, settings.server.port)
+                    log.warning(
+                        "no tenant is set up in %s, so every caller sees no tools; "
+                        "run `memgate init --tenant T` for each tenant",
+                        settings.database.path,
+                    )
+                log.info(
+                    "memgate serving %s at http://%s:%s/mcp",
+                    settings.database.path,
+                    settings.server.host,
+                    settings.server.port,
+                )
                 # log_config=None: uvicorn's loggers keep the one format setup_logging gave the root.
-                uvicorn.run(http_asgi_app(mcp, settings), host=settings.server.host, port=settings.server.port,
-                            log_level=settings.server.log_level.lower(), log_config=None, **uvicorn_options(settings))
+                uvicorn.run(
+                    http_asgi_app(mcp, settings),
+                    host=settings.server.host,
+                    port=settings.server.port,
+                    log_level=settings.server.log_level.lower(),
+                    log_config=None,
+                    **uvicorn_options(settings),
+                )
         finally:
             manager.close()

@@ -61,8 +61,9 @@ def register(cli: click.Group) -> None:
     def map_(ctx, kind, value, tenant, issuer, user, note) -> None:
         manager = open_manager(settings_from(ctx))
         try:
-            m = manager.operator_map_tenant(kind, value, tenant, issuer=issuer, user=user, note=note,
-                                            created_by="cli:operator")
+            m = manager.operator_map_tenant(
+                kind, value, tenant, issuer=issuer, user=user, note=note, created_by="cli:operator"
+            )
         finally:
             manager.close()
         click.echo(f"{m.describe()} -> tenant {m.tenant}" + (f", user {m.user}" if m.user else ""))
@@ -94,17 +95,22 @@ def register(cli: click.Group) -> None:
             value = f"{m.value} (issuer {m.issuer})" if m.kind == "iss_sub" else m.value
             click.echo(f"{m.tenant:<12} {m.user or '-':<16} {m.kind:<13} {value}")
         if not rows:
-            click.echo("(no tenant mappings; tokens must carry a tenant claim. "
-                       f"Refused calls: `memgate log -t {UNMAPPED_TENANT} --json`)")
+            click.echo(
+                "(no tenant mappings; tokens must carry a tenant claim. "
+                f"Refused calls: `memgate log -t {UNMAPPED_TENANT} --json`)"
+            )
 
-    @tenants.command("unmap", help=f"""Remove the mapping of KIND VALUE.
+    @tenants.command(
+        "unmap",
+        help=f"""Remove the mapping of KIND VALUE.
 
     {_KIND_HELP}
     \b
     Examples:
       memgate tenants unmap hd acme.example
       memgate tenants unmap iss_sub 00u1ab2c --issuer https://acme.okta.com
-    """)
+    """,
+    )
     @click.argument("kind", type=click.Choice(TENANT_MAPPING_KINDS))
     @click.argument("value")
     @click.option("--issuer", metavar="URL", help="iss_sub only: the token issuer.")

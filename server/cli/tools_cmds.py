@@ -61,11 +61,20 @@ def register(cli: click.Group) -> None:
 
     @tools.command("add-report")
     @click.argument("tool_name")
-    @click.option("--sql", "sql_file", required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                  help="The reviewed SELECT, binding the caller's values as :name.")
-    @click.option("--schema", "schema_file", required=True,
-                  type=click.Path(exists=True, dir_okay=False, path_type=Path),
-                  help="JSON Schema of the binds: one property per :name; its description is the tool's.")
+    @click.option(
+        "--sql",
+        "sql_file",
+        required=True,
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="The reviewed SELECT, binding the caller's values as :name.",
+    )
+    @click.option(
+        "--schema",
+        "schema_file",
+        required=True,
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        help="JSON Schema of the binds: one property per :name; its description is the tool's.",
+    )
     @click.option("--notes", help="What the model reads about the tool (default: the schema's description).")
     @click.option("--max-rows", type=click.IntRange(min=1), help="Rows per call (default and ceiling: the caps).")
     @tenant_option()
@@ -96,8 +105,7 @@ def register(cli: click.Group) -> None:
         click.echo(f"{tool_name} (report) added for {tenant} (version {row['version']})")
 
 
-def report_definition(name: str, sql_file: Path, schema_file: Path, notes: str | None,
-                      max_rows: int | None) -> dict:
+def report_definition(name: str, sql_file: Path, schema_file: Path, notes: str | None, max_rows: int | None) -> dict:
     """A report row from its files: the schema's top-level description becomes the usage notes."""
     try:
         schema = json.loads(schema_file.read_text(encoding="utf-8"))
@@ -108,22 +116,34 @@ def report_definition(name: str, sql_file: Path, schema_file: Path, notes: str |
     described = schema.pop("description", None)
     notes = notes or described
     if not isinstance(notes, str) or not notes.strip():
-        raise InvalidArgument("a report needs usage notes: give --notes, or a top-level description in the schema",
-                              field="--notes")
+        raise InvalidArgument(
+            "a report needs usage notes: give --notes, or a top-level description in the schema", field="--notes"
+        )
     report = {"sql": sql_file.read_text(encoding="utf-8").strip()}
     if max_rows is not None:
         report["max_rows"] = max_rows
-    return {"tool_name": name, "tool_handler": "report", "usage_notes": notes, "tool_schema": schema,
-            "access_policy": {"report": report}}
+    return {
+        "tool_name": name,
+        "tool_handler": "report",
+        "usage_notes": notes,
+        "tool_schema": schema,
+        "access_policy": {"report": report},
+    }
 
 
 def _row_problem(definition: dict) -> str | None:
     """Why the toolbox would not serve this row (the same check every list runs), or None."""
     from memgate.toolbox import check_row  # the server stack: only when a row is written
 
-    row = ToolRow(id="new", version=1, tool_name=definition["tool_name"], tool_schema=definition["tool_schema"],
-                  usage_notes=definition["usage_notes"], tool_handler=definition["tool_handler"],
-                  access_policy=definition["access_policy"])
+    row = ToolRow(
+        id="new",
+        version=1,
+        tool_name=definition["tool_name"],
+        tool_schema=definition["tool_schema"],
+        usage_notes=definition["usage_notes"],
+        tool_handler=definition["tool_handler"],
+        access_policy=definition["access_policy"],
+    )
     try:
         check_row(row)
     except MemgateError as exc:
@@ -132,7 +152,9 @@ def _row_problem(definition: dict) -> str | None:
 
 
 def _toggle(group: click.Group, name: str, enabled: bool) -> None:
-    @group.command(name, help=f"""{name.capitalize()} a tool for the whole tenant.
+    @group.command(
+        name,
+        help=f"""{name.capitalize()} a tool for the whole tenant.
 
     Takes effect on the next request of every connected client, without a restart;
     a call to a tool that was listed before the change is refused and logged.
@@ -140,7 +162,8 @@ def _toggle(group: click.Group, name: str, enabled: bool) -> None:
     \b
     Example:
       memgate tools {name} lookup_entity --tenant acme
-    """)
+    """,
+    )
     @click.argument("tool_name")
     @tenant_option()
     @click.pass_context

@@ -35,8 +35,9 @@ def _oracle_skip_reason() -> str | None:
 
 
 def oracle_settings() -> DatabaseSettings:
-    return DatabaseSettings(backend="oracle", dsn=os.environ[ORACLE_DSN],
-                            admin_user=os.environ.get("MEMGATE_ORACLE_ADMIN_USER") or None)
+    return DatabaseSettings(
+        backend="oracle", dsn=os.environ[ORACLE_DSN], admin_user=os.environ.get("MEMGATE_ORACLE_ADMIN_USER") or None
+    )
 
 
 @pytest.fixture(scope="session")
@@ -89,4 +90,6 @@ def backend(open_database):
 
 
 def pytest_report_header(config):
-    return f"backend contract suite: sqlite runs; oracle: {_oracle_skip_reason() or 'runs on ' + os.environ[ORACLE_DSN]}"
+    return (
+        f"backend contract suite: sqlite runs; oracle: {_oracle_skip_reason() or 'runs on ' + os.environ[ORACLE_DSN]}"
+    )

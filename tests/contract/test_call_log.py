@@ -11,13 +11,23 @@ from memgate.manager import ACME, GLOBEX
 from memgate.manager.registry.calllog import CallRecord
 
 HOST = replace(ACME, client_name="claude-ai", client_version="0.1.0", model="claude-sonnet-4")
-SQLCL_COLUMNS = ["id", "mcp_client", "model", "end_point_type", "end_point_name", "log_message",
-                 "created_on", "created_by"]
+SQLCL_COLUMNS = [
+    "id",
+    "mcp_client",
+    "model",
+    "end_point_type",
+    "end_point_name",
+    "log_message",
+    "created_on",
+    "created_by",
+]
 
 
 def _log(manager, who, call_id, at, tool="lookup_entity", status="ok", **args):
-    manager.log_call(who, CallRecord(call_id=call_id, called_at=at, tool_name=tool, status=status,
-                                     arguments=args or {"subject": "x"}))
+    manager.log_call(
+        who,
+        CallRecord(call_id=call_id, called_at=at, tool_name=tool, status=status, arguments=args or {"subject": "x"}),
+    )
 
 
 def test_the_caller_reads_its_own_calls_newest_first_with_filters(manager):
@@ -37,10 +47,16 @@ def test_dbtools_mcp_log_has_sqlcls_columns_first_and_the_host_and_model(manager
         rows = s.raw("SELECT * FROM dbtools_mcp_log ORDER BY created_on")
     assert list(rows[0])[:8] == SQLCL_COLUMNS
     first = {k: rows[0][k] for k in SQLCL_COLUMNS}
-    assert first == {"id": "c1", "mcp_client": "claude-ai 0.1.0", "model": "claude-sonnet-4",
-                     "end_point_type": "tool", "end_point_name": "search_memory",
-                     "log_message": '{"query": "vpd"}', "created_on": "2026-09-01T00:00:01.000Z",
-                     "created_by": ACME.principal}
+    assert first == {
+        "id": "c1",
+        "mcp_client": "claude-ai 0.1.0",
+        "model": "claude-sonnet-4",
+        "end_point_type": "tool",
+        "end_point_name": "search_memory",
+        "log_message": '{"query": "vpd"}',
+        "created_on": "2026-09-01T00:00:01.000Z",
+        "created_by": ACME.principal,
+    }
     assert [r["tenant_id"] for r in rows] == ["acme", "globex"]
     assert rows[1]["mcp_client"] is None and rows[1]["model"] is None
 
@@ -58,6 +74,7 @@ def test_a_walled_session_cannot_read_the_operators_log_view(backend, manager):
 
 def test_the_log_is_append_only(backend, manager):
     from memgate.manager import AccessDenied
+
     _log(manager, ACME, "c1", "2026-09-01T00:00:01.000Z")
     with backend.session(ACME) as s, pytest.raises(AccessDenied, match="cannot be changed in place"):
         s.raw("UPDATE mcp_call_log SET status = 'ok' WHERE call_id = 'c1'")

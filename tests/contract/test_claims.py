@@ -23,7 +23,9 @@ def test_lookup_entity_text_labels_current_and_history_with_citation_ids(manager
     acme, _ = two_tenants
     out = manager.lookup_entity(acme, "model:helios-rag", "beir_ndcg10")
     first_line = out.text.splitlines()[0]
-    assert first_line.startswith("entity: model:helios-rag beir_ndcg10 | claims: 1 | versions shown: 2 | more exist: no | tokens: ")
+    assert first_line.startswith(
+        "entity: model:helios-rag beir_ndcg10 | claims: 1 | versions shown: 2 | more exist: no | tokens: "
+    )
     assert '<memory id="ent_acme_helios_v2" type="entity" status="current" version="2"' in out.text
     assert '<memory id="ent_acme_helios_v1" type="entity" status="superseded" version="1"' in out.text
     assert out.text.index('status="current"') < out.text.index('status="superseded"')
@@ -73,6 +75,7 @@ def test_two_processes_correcting_the_same_version_cannot_both_win(open_database
 def test_claim_versions_cannot_be_edited_in_place(backend, two_tenants):
     acme, _ = two_tenants
     from memgate.manager.errors import AccessDenied
+
     with backend.session(acme) as s, pytest.raises(AccessDenied, match="cannot be changed in place"):
         s.raw("UPDATE entity_memory SET content = '0.99' WHERE id = 'ent_acme_helios_v2'")
 
@@ -92,5 +95,6 @@ def test_a_user_scoped_claim_wins_over_the_tenant_wide_one_for_that_user_only(ma
     manager.correct_entity(acme, "pref:units", "length", "metric")
     manager.correct_entity(acme, "pref:units", "length", "imperial", user_id="jane")
     from dataclasses import replace
+
     assert _current(manager, acme, "pref:units", "length").current.row["content"] == "imperial"
     assert _current(manager, replace(acme, user="bob"), "pref:units", "length").current.row["content"] == "metric"

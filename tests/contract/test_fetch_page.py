@@ -21,8 +21,15 @@ def three_versions(manager, two_tenants):
 def test_fetch_page_returns_at_most_limit_rows_and_says_when_more_exist(backend, three_versions, limit, shown, more):
     acme = three_versions
     with backend.session(acme) as s:
-        rows, more_exist = s.fetch_page("entity_versions", limit, subject=SUBJECT, predicate="score",
-                                        user=acme.user, agent=acme.agent, thread=acme.thread)
+        rows, more_exist = s.fetch_page(
+            "entity_versions",
+            limit,
+            subject=SUBJECT,
+            predicate="score",
+            user=acme.user,
+            agent=acme.agent,
+            thread=acme.thread,
+        )
     assert (len(rows), more_exist) == (shown, more)
     assert [r["version"] for r in rows] == [3, 2, 1][:shown]
 
@@ -37,7 +44,11 @@ def test_lookup_says_more_exist_only_when_rows_were_cut(manager, three_versions)
 def test_log_listings_show_exactly_limit_rows_newest_first(manager, two_tenants):
     acme, _ = two_tenants
     for i in range(4):
-        manager.log_call(acme, CallRecord(call_id=f"c{i}", called_at=f"2026-12-01T00:00:0{i}.000Z",
-                                          tool_name="lookup_entity", status="ok"))
+        manager.log_call(
+            acme,
+            CallRecord(
+                call_id=f"c{i}", called_at=f"2026-12-01T00:00:0{i}.000Z", tool_name="lookup_entity", status="ok"
+            ),
+        )
     assert [r["call_id"] for r in manager.recent_calls(acme, limit=3)] == ["c3", "c2", "c1"]
     assert [r["call_id"] for r in manager.operator_recent_calls(tenant="acme", limit=3)] == ["c3", "c2", "c1"]

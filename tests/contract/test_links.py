@@ -23,8 +23,13 @@ def test_a_correction_writes_its_supersedes_link_in_the_same_transaction(manager
     row = manager.correct_entity(ACME, "model:helios-rag", "beir_ndcg10", "0.81", expected_version=2)
     [link] = _links(backend, from_id=row["id"])
     assert {k: link[k] for k in ("from_type", "link_type", "to_type", "to_id", "provenance", "valid_from")} == {
-        "from_type": "entity_memory", "link_type": "supersedes", "to_type": "entity_memory",
-        "to_id": "ent_acme_helios_v2", "provenance": "correction", "valid_from": row["valid_from"]}
+        "from_type": "entity_memory",
+        "link_type": "supersedes",
+        "to_type": "entity_memory",
+        "to_id": "ent_acme_helios_v2",
+        "provenance": "correction",
+        "valid_from": row["valid_from"],
+    }
     assert (link["tenant_id"], link["user_id"]) == ("acme", None)
 
 
@@ -35,9 +40,11 @@ def test_a_first_version_links_nothing(manager, backend, two_tenants):
 
 def test_the_demo_links_helios_v2_to_v1_and_the_report_to_v2_and_the_july_summary(backend, two_tenants):
     found = {(r["from_id"], r["link_type"], r["to_id"], r["provenance"], r["user_id"]) for r in _links(backend)}
-    assert found == {("ent_acme_helios_v2", "supersedes", "ent_acme_helios_v1", "correction", None),
-                     ("chk_acme_1_0", "supports", "ent_acme_helios_v2", "explicit", None),
-                     ("chk_acme_1_0", "contradicts", "sum_acme_july", "explicit", "jane")}
+    assert found == {
+        ("ent_acme_helios_v2", "supersedes", "ent_acme_helios_v1", "correction", None),
+        ("chk_acme_1_0", "supports", "ent_acme_helios_v2", "explicit", None),
+        ("chk_acme_1_0", "contradicts", "sum_acme_july", "explicit", "jane"),
+    }
 
 
 def test_a_link_takes_the_scope_of_its_ends(manager, backend, two_tenants):
@@ -47,8 +54,9 @@ def test_a_link_takes_the_scope_of_its_ends(manager, backend, two_tenants):
         assert s.raw("SELECT id FROM memory_link WHERE id = :id", {"id": row["id"]}) == []
 
 
-@pytest.mark.parametrize("who, to_id", [(ACME, "ent_globex_helios_v1"), (BOB, "sum_acme_july"),
-                                        (GLOBEX, "ent_acme_helios_v2")])
+@pytest.mark.parametrize(
+    "who, to_id", [(ACME, "ent_globex_helios_v1"), (BOB, "sum_acme_july"), (GLOBEX, "ent_acme_helios_v2")]
+)
 def test_a_link_to_a_memory_behind_the_wall_is_refused_and_writes_nothing(manager, backend, two_tenants, who, to_id):
     from_id = "ent_globex_acct" if who is GLOBEX else "ent_acme_helios_owner"
     before = table_digest(backend)
@@ -89,8 +97,10 @@ def test_traversal_of_a_cycle_ends_with_each_memory_once(manager, backend, two_t
 
 def test_a_deleted_far_end_is_not_returned(manager, backend, two_tenants):
     with backend.session(replace(ACME, thread=None)) as s:
-        s.raw("UPDATE summarization_memory SET deleted_at = :t WHERE id = 'sum_acme_july'",
-              {"t": "2026-08-21T00:00:00.000Z"})
+        s.raw(
+            "UPDATE summarization_memory SET deleted_at = :t WHERE id = 'sum_acme_july'",
+            {"t": "2026-08-21T00:00:00.000Z"},
+        )
     now = now_iso()
     with backend.session(ACME, now=now) as s:
         found = traverse.traverse(s, [("knowledge_base_chunk", "chk_acme_1_0")], now, hops=1, limit=5)

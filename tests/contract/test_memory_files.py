@@ -53,6 +53,14 @@ def test_a_write_against_a_stale_version_changes_nothing(manager, backend):
     _run(manager, JANE, "create", path="/memories/cas.md", file_text="v1")
     [row] = operator_rows(backend, "memory_file")
     with backend.session(JANE) as s:
-        s.execute("memory_file_update", id=row["id"], version=row["version"] + 1, content="lost",
-                  size_chars=4, size_bytes=4, updated_by="test", now="2026-09-01T00:00:00.000Z")
+        s.execute(
+            "memory_file_update",
+            id=row["id"],
+            version=row["version"] + 1,
+            content="lost",
+            size_chars=4,
+            size_bytes=4,
+            updated_by="test",
+            now="2026-09-01T00:00:00.000Z",
+        )
     assert [r["content"] for r in operator_rows(backend, "memory_file")] == ["v1"]

@@ -24,8 +24,19 @@ def _query(backend, identity, sql, now=LATER):
 
 
 def _claim(s, id, predicate, content, version, valid_from, **extra):
-    s.insert("entity_memory", {"id": id, "tenant_id": "acme", "subject": "model:helios-rag", "predicate": predicate,
-                               "content": content, "version": version, "valid_from": valid_from, **extra})
+    s.insert(
+        "entity_memory",
+        {
+            "id": id,
+            "tenant_id": "acme",
+            "subject": "model:helios-rag",
+            "predicate": predicate,
+            "content": content,
+            "version": version,
+            "valid_from": valid_from,
+            **extra,
+        },
+    )
 
 
 @pytest.fixture
@@ -42,30 +53,43 @@ def versions(backend, two_tenants):
 
 
 def test_entity_memory_shows_only_the_current_version_and_history_labels_both(backend, two_tenants):
-    sql = ("SELECT content, version{} FROM entity_memory{} WHERE subject = 'model:helios-rag' "
-           "AND predicate = 'beir_ndcg10' ORDER BY version")
+    sql = (
+        "SELECT content, version{} FROM entity_memory{} WHERE subject = 'model:helios-rag' "
+        "AND predicate = 'beir_ndcg10' ORDER BY version"
+    )
     assert _query(backend, ACME, sql.format("", "")) == [{"content": "0.78", "version": 2}]
     assert _query(backend, ACME, sql.format(", status", "_history")) == [
         {"content": "0.92", "version": 1, "status": "superseded"},
-        {"content": "0.78", "version": 2, "status": "current"}]
+        {"content": "0.78", "version": 2, "status": "current"},
+    ]
 
 
 def test_the_views_are_evaluated_at_the_calls_time(backend, two_tenants):
-    sql = ("SELECT id, status FROM entity_memory_history WHERE predicate = 'beir_ndcg10' ORDER BY version")
+    sql = "SELECT id, status FROM entity_memory_history WHERE predicate = 'beir_ndcg10' ORDER BY version"
     before_the_correction = "2026-08-01T00:00:00.000Z"
     assert _query(backend, ACME, sql, now=before_the_correction) == [
-        {"id": "ent_acme_helios_v1", "status": "current"}, {"id": "ent_acme_helios_v2", "status": "pending"}]
-    assert _query(backend, ACME, "SELECT content FROM entity_memory WHERE predicate = 'beir_ndcg10'",
-                  now=before_the_correction) == [{"content": "0.92"}]
+        {"id": "ent_acme_helios_v1", "status": "current"},
+        {"id": "ent_acme_helios_v2", "status": "pending"},
+    ]
+    assert _query(
+        backend, ACME, "SELECT content FROM entity_memory WHERE predicate = 'beir_ndcg10'", now=before_the_correction
+    ) == [{"content": "0.92"}]
     assert _query(backend, ACME, "SELECT count(*) AS n FROM summarization_memory", now=JULY) == [{"n": 0}]
 
 
 def test_each_history_status_and_the_current_row_per_claim(versions):
     got = {r["id"]: r["status"] for r in _query(versions, ACME, "SELECT id, status FROM entity_memory_history")}
-    assert got == {"ent_acme_helios_v1": "superseded", "ent_acme_helios_v2": "current",
-                   "ent_acme_helios_owner": "current", "ent_recall_jane": "current", "ent_recall_v1": "superseded",
-                   "ent_latency_v1": "expired", "ent_cost_v1": "deleted", "ent_size_v1": "current",
-                   "ent_size_v2": "pending"}
+    assert got == {
+        "ent_acme_helios_v1": "superseded",
+        "ent_acme_helios_v2": "current",
+        "ent_acme_helios_owner": "current",
+        "ent_recall_jane": "current",
+        "ent_recall_v1": "superseded",
+        "ent_latency_v1": "expired",
+        "ent_cost_v1": "deleted",
+        "ent_size_v1": "current",
+        "ent_size_v2": "pending",
+    }
     current = _query(versions, ACME, "SELECT id FROM entity_memory ORDER BY id")
     assert [r["id"] for r in current] == sorted(k for k, v in got.items() if v == "current")
     # bob has no override of recall100: the tenant-wide version is the one in force for him
@@ -83,15 +107,23 @@ def test_the_history_status_agrees_with_lookup_entitys_labels(manager, versions,
     assert in_sql == in_lookup and len(in_sql) >= 8
     # and label_versions itself, on the view's own rows in lookup_entity's order
     for predicate in {r["predicate"] for r in rows}:
-        claim = sorted((r for r in rows if r["predicate"] == predicate),
-                       key=lambda r: (-sum(r[c] is not None for c in ("user_id", "agent_id", "thread_id")),
-                                      -r["version"], r["id"]))
+        claim = sorted(
+            (r for r in rows if r["predicate"] == predicate),
+            key=lambda r: (
+                -sum(r[c] is not None for c in ("user_id", "agent_id", "thread_id")),
+                -r["version"],
+                r["id"],
+            ),
+        )
         assert [r["status"] for r in claim] == [v.status for v in label_versions(claim, now)], predicate
 
 
 def test_guideline_persona_and_workflow_have_history_views_too(backend, two_tenants):
-    for view, key in (("guideline_memory", "guideline_key"), ("persona_memory", "persona_key"),
-                      ("workflow_memory", "workflow_key")):
+    for view, key in (
+        ("guideline_memory", "guideline_key"),
+        ("persona_memory", "persona_key"),
+        ("workflow_memory", "workflow_key"),
+    ):
         history = _query(backend, ACME, f"SELECT {key}, status FROM {view}_history ORDER BY {key}")
         current = _query(backend, ACME, f"SELECT {key} FROM {view} ORDER BY {key}")
         assert history and {r["status"] for r in history} == {"current"}, view
@@ -100,8 +132,17 @@ def test_guideline_persona_and_workflow_have_history_views_too(backend, two_tena
 
 def test_conversation_memory_is_readable_and_scoped(backend, two_tenants):
     with backend.session(ACME) as s:
-        s.insert("conversation_memory", {"id": "cnv_jane", "tenant_id": "acme", "user_id": "jane",
-                                         "event_type": "turn", "content": "jane's turn", "valid_from": JULY})
+        s.insert(
+            "conversation_memory",
+            {
+                "id": "cnv_jane",
+                "tenant_id": "acme",
+                "user_id": "jane",
+                "event_type": "turn",
+                "content": "jane's turn",
+                "valid_from": JULY,
+            },
+        )
     sql = "SELECT id FROM conversation_memory"
     assert _query(backend, ACME, sql, now=now_iso()) == [{"id": "cnv_jane"}]
     assert _query(backend, BOB, sql, now=now_iso()) == []
@@ -111,6 +152,5 @@ def test_named_binds_are_bound_as_values_never_as_sql(backend, two_tenants):
     sql = "SELECT id FROM entity_memory WHERE subject = :subject AND version >= :least ORDER BY id"
     rows = backend.run_readonly_query(ACME, sql, 500, 10.0, LATER, binds={"subject": "model:helios-rag", "least": 2})
     assert [r[0] for r in rows.rows] == ["ent_acme_helios_v2"]
-    injected = backend.run_readonly_query(ACME, sql, 500, 10.0, LATER,
-                                          binds={"subject": "x' OR '1'='1", "least": 0})
+    injected = backend.run_readonly_query(ACME, sql, 500, 10.0, LATER, binds={"subject": "x' OR '1'='1", "least": 0})
     assert injected.rows == []

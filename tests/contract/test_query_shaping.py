@@ -16,13 +16,29 @@ NOW = "2027-01-01T00:00:00.000Z"
 
 def _add_chunks(backend, n: int, text: str = "chunk") -> None:
     with backend.session(ACME) as s, s.transaction():
-        s.insert("knowledge_base_document", {"id": "doc_big", "tenant_id": "acme", "title": "big",
-                                             "source_uri": "test://big", "content": "SECRETTEXT " * 5000})
+        s.insert(
+            "knowledge_base_document",
+            {
+                "id": "doc_big",
+                "tenant_id": "acme",
+                "title": "big",
+                "source_uri": "test://big",
+                "content": "SECRETTEXT " * 5000,
+            },
+        )
         for i in range(n):
-            s.insert("knowledge_base_chunk", {"id": f"chk_{i}", "tenant_id": "acme", "document_id": "doc_big",
-                                              "position": i, "content": f"{text} {i}",
-                                              "embedding": np.full(8, 0.5, dtype=np.float32),
-                                              "embedding_model": "test-8"})
+            s.insert(
+                "knowledge_base_chunk",
+                {
+                    "id": f"chk_{i}",
+                    "tenant_id": "acme",
+                    "document_id": "doc_big",
+                    "position": i,
+                    "content": f"{text} {i}",
+                    "embedding": np.full(8, 0.5, dtype=np.float32),
+                    "embedding_model": "test-8",
+                },
+            )
 
 
 def test_the_catalog_holds_exactly_the_reviewed_views(backend):
@@ -35,22 +51,25 @@ def test_the_catalog_holds_exactly_the_reviewed_views(backend):
 @pytest.mark.parametrize("stored,asked,shown,more", [(5, 5, 5, False), (6, 5, 5, True), (3, 5, 3, False)])
 def test_max_rows_is_exact_and_more_rows_exist_is_told(backend, two_tenants, stored, asked, shown, more):
     _add_chunks(backend, stored)
-    result = backend.run_readonly_query(ACME, "SELECT id FROM knowledge_base_chunk WHERE document_id = 'doc_big' "
-                                              "ORDER BY position", asked, 10.0, NOW)
+    result = backend.run_readonly_query(
+        ACME, "SELECT id FROM knowledge_base_chunk WHERE document_id = 'doc_big' ORDER BY position", asked, 10.0, NOW
+    )
     assert (len(result.rows), result.truncated) == (shown, more)
 
 
 def test_text_arrives_cut_to_one_more_than_the_cell_width(backend, two_tenants):
     _add_chunks(backend, 1, text="y" * 900)
-    result = backend.run_readonly_query(ACME, "SELECT content FROM knowledge_base_chunk WHERE id = 'chk_0'",
-                                        5, 10.0, NOW, max_chars=50)
+    result = backend.run_readonly_query(
+        ACME, "SELECT content FROM knowledge_base_chunk WHERE id = 'chk_0'", 5, 10.0, NOW, max_chars=50
+    )
     assert result.rows == [("y" * 51,)]
 
 
 def test_a_document_lob_is_a_marker_and_its_text_is_never_returned(backend, two_tenants):
     _add_chunks(backend, 1)
-    result = backend.run_readonly_query(ACME, "SELECT content FROM knowledge_base_document WHERE id = 'doc_big'",
-                                        5, 10.0, NOW)
+    result = backend.run_readonly_query(
+        ACME, "SELECT content FROM knowledge_base_document WHERE id = 'doc_big'", 5, 10.0, NOW
+    )
     [(value,)] = result.rows
     assert "SECRETTEXT" not in repr(value)
     assert shape_cell(value, result.declared_types[0]) == "<LOB>"
@@ -58,8 +77,9 @@ def test_a_document_lob_is_a_marker_and_its_text_is_never_returned(backend, two_
 
 def test_a_vector_is_its_size_only(backend, two_tenants):
     _add_chunks(backend, 1)
-    result = backend.run_readonly_query(ACME, "SELECT embedding FROM knowledge_base_chunk WHERE id = 'chk_0'",
-                                        5, 10.0, NOW)
+    result = backend.run_readonly_query(
+        ACME, "SELECT embedding FROM knowledge_base_chunk WHERE id = 'chk_0'", 5, 10.0, NOW
+    )
     [(value,)] = result.rows
     assert isinstance(value, BinaryLength)
     assert shape_cell(value, result.declared_types[0]) == "<VECTOR(8)>"

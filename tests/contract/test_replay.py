@@ -53,13 +53,22 @@ def test_a_fresh_manifest_replays_to_the_same_window_and_hash(manager, window):
 
 
 def test_after_a_correction_replay_still_rebuilds_the_old_window_from_retained_versions(manager, window):
-    manager.correct_entity(ACME, "model:helios-rag", "beir_ndcg10", "0.81", expected_version=2,
-                           content_json={"dataset": "BEIR", "metric": "nDCG@10"})
+    manager.correct_entity(
+        ACME,
+        "model:helios-rag",
+        "beir_ndcg10",
+        "0.81",
+        expected_version=2,
+        content_json={"dataset": "BEIR", "metric": "nDCG@10"},
+    )
     fresh = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check").manifest
     [v3] = [m for m in fresh["memories"] if m["type"] == "entity" and m["ref"]["version"] == 3]
     [v2] = [m for m in fresh["memories"] if m["ref"]["id"] == "ent_acme_helios_v2"]
     assert (v2["status"], v2["link"]["relation"], v2["link"]["linked_to"]) == (
-        "historical", "is_superseded_by", v3["ref"]["id"])
+        "historical",
+        "is_superseded_by",
+        v3["ref"]["id"],
+    )
     [july] = [m for m in fresh["memories"] if m["ref"]["id"] == "sum_acme_july"]
     assert july["annotations"][0]["current_fact_id"] == v3["ref"]["id"]
     old = manager.replay_context(JANE_IN_REVIEW, window.manifest_id)
@@ -69,17 +78,26 @@ def test_after_a_correction_replay_still_rebuilds_the_old_window_from_retained_v
 
 def test_replay_says_which_dependency_was_deleted(manager, window):
     # re-ingesting the report replaces its chunks: the old chunk rows are gone
-    manager.ingest_text(ACME, title="Helios RAG evaluation report (August re-run)", text="Rewritten report.",
-                        source_uri="demo://acme/1", collection="demo")
+    manager.ingest_text(
+        ACME,
+        title="Helios RAG evaluation report (August re-run)",
+        text="Rewritten report.",
+        source_uri="demo://acme/1",
+        collection="demo",
+    )
     r = manager.replay_context(JANE_IN_REVIEW, window.manifest_id)
     assert not r.matches and r.text is None
     assert {(m.ref["table"], m.ref["id"], m.reason) for m in r.missing} >= {
-        ("knowledge_base_chunk", "chk_acme_1_0", "deleted")}
+        ("knowledge_base_chunk", "chk_acme_1_0", "deleted")
+    }
 
 
 def test_another_tenant_user_or_thread_cannot_replay_or_read_the_manifest(manager, window):
-    others = (replace(JANE_IN_REVIEW, user="bob"), replace(JANE_IN_REVIEW, thread="elsewhere"),
-              replace(GLOBEX, user=JANE_IN_REVIEW.user, thread=JANE_IN_REVIEW.thread))
+    others = (
+        replace(JANE_IN_REVIEW, user="bob"),
+        replace(JANE_IN_REVIEW, thread="elsewhere"),
+        replace(GLOBEX, user=JANE_IN_REVIEW.user, thread=JANE_IN_REVIEW.thread),
+    )
     for other in others:
         with pytest.raises(NotFound, match="no context manifest"):
             manager.replay_context(other, window.manifest_id)
@@ -88,10 +106,16 @@ def test_another_tenant_user_or_thread_cannot_replay_or_read_the_manifest(manage
 
 
 def test_as_of_the_marker_a_since_replaced_dependency_still_replays_where_the_backend_keeps_a_change_number(
-        manager, backend, window):
+    manager, backend, window
+):
     """Oracle reads the manifest's versions at its SCN (Flashback, VPD still on); SQLite keeps no change number."""
-    manager.ingest_text(ACME, title="Helios RAG evaluation report (August re-run)", text="Rewritten report.",
-                        source_uri="demo://acme/1", collection="demo")
+    manager.ingest_text(
+        ACME,
+        title="Helios RAG evaluation report (August re-run)",
+        text="Rewritten report.",
+        source_uri="demo://acme/1",
+        collection="demo",
+    )
     assert manager.replay_context(JANE_IN_REVIEW, window.manifest_id).missing  # read as it is now: gone
     if backend.dialect == "sqlite":
         with pytest.raises(NotFound, match="SQLite keeps no change number"):

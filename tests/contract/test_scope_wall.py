@@ -33,9 +33,17 @@ def _row(table: str, id: str, **scope) -> dict:
         "conversation_memory": {"event_type": "turn", "role": "user", "content": f"secret {id}"},
         "knowledge_base_document": {"title": id, "content": f"secret {id}", "source_uri": f"test://{id}"},
         "knowledge_base_chunk": {"document_id": "doc_x", "position": 0, "content": f"zebracorn secret {id}"},
-        "image_memory": {"title": f"{id}.png", "source_uri": f"test://{id}", "description": f"secret {id}",
-                         "mime_type": "image/png", "width": 1, "height": 1, "byte_size": 8, "sha256": "0" * 64,
-                         "bytes": b"\x89PNG\r\n\x1a\n"},
+        "image_memory": {
+            "title": f"{id}.png",
+            "source_uri": f"test://{id}",
+            "description": f"secret {id}",
+            "mime_type": "image/png",
+            "width": 1,
+            "height": 1,
+            "byte_size": 8,
+            "sha256": "0" * 64,
+            "bytes": b"\x89PNG\r\n\x1a\n",
+        },
     }[table]
     return {"id": id, "tenant_id": "acme", **body, **scope}
 
@@ -44,14 +52,32 @@ def _row(table: str, id: str, **scope) -> dict:
 def scoped(backend, two_tenants):
     """The demo data, plus rows for jane only, for jane in thread t-1, and a jane-only memory store with a file."""
     with backend.session(JANE) as s, s.transaction():
-        for table in ("entity_memory", "guideline_memory", "workflow_memory", "conversation_memory",
-                      "knowledge_base_document", "knowledge_base_chunk", "image_memory"):
+        for table in (
+            "entity_memory",
+            "guideline_memory",
+            "workflow_memory",
+            "conversation_memory",
+            "knowledge_base_document",
+            "knowledge_base_chunk",
+            "image_memory",
+        ):
             s.insert(table, _row(table, f"jane_{table}", user_id="jane"))
-        s.insert("memory_store", {"id": "mst_jane", "tenant_id": "acme", "user_id": "jane", "store_key": "user:jane",
-                                  "scope": "user"})
-        s.insert("memory_file", {"id": "mf_jane", "tenant_id": "acme", "store_id": "mst_jane",
-                                 "path": "/memories/jane.md", "content": "secret jane file", "size_chars": 16,
-                                 "size_bytes": 16})
+        s.insert(
+            "memory_store",
+            {"id": "mst_jane", "tenant_id": "acme", "user_id": "jane", "store_key": "user:jane", "scope": "user"},
+        )
+        s.insert(
+            "memory_file",
+            {
+                "id": "mf_jane",
+                "tenant_id": "acme",
+                "store_id": "mst_jane",
+                "path": "/memories/jane.md",
+                "content": "secret jane file",
+                "size_chars": 16,
+                "size_bytes": 16,
+            },
+        )
     with backend.session(IN_THREAD) as s:
         s.insert("conversation_memory", _row("conversation_memory", "t1_turn", thread_id="t-1"))
     return backend
@@ -64,8 +90,12 @@ def _visible(backend, identity: Identity, table: str) -> set[str]:
 
 
 def test_a_second_user_sees_none_of_janes_rows_in_any_table_even_unfiltered(scoped):
-    jane_only = {r["id"] for t in scoped.tables() if t not in ("memory_file", "mcp_call_log")
-                 for r in operator_rows(scoped, t, "WHERE user_id = 'jane' AND thread_id IS NULL")}
+    jane_only = {
+        r["id"]
+        for t in scoped.tables()
+        if t not in ("memory_file", "mcp_call_log")
+        for r in operator_rows(scoped, t, "WHERE user_id = 'jane' AND thread_id IS NULL")
+    }
     assert "sum_acme_july" in jane_only and len(jane_only) >= 8  # the demo's summary and the fixture's rows
     with scoped.session(BOB) as s:
         for table in scoped.tables():
@@ -80,8 +110,8 @@ def test_a_second_user_sees_none_of_janes_rows_in_any_table_even_unfiltered(scop
 
 
 def test_agent_scoped_rows_are_seen_only_by_that_agent(scoped):
-    assert "per_acme_research" in _visible(scoped, JANE, "persona_memory")       # the demo persona
-    assert "per_acme_research" in _visible(scoped, BOB, "persona_memory")        # same agent, other user
+    assert "per_acme_research" in _visible(scoped, JANE, "persona_memory")  # the demo persona
+    assert "per_acme_research" in _visible(scoped, BOB, "persona_memory")  # same agent, other user
     assert "per_acme_research" not in _visible(scoped, OTHER_AGENT, "persona_memory")
     assert "jane_entity_memory" in _visible(scoped, OTHER_AGENT, "entity_memory")  # user-scoped, any agent
 
@@ -93,17 +123,25 @@ def test_thread_scoped_rows_are_seen_only_in_that_thread(scoped):
     assert "jane_conversation_memory" in _visible(scoped, IN_THREAD, "conversation_memory")  # NULL thread: shared
 
 
-@pytest.mark.parametrize("who, scope", [
-    (BOB, {"user_id": "jane"}),
-    (BOB, {"agent_id": "support-bot"}),
-    (JANE, {"thread_id": "t-9"}),
-    (IN_THREAD, {"thread_id": "t-2"}),
-    (Identity(tenant="acme"), {"user_id": "jane"}),  # a caller with no user may write only shared rows
-])
+@pytest.mark.parametrize(
+    "who, scope",
+    [
+        (BOB, {"user_id": "jane"}),
+        (BOB, {"agent_id": "support-bot"}),
+        (JANE, {"thread_id": "t-9"}),
+        (IN_THREAD, {"thread_id": "t-2"}),
+        (Identity(tenant="acme"), {"user_id": "jane"}),  # a caller with no user may write only shared rows
+    ],
+)
 def test_a_write_scoped_to_another_user_agent_or_thread_is_refused_and_changes_nothing(scoped, who, scope):
     before = table_digest(scoped)
-    for table in ("entity_memory", "summarization_memory", "conversation_memory", "knowledge_base_chunk",
-                  "image_memory"):
+    for table in (
+        "entity_memory",
+        "summarization_memory",
+        "conversation_memory",
+        "knowledge_base_chunk",
+        "image_memory",
+    ):
         with scoped.session(who) as s, pytest.raises(AccessDenied, match=REFUSED):
             s.insert(table, _row(table, f"forged_{table}", **scope))
     assert table_digest(scoped) == before
@@ -114,8 +152,10 @@ def test_rescoping_an_own_row_to_another_user_is_refused(scoped):
         s.insert("summarization_memory", _row("summarization_memory", "bob_sum", user_id="bob"))
     before = table_digest(scoped)
     with scoped.session(BOB) as s:
-        for sql in ("UPDATE summarization_memory SET user_id = 'jane' WHERE id = 'bob_sum'",
-                    "UPDATE summarization_memory SET agent_id = 'support-bot' WHERE id = 'bob_sum'"):
+        for sql in (
+            "UPDATE summarization_memory SET user_id = 'jane' WHERE id = 'bob_sum'",
+            "UPDATE summarization_memory SET agent_id = 'support-bot' WHERE id = 'bob_sum'",
+        ):
             with pytest.raises(AccessDenied, match=REFUSED):
                 s.raw(sql)
     assert table_digest(scoped) == before
@@ -142,18 +182,37 @@ def test_updates_and_deletes_outside_the_scope_touch_nothing(scoped):
 def test_a_file_cannot_be_written_into_a_store_the_caller_cannot_see(scoped):
     before = table_digest(scoped)
     with scoped.session(BOB) as s, pytest.raises(AccessDenied, match=REFUSED):
-        s.insert("memory_file", {"id": "mf_forged", "tenant_id": "acme", "store_id": "mst_jane",
-                                 "path": "/memories/evil.md", "content": "x", "size_chars": 1, "size_bytes": 1})
+        s.insert(
+            "memory_file",
+            {
+                "id": "mf_forged",
+                "tenant_id": "acme",
+                "store_id": "mst_jane",
+                "path": "/memories/evil.md",
+                "content": "x",
+                "size_chars": 1,
+                "size_bytes": 1,
+            },
+        )
     assert table_digest(scoped) == before
 
 
 def test_the_call_log_shows_a_caller_only_the_calls_it_may_see(scoped, manager):
     for n, who in enumerate((JANE, BOB, IN_THREAD)):
-        manager.log_call(who, CallRecord(call_id=f"call-{n}", tool_name="lookup_entity", status="ok", called_at=T,
-                                         arguments={"subject": f"by {who.user} {who.thread}"}))
+        manager.log_call(
+            who,
+            CallRecord(
+                call_id=f"call-{n}",
+                tool_name="lookup_entity",
+                status="ok",
+                called_at=T,
+                arguments={"subject": f"by {who.user} {who.thread}"},
+            ),
+        )
 
     def logged(who):
         return sorted(r["arguments_json"] for r in manager.recent_calls(who))
+
     assert logged(BOB) == ['{"subject": "by bob None"}']
     assert logged(JANE) == ['{"subject": "by jane None"}']
     assert logged(IN_THREAD) == ['{"subject": "by jane None"}', '{"subject": "by jane t-1"}']
@@ -162,6 +221,7 @@ def test_the_call_log_shows_a_caller_only_the_calls_it_may_see(scoped, manager):
 
 def test_search_legs_rank_only_chunks_in_the_callers_scope(scoped):
     from memgate.manager.backend.base import ChunkFilters
+
     where = ChunkFilters(now="2099-01-01T00:00:00.000Z")
     with scoped.session(JANE) as s:
         jane_seqs = {seq for seq, _ in s.kb_lexical("zebracorn", 10, where)}

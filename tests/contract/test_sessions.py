@@ -14,12 +14,20 @@ T = "2026-09-01T00:00:00.000Z"
 
 def test_a_failed_transaction_writes_nothing_even_after_a_statement_succeeded(backend, two_tenants):
     before = table_digest(backend)
-    with backend.session(ACME) as s, pytest.raises(Conflict, match="another writer"):
-        with s.transaction():
-            s.execute("entity_close_version", id="ent_acme_helios_v2", now=T)
-            # the next version already exists: the insert fails, and the close above with it
-            s.insert("entity_memory", {"id": "ent_acme_helios_v2b", "tenant_id": "acme", "subject": "model:helios-rag",
-                                       "predicate": "beir_ndcg10", "content": "0.5", "version": 2})
+    with backend.session(ACME) as s, pytest.raises(Conflict, match="another writer"), s.transaction():
+        s.execute("entity_close_version", id="ent_acme_helios_v2", now=T)
+        # the next version already exists: the insert fails, and the close above with it
+        s.insert(
+            "entity_memory",
+            {
+                "id": "ent_acme_helios_v2b",
+                "tenant_id": "acme",
+                "subject": "model:helios-rag",
+                "predicate": "beir_ndcg10",
+                "content": "0.5",
+                "version": 2,
+            },
+        )
     assert table_digest(backend) == before
 
 
@@ -42,8 +50,7 @@ def test_a_write_outside_a_transaction_is_visible_to_the_next_session(backend, t
 def test_an_insert_that_names_no_tenant_writes_for_the_bound_tenant(backend, two_tenants):
     with backend.session(ACME) as s:
         s.insert("summarization_memory", {"id": "sum_implicit", "title": "t", "content": "c"})
-        assert s.raw("SELECT tenant_id FROM summarization_memory WHERE id = 'sum_implicit'") == [
-            {"tenant_id": "acme"}]
+        assert s.raw("SELECT tenant_id FROM summarization_memory WHERE id = 'sum_implicit'") == [{"tenant_id": "acme"}]
 
 
 @pytest.mark.parametrize("limit,more", [(1, True), (2, True), (3, False), (10, False)])
@@ -58,8 +65,16 @@ def test_fetch_page_returns_at_most_limit_rows_and_whether_more_exist(backend, t
 def test_text_and_numbers_come_back_as_the_manager_wrote_them(backend, two_tenants):
     text = "ünïcödé ✓ 'quoted' " + "x" * 5000
     with backend.session(ACME) as s:
-        s.insert("summarization_memory", {"id": "sum_text", "tenant_id": "acme", "title": "t", "content": text,
-                                          "source_versions_json": '[{"id": "a", "version": 2}]'})
+        s.insert(
+            "summarization_memory",
+            {
+                "id": "sum_text",
+                "tenant_id": "acme",
+                "title": "t",
+                "content": text,
+                "source_versions_json": '[{"id": "a", "version": 2}]',
+            },
+        )
         [row] = s.raw("SELECT content, source_versions_json, version FROM summarization_memory WHERE id = 'sum_text'")
     assert row == {"content": text, "source_versions_json": '[{"id": "a", "version": 2}]', "version": 1}
 
@@ -82,9 +97,11 @@ def test_each_session_names_its_call_in_the_database_and_leaves_no_identity_behi
         pytest.skip("SQLite has no session attributes; its context holder is cleared on return (tests/sqlite)")
     call = replace(ACME, tool="lookup_entity", call_id="call_0123456789")
     with backend.session(call) as s:
-        [row] = s.raw("SELECT SYS_CONTEXT('USERENV', 'MODULE') AS module, SYS_CONTEXT('USERENV', 'ACTION') AS action, "
-                      "SYS_CONTEXT('USERENV', 'CLIENT_IDENTIFIER') AS client, "
-                      "SYS_CONTEXT('MEMGATE_CTX', 'TENANT') AS tenant FROM dual")
+        [row] = s.raw(
+            "SELECT SYS_CONTEXT('USERENV', 'MODULE') AS module, SYS_CONTEXT('USERENV', 'ACTION') AS action, "
+            "SYS_CONTEXT('USERENV', 'CLIENT_IDENTIFIER') AS client, "
+            "SYS_CONTEXT('MEMGATE_CTX', 'TENANT') AS tenant FROM dual"
+        )
     assert row == {"module": "memgate", "action": "lookup_entity", "client": "call_0123456789", "tenant": "acme"}
     with pytest.raises(RuntimeError, match="the tool failed"), backend.session(call):
         raise RuntimeError("the tool failed")

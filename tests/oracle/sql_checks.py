@@ -22,13 +22,13 @@ RESERVED = frozenset(word.upper() for word in RESERVED_WORDS)
 #: qualifiers memgate's SQL may name, each with where the docs list it
 ALLOWED_QUALIFIERS = {
     "DBMS_SESSION": "PL/SQL Packages and Types Reference, DBMS_SESSION (SET_CONTEXT, CLEAR_CONTEXT, "
-                    "CLEAR_ALL_CONTEXT, SET_IDENTIFIER, CLEAR_IDENTIFIER)",
+    "CLEAR_ALL_CONTEXT, SET_IDENTIFIER, CLEAR_IDENTIFIER)",
     "DBMS_RLS": "PL/SQL Packages and Types Reference, DBMS_RLS (ADD_POLICY, DROP_POLICY, DYNAMIC)",
     "DBMS_FLASHBACK": "PL/SQL Packages and Types Reference, DBMS_FLASHBACK (GET_SYSTEM_CHANGE_NUMBER, "
-                      "ENABLE_AT_SYSTEM_CHANGE_NUMBER, DISABLE)",
+    "ENABLE_AT_SYSTEM_CHANGE_NUMBER, DISABLE)",
     "DBMS_LOB": "PL/SQL Packages and Types Reference, DBMS_LOB (SUBSTR)",
     "DBMS_SQL": "PL/SQL Packages and Types Reference, DBMS_SQL (RETURN_RESULT); python-oracledb, "
-                "Cursor.getimplicitresults",
+    "Cursor.getimplicitresults",
     "CTX_DDL": "Oracle Text Reference, CTX_DDL (CREATE_PREFERENCE, SET_ATTRIBUTE)",
     "CTXSYS": "Oracle Text Reference: the CTXSYS schema owns CTX_DDL and the CONTEXT indextype",
     "SYS": "the SYS schema owns DBMS_RLS and DBMS_FLASHBACK (GRANT EXECUTE ON SYS.<package>)",
@@ -38,21 +38,23 @@ ALLOWED_QUALIFIERS = {
     "MEMGATE_GUARD_PKG": "memgate's write guards (022)",
     "MEMGATE_VPD_PKG": "memgate's VPD policy function (040)",
 }
-_PACKAGE_FAMILY = re.compile(r"^(DBMS_\w+|UTL_\w+|CTX_\w+|OWA_\w+|HTP|HTF|APEX_\w+|SYS|CTXSYS|MEMGATE_\w+)$",
-                             re.IGNORECASE)
+_PACKAGE_FAMILY = re.compile(
+    r"^(DBMS_\w+|UTL_\w+|CTX_\w+|OWA_\w+|HTP|HTF|APEX_\w+|SYS|CTXSYS|MEMGATE_\w+)$", re.IGNORECASE
+)
 _QUALIFIED = re.compile(r"(?<![\w$#:.])([A-Za-z][A-Za-z0-9_$#]*)\s*\.\s*([A-Za-z][A-Za-z0-9_$#]*)")
 _BIND = re.compile(r"""(?<![:\w]):(?:"([A-Za-z][A-Za-z0-9_$#]*)"|([A-Za-z][A-Za-z0-9_$#]*))""")
-_PLSQL_START = re.compile(r"^\s*(DECLARE|BEGIN|CREATE\s+(OR\s+REPLACE\s+)?(PACKAGE|TRIGGER|PROCEDURE|FUNCTION))\b",
-                          re.IGNORECASE)
+_PLSQL_START = re.compile(
+    r"^\s*(DECLARE|BEGIN|CREATE\s+(OR\s+REPLACE\s+)?(PACKAGE|TRIGGER|PROCEDURE|FUNCTION))\b", re.IGNORECASE
+)
 _Q_CLOSE = {"[": "]", "(": ")", "{": "}", "<": ">"}
 
 #: statement kinds sqlglot 30 does not model (it logs "Falling back to parsing as a 'Command'"),
 #: with why each is still right; any other fallback fails the check
 UNMODELLED = {
     "CREATE USER": "CREATE USER IF NOT EXISTS (23ai syntax): not modelled by sqlglot; the DBA reviews "
-                   "it line by line (README, Running on Oracle AI Database)",
+    "it line by line (README, Running on Oracle AI Database)",
     "GRANT SYSTEM PRIVILEGE": "a system privilege or role grant (no ON clause): not modelled by sqlglot; "
-                              "each is listed in the README for the DBA",
+    "each is listed in the README for the DBA",
     "CREATE CONTEXT": "CREATE [OR REPLACE] CONTEXT ... USING: not modelled by sqlglot",
     "CREATE SYNONYM": "CREATE [OR REPLACE] SYNONYM: not modelled by sqlglot",
 }
@@ -85,7 +87,7 @@ def strip_code(text: str) -> str:
             if j < 0:
                 raise ValueError("unterminated /* comment")
             i = j + 2
-        elif c in "qQ" and text[i + 1:i + 2] == "'" and i + 2 < n:
+        elif c in "qQ" and text[i + 1 : i + 2] == "'" and i + 2 < n:
             close = _Q_CLOSE.get(text[i + 2], text[i + 2])
             j = text.find(close + "'", i + 3)
             if j < 0:
@@ -98,7 +100,7 @@ def strip_code(text: str) -> str:
                 j = text.find("'", j)
                 if j < 0:
                     raise ValueError("unterminated '...' literal")
-                if text[j + 1:j + 2] == "'":
+                if text[j + 1 : j + 2] == "'":
                     j += 2
                     continue
                 break
@@ -108,7 +110,7 @@ def strip_code(text: str) -> str:
             j = text.find('"', i + 1)
             if j < 0:
                 raise ValueError('unterminated "identifier"')
-            out.append(text[i:j + 1])
+            out.append(text[i : j + 1])
             i = j + 1
         else:
             out.append(c)
@@ -162,8 +164,8 @@ def parse_sql(text: str) -> str | None:
     code = strip_code(text).strip()
     if code.endswith(";"):
         raise ValueError("a SQL statement has no trailing ';' (the '/' line or the driver runs it)")
-    sql = re.sub(r"&&(\w+)\.?", r"\1_subst", text)                  # install substitution variables
-    sql = re.sub(r"\bVECTOR\([^)]*\)", "VECTOR", sql, flags=re.I)    # sqlglot 30 reads VECTOR, not VECTOR(n, f)
+    sql = re.sub(r"&&(\w+)\.?", r"\1_subst", text)  # install substitution variables
+    sql = re.sub(r"\bVECTOR\([^)]*\)", "VECTOR", sql, flags=re.IGNORECASE)  # sqlglot 30 reads VECTOR, not VECTOR(n, f)
     before = _FALLBACK.hits
     trees = [t for t in sqlglot.parse(sql, read="oracle") if t is not None]
     if len(trees) != 1:

@@ -8,9 +8,9 @@ import socket
 
 import numpy as np
 import oracledb
-from oracledb.errors import _Error as DriverError
 import pytest
 from click.testing import CliRunner
+from oracledb.errors import _Error as DriverError
 from pydantic import ValidationError
 
 from memgate.manager import BackendUnavailable, ConfigError, DatabaseSettings, Identity, QueryRejected, open_backend
@@ -45,12 +45,15 @@ def unreachable(monkeypatch):
 
 # -- settings and reachability -------------------------------------------------------------------
 
+
 def test_doctor_says_in_one_line_that_the_database_is_unreachable_and_names_the_dsn_setting(unreachable):
     result = CliRunner().invoke(cli, ["doctor"], catch_exceptions=False)
     assert result.exit_code == 1
     lines = [line for line in result.output.splitlines() if line.startswith("[FAIL] database")]
-    assert lines == [f"[FAIL] database: cannot reach Oracle at {unreachable!r} (DPY-6005). "
-                     "Check database.dsn (MEMGATE_DATABASE__DSN) and that the database is up."]
+    assert lines == [
+        f"[FAIL] database: cannot reach Oracle at {unreachable!r} (DPY-6005). "
+        "Check database.dsn (MEMGATE_DATABASE__DSN) and that the database is up."
+    ]
     assert "Traceback" not in result.output
 
 
@@ -76,9 +79,14 @@ def test_the_manager_bounds_every_oracle_round_trip_by_caps_query_timeout_s(unre
         backend.close()
 
 
-@pytest.mark.parametrize("error", [DriverError("DPY-4024: call timeout of 1000 ms exceeded"),
-                                   DriverError("ORA-01013: user requested cancel", code=1013)],
-                         ids=["thin", "thick"])
+@pytest.mark.parametrize(
+    "error",
+    [
+        DriverError("DPY-4024: call timeout of 1000 ms exceeded"),
+        DriverError("ORA-01013: user requested cancel", code=1013),
+    ],
+    ids=["thin", "thick"],
+)
 def test_a_call_timeout_is_a_timeout_not_an_unreachable_database(error):
     from memgate.manager import QueryTimeout
     from memgate.manager.backend.oracle.errors import is_call_timeout, translate
@@ -90,9 +98,14 @@ def test_a_call_timeout_is_a_timeout_not_an_unreachable_database(error):
     assert "caps.query_timeout_s" in translated.message and "reach" not in translated.message
 
 
-@pytest.mark.parametrize("error", [DriverError("ORA-08180: no snapshot found based on specified time", code=8180),
-                                   DriverError("ORA-01555: snapshot too old: rollback segment too small", code=1555)],
-                         ids=["enable", "read"])
+@pytest.mark.parametrize(
+    "error",
+    [
+        DriverError("ORA-08180: no snapshot found based on specified time", code=8180),
+        DriverError("ORA-01555: snapshot too old: rollback segment too small", code=1555),
+    ],
+    ids=["enable", "read"],
+)
 def test_an_scn_older_than_undo_retention_says_so_and_what_to_do(error):
     from memgate.manager import NotFound
     from memgate.manager.backend.oracle.errors import translate
@@ -107,8 +120,12 @@ def test_reading_as_of_a_marker_that_names_no_scn_is_refused_before_any_round_tr
     from memgate.manager.backend.oracle.backend import OracleSession
 
     session = OracleSession(conn=None)  # no connection is touched: the marker is refused first
-    for marker in ({"kind": "sqlite_versions_read"}, {"kind": "oracle_scn", "scn": "12"},
-                   {"kind": "oracle_scn", "scn": True}, {"kind": "oracle_scn"}):
+    for marker in (
+        {"kind": "sqlite_versions_read"},
+        {"kind": "oracle_scn", "scn": "12"},
+        {"kind": "oracle_scn", "scn": True},
+        {"kind": "oracle_scn"},
+    ):
         with pytest.raises(NotFound, match="names no Oracle SCN"), session.as_of(marker):
             pass
     assert session.in_flashback is False
@@ -135,42 +152,52 @@ def test_a_missing_password_variable_is_named(monkeypatch):
 
 # -- admission in Oracle's grammar -------------------------------------------------------------------
 
-@pytest.mark.parametrize("sql", [
-    "SELECT subject, NVL(content, '-') AS c FROM entity_memory WHERE ROWNUM <= 5",
-    "SELECT id FROM entity_memory ORDER BY id FETCH FIRST 5 ROWS ONLY",
-    "SELECT DECODE(user_id, NULL, 'shared', user_id) FROM entity_memory_history WHERE status = 'current'",
-    "SELECT LISTAGG(subject, ',') WITHIN GROUP (ORDER BY subject) FROM entity_memory",
-    "WITH x AS (SELECT subject FROM entity_memory) SELECT COUNT(*) FROM x",
-    "SELECT TO_CHAR(SYSTIMESTAMP, 'YYYY') FROM entity_memory",
-    "SELECT VECTOR_DIMENSION_COUNT(embedding) FROM knowledge_base_chunk",
-    "SELECT e.subject, h.status FROM entity_memory e JOIN entity_memory_history h ON h.id = e.id",
-    "SELECT entity_memory.subject FROM entity_memory WHERE EXISTS "
-    "(SELECT 1 FROM knowledge_base_chunk c WHERE c.id = entity_memory.id)",
-])
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT subject, NVL(content, '-') AS c FROM entity_memory WHERE ROWNUM <= 5",
+        "SELECT id FROM entity_memory ORDER BY id FETCH FIRST 5 ROWS ONLY",
+        "SELECT DECODE(user_id, NULL, 'shared', user_id) FROM entity_memory_history WHERE status = 'current'",
+        "SELECT LISTAGG(subject, ',') WITHIN GROUP (ORDER BY subject) FROM entity_memory",
+        "WITH x AS (SELECT subject FROM entity_memory) SELECT COUNT(*) FROM x",
+        "SELECT TO_CHAR(SYSTIMESTAMP, 'YYYY') FROM entity_memory",
+        "SELECT VECTOR_DIMENSION_COUNT(embedding) FROM knowledge_base_chunk",
+        "SELECT e.subject, h.status FROM entity_memory e JOIN entity_memory_history h ON h.id = e.id",
+        "SELECT entity_memory.subject FROM entity_memory WHERE EXISTS "
+        "(SELECT 1 FROM knowledge_base_chunk c WHERE c.id = entity_memory.id)",
+    ],
+)
 def test_oracle_admission_admits_plain_oracle_selects(sql):
     assert admit_query(sql, dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS).tables <= VIEWS
 
 
-@pytest.mark.parametrize("sql,rule", [
-    ("SELECT * FROM entity_memory AS OF SCN 12345", "snapshot"),
-    ("SELECT * FROM entity_memory AS OF TIMESTAMP SYSTIMESTAMP - 1", "snapshot"),
-    ("SELECT * FROM entity_memory VERSIONS BETWEEN SCN MINVALUE AND MAXVALUE", "syntax"),
-    ("SELECT * FROM entity_memory@remote_link", "table"),
-    ("SELECT * FROM entity_memory @ remote_link", "placeholder"),
-    ("SELECT * FROM memgate_owner.entity_memory", "schema"),
-    ("SELECT * FROM mcp_call_log", "table"),
-    ("WITH FUNCTION f RETURN NUMBER IS BEGIN RETURN 1; END; SELECT f FROM dual", "one-statement"),
-    ("BEGIN memgate_ctx_pkg.set_identity('globex', NULL, NULL, NULL, NULL); END;", "one-statement"),
-    ("SELECT SYS_CONTEXT('MEMGATE_QCTX', 'TENANT') FROM entity_memory", "function"),
-    ("SELECT DBMS_FLASHBACK.GET_SYSTEM_CHANGE_NUMBER FROM entity_memory", "qualifier"),
-    ("SELECT e.subject FROM entity_memory e WHERE EXISTS (SELECT 1 FROM knowledge_base_chunk c "
-     "WHERE c.id = DBMS_RANDOM.STRING)", "qualifier"),
-    ("SELECT sys.dbms_random.value FROM entity_memory", "schema"),
-    ("SELECT * FROM entity_memory WHERE id = :id", "placeholder"),
-    ("SELECT q'[;]' FROM entity_memory", "one-statement"),
-    ("DELETE FROM entity_memory", "select-only"),
-    ("SELECT * FROM entity_memory FOR UPDATE", None),
-])
+@pytest.mark.parametrize(
+    "sql,rule",
+    [
+        ("SELECT * FROM entity_memory AS OF SCN 12345", "snapshot"),
+        ("SELECT * FROM entity_memory AS OF TIMESTAMP SYSTIMESTAMP - 1", "snapshot"),
+        ("SELECT * FROM entity_memory VERSIONS BETWEEN SCN MINVALUE AND MAXVALUE", "syntax"),
+        ("SELECT * FROM entity_memory@remote_link", "table"),
+        ("SELECT * FROM entity_memory @ remote_link", "placeholder"),
+        ("SELECT * FROM memgate_owner.entity_memory", "schema"),
+        ("SELECT * FROM mcp_call_log", "table"),
+        ("WITH FUNCTION f RETURN NUMBER IS BEGIN RETURN 1; END; SELECT f FROM dual", "one-statement"),
+        ("BEGIN memgate_ctx_pkg.set_identity('globex', NULL, NULL, NULL, NULL); END;", "one-statement"),
+        ("SELECT SYS_CONTEXT('MEMGATE_QCTX', 'TENANT') FROM entity_memory", "function"),
+        ("SELECT DBMS_FLASHBACK.GET_SYSTEM_CHANGE_NUMBER FROM entity_memory", "qualifier"),
+        (
+            "SELECT e.subject FROM entity_memory e WHERE EXISTS (SELECT 1 FROM knowledge_base_chunk c "
+            "WHERE c.id = DBMS_RANDOM.STRING)",
+            "qualifier",
+        ),
+        ("SELECT sys.dbms_random.value FROM entity_memory", "schema"),
+        ("SELECT * FROM entity_memory WHERE id = :id", "placeholder"),
+        ("SELECT q'[;]' FROM entity_memory", "one-statement"),
+        ("DELETE FROM entity_memory", "select-only"),
+        ("SELECT * FROM entity_memory FOR UPDATE", None),
+    ],
+)
 def test_oracle_admission_refuses_links_flashback_plsql_and_other_names(sql, rule):
     if rule is None:  # the READ grant refuses FOR UPDATE in the database (SELECT would allow it)
         admit_query(sql, dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS)
@@ -179,17 +206,20 @@ def test_oracle_admission_refuses_links_flashback_plsql_and_other_names(sql, rul
         admit_query(sql, dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS)
 
 
-@pytest.mark.parametrize("sql,admitted", [
-    ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '^model:[a-z-]+$')", True),
-    ("SELECT REGEXP_COUNT(content, 'rag', 1, 'i') FROM entity_memory", True),
-    ("SELECT REGEXP_REPLACE(subject, '[0-9]{2,4}', '#') FROM entity_memory", True),
-    ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '(a+)+$')", False),
-    ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '(x|xx)*y')", False),
-    ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '(a)\\1')", False),
-    ("SELECT REGEXP_SUBSTR(subject, predicate) FROM entity_memory", False),
-    ("SELECT REGEXP_INSTR(subject, 'a' || 'b') FROM entity_memory", False),
-    (f"SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '{'a' * 101}')", False),
-])
+@pytest.mark.parametrize(
+    "sql,admitted",
+    [
+        ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '^model:[a-z-]+$')", True),
+        ("SELECT REGEXP_COUNT(content, 'rag', 1, 'i') FROM entity_memory", True),
+        ("SELECT REGEXP_REPLACE(subject, '[0-9]{2,4}', '#') FROM entity_memory", True),
+        ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '(a+)+$')", False),
+        ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '(x|xx)*y')", False),
+        ("SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '(a)\\1')", False),
+        ("SELECT REGEXP_SUBSTR(subject, predicate) FROM entity_memory", False),
+        ("SELECT REGEXP_INSTR(subject, 'a' || 'b') FROM entity_memory", False),
+        (f"SELECT id FROM entity_memory WHERE REGEXP_LIKE(subject, '{'a' * 101}')", False),
+    ],
+)
 def test_a_regexp_pattern_is_a_short_literal_with_no_back_reference_or_quantified_group(sql, admitted):
     if admitted:
         admit_query(sql, dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS)
@@ -205,8 +235,10 @@ def test_every_regexp_function_the_allowlist_has_is_limited():
 
 def test_a_report_bind_named_like_an_oracle_reserved_word_is_refused_when_written():
     sql = "SELECT id FROM entity_memory WHERE valid_from >= :{} AND subject = :subject"
-    assert admit_query(sql.format("since"), dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS,
-                       binds=True).binds == {"since", "subject"}
+    assert admit_query(sql.format("since"), dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS, binds=True).binds == {
+        "since",
+        "subject",
+    }
     for name in ("date", "user", "SESSION", "level"):
         with pytest.raises(QueryRejected, match=f"rule bind-name.*:{name} is a word Oracle reserves"):
             admit_query(sql.format(name), dialect=ORACLE_QUERY_DIALECT, allowed_views=VIEWS, binds=True)
@@ -214,13 +246,17 @@ def test_a_report_bind_named_like_an_oracle_reserved_word_is_refused_when_writte
 
 # -- Oracle Text and values ---------------------------------------------------------------------------
 
-@pytest.mark.parametrize("query,expr", [
-    ("VPD policies", "{vpd} ACCUM {policies}"),
-    ("near NOT about", "{near} ACCUM {not} ACCUM {about}"),
-    ("a{b}c \\ d; e|f -g*", "{a} ACCUM {b} ACCUM {c} ACCUM {d} ACCUM {e} ACCUM {f} ACCUM {g}"),
-    ("snake_case Ünïcode", "{snake} ACCUM {case} ACCUM {ünïcode}"),
-    ("; -- ''", None),
-])
+
+@pytest.mark.parametrize(
+    "query,expr",
+    [
+        ("VPD policies", "{vpd} ACCUM {policies}"),
+        ("near NOT about", "{near} ACCUM {not} ACCUM {about}"),
+        ("a{b}c \\ d; e|f -g*", "{a} ACCUM {b} ACCUM {c} ACCUM {d} ACCUM {e} ACCUM {f} ACCUM {g}"),
+        ("snake_case Ünïcode", "{snake} ACCUM {case} ACCUM {ünïcode}"),
+        ("; -- ''", None),
+    ],
+)
 def test_each_query_word_is_braced_so_none_is_oracle_text_syntax(query, expr):
     assert text_expression(query) == expr
 
@@ -254,6 +290,7 @@ def test_a_lob_cell_renders_as_its_marker_from_the_declared_type_alone(declared)
 
 # -- the protocol ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("protocol,implementation", [("Backend", "OracleBackend"), ("Session", "OracleSession")])
 def test_the_oracle_backend_has_every_protocol_method_with_its_parameters(protocol, implementation):
     import inspect
@@ -264,7 +301,10 @@ def test_the_oracle_backend_has_every_protocol_method_with_its_parameters(protoc
     proto, impl = getattr(base, protocol), getattr(oracle, implementation)
     methods = [n for n, f in vars(proto).items() if callable(f) and not n.startswith("_")]
     assert "run_readonly_query" in methods or "change_marker" in methods
-    differ = {n: (str(inspect.signature(getattr(proto, n))), str(inspect.signature(getattr(impl, n, lambda: None))))
-              for n in methods if list(inspect.signature(getattr(proto, n)).parameters)
-              != list(inspect.signature(getattr(impl, n, lambda: None)).parameters)}
+    differ = {
+        n: (str(inspect.signature(getattr(proto, n))), str(inspect.signature(getattr(impl, n, lambda: None))))
+        for n in methods
+        if list(inspect.signature(getattr(proto, n)).parameters)
+        != list(inspect.signature(getattr(impl, n, lambda: None)).parameters)
+    }
     assert differ == {}, f"{implementation} must match base.{protocol}: {differ}"

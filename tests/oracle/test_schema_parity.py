@@ -25,14 +25,14 @@ INSTALL = Path(__file__).resolve().parents[2] / "sql" / "oracle" / "install"
 #: tables only one side has, and why
 SQLITE_ONLY = {
     "kb_fts": "SQLite's per-tenant FTS5 indexes (base_kb_fts_<slot>) and their shadow tables; Oracle's "
-              "lexical index is the Oracle Text CONTEXT index on knowledge_base_chunk.content (023)",
+    "lexical index is the Oracle Text CONTEXT index on knowledge_base_chunk.content (023)",
     "kb_lexical_index": "which tenant's FTS5 index is which slot; Oracle has one CONTEXT index",
     "kb_generation": "the per-tenant chunk change counter the SQLite vector cache checks; Oracle ranks "
-                     "vectors in the database and caches nothing",
+    "vectors in the database and caches nothing",
 }
 ORACLE_ONLY = {
     "memgate_schema": "the installed schema version; SQLite records its migrations in its own memgate_schema, "
-                      "outside the base_ tables",
+    "outside the base_ tables",
 }
 
 _ADD_COLUMN = re.compile(r"add_column\('(\w+)', '(\w+)'")
@@ -55,8 +55,9 @@ def oracle_tables() -> dict[str, set[str]]:
             continue
         tree = _parse(unit)
         if isinstance(tree, exp.Create) and tree.kind == "TABLE":
-            tables[tree.this.this.name.lower()] = {c.name.lower() for c in tree.this.expressions
-                                                   if isinstance(c, exp.ColumnDef)}
+            tables[tree.this.this.name.lower()] = {
+                c.name.lower() for c in tree.this.expressions if isinstance(c, exp.ColumnDef)
+            }
     return tables
 
 
@@ -75,8 +76,12 @@ def sqlite(tmp_path_factory):
     backend = open_backend(DatabaseSettings(path=tmp_path_factory.mktemp("parity") / "memgate.db"))
     try:
         with backend.operator_session() as s:
-            names = [r["name"] for r in s.raw("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                              "AND name LIKE 'base\\_%' ESCAPE '\\'")]
+            names = [
+                r["name"]
+                for r in s.raw(
+                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'base\\_%' ESCAPE '\\'"
+                )
+            ]
             tables = {n.removeprefix("base_"): {r["name"] for r in s.raw(f"PRAGMA table_info({n})")} for n in names}
         views = {v: [c for c, _ in cols] for v, cols in backend.query_catalog().items()}
     finally:
@@ -95,19 +100,25 @@ def test_oracle_has_every_sqlite_table_and_column(sqlite):
     extra = sorted(t for t in oracle if t not in tables and t not in ORACLE_ONLY)
     assert (missing, extra) == ([], []), (
         f"sql/oracle/install/020_schema.sql lacks tables {missing} (add CREATE TABLE IF NOT EXISTS) and has "
-        f"{extra} that SQLite does not; list a deliberate difference in SQLITE_ONLY or ORACLE_ONLY")
+        f"{extra} that SQLite does not; list a deliberate difference in SQLITE_ONLY or ORACLE_ONLY"
+    )
     columns = {t: (sorted(tables[t] - oracle[t]), sorted(oracle[t] - tables[t])) for t in tables if t in oracle}
     differ = {t: d for t, d in columns.items() if d != ([], [])}
-    assert differ == {}, ("columns (missing on Oracle, extra on Oracle) per table; add a missing one with "
-                          f"add_column(...) at the end of 020 and raise SCHEMA_VERSION: {differ}")
+    assert differ == {}, (
+        "columns (missing on Oracle, extra on Oracle) per table; add a missing one with "
+        f"add_column(...) at the end of 020 and raise SCHEMA_VERSION: {differ}"
+    )
 
 
 def test_the_reviewed_views_have_the_same_columns(sqlite):
     _, views = sqlite
     oracle = oracle_views()
     assert sorted(oracle) == sorted(views), "050_query_views.sql must define qv_<view> for each SQLite reviewed view"
-    differ = {v: (sorted(set(views[v]) - set(oracle[v])), sorted(set(oracle[v]) - set(views[v])))
-              for v in views if set(views[v]) != set(oracle[v])}
+    differ = {
+        v: (sorted(set(views[v]) - set(oracle[v])), sorted(set(oracle[v]) - set(views[v])))
+        for v in views
+        if set(views[v]) != set(oracle[v])
+    }
     assert differ == {}, f"reviewed view columns (missing on Oracle, extra on Oracle): {differ}"
 
 

@@ -38,13 +38,13 @@ DIALECT_INTERNAL = {
         "query_view_versioned": "template of a versioned reviewed TEMP view; Oracle's are install/050",
         "query_views": "the list query_views.py builds TEMP views from; Oracle's views are install/050",
         "kb_lexical_index": "template of a tenant's FTS5 index, triggers and view; Oracle's lexical index is "
-                            "the Oracle Text CONTEXT index (023)",
+        "the Oracle Text CONTEXT index (023)",
         "kb_generation": "the tenant's chunk change counter the SQLite vector cache checks; Oracle ranks "
-                         "vectors in the database (kb_vector_candidates) and caches nothing",
+        "vectors in the database (kb_vector_candidates) and caches nothing",
         "kb_vector_rows": "the rows the SQLite vector cache is built from",
         "kb_vector_exact": "float32 embeddings of the SQLite vector cache's candidates, for exact re-scoring",
         "tenant_guard": "template of the generated tenant views and triggers; Oracle's wall is VPD (040) "
-                        "and the guards (022)",
+        "and the guards (022)",
     },
     "oracle": {},
 }
@@ -55,8 +55,11 @@ def _names(dialect: str) -> set[str]:
 
 
 def _install_units() -> list[tuple[str, str]]:
-    return [(f"{path.stem}#{n}", unit) for path in sorted((SQL / "oracle" / "install").glob("*.sql"))
-            for n, unit in enumerate(script_units(path.read_text(encoding="utf-8")), 1)]
+    return [
+        (f"{path.stem}#{n}", unit)
+        for path in sorted((SQL / "oracle" / "install").glob("*.sql"))
+        for n, unit in enumerate(script_units(path.read_text(encoding="utf-8")), 1)
+    ]
 
 
 def _named() -> list[tuple[str, str]]:
@@ -88,8 +91,7 @@ def test_each_named_statement_parses_or_balances_and_binds_no_reserved_word(name
     assert sql_checks.unknown_qualifiers(text) == []
 
 
-_INLINE_SAMPLES = {"table": "entity_memory", "columns": "id, tenant_id", "binds": ":c0, :c1",
-                   "model": "doc_model"}
+_INLINE_SAMPLES = {"table": "entity_memory", "columns": "id, tenant_id", "binds": ":c0, :c1", "model": "doc_model"}
 
 
 @pytest.mark.parametrize("name", sorted(statements.ALL))
@@ -111,8 +113,11 @@ def test_each_inline_statement_parses_or_balances_and_declares_its_binds(name):
 
 
 def test_the_unmodelled_list_has_no_kind_the_scripts_do_not_use():
-    used = {sql_checks.statement_kind(sql_checks.strip_code(u).strip()) for _, u in _install_units()
-            if not sql_checks.is_plsql(u)}
+    used = {
+        sql_checks.statement_kind(sql_checks.strip_code(u).strip())
+        for _, u in _install_units()
+        if not sql_checks.is_plsql(u)
+    }
     assert set(sql_checks.UNMODELLED) <= used
 
 
@@ -132,7 +137,8 @@ def test_the_checks_catch_broken_text():
 def test_the_recorded_schema_version_is_the_backends():
     text = (SQL / "oracle" / "install" / "090_schema_version.sql").read_text(encoding="utf-8")
     assert re.findall(r"SELECT (\d+) FROM dual WHERE NOT EXISTS .* version = (\d+)", text) == [
-        (str(install.SCHEMA_VERSION), str(install.SCHEMA_VERSION))]
+        (str(install.SCHEMA_VERSION), str(install.SCHEMA_VERSION))
+    ]
 
 
 # -- no SQL text outside statements.py ------------------------------------------------------------
@@ -188,8 +194,11 @@ def _spread_keys(value: ast.AST, scope: ast.AST, module: ast.Module) -> set[str]
         for node in ast.walk(module):
             if isinstance(node, ast.FunctionDef) and node.name == called:
                 for ret in ast.walk(node):
-                    if isinstance(ret, ast.Return) and ret.value is not None \
-                            and (keys := _dict_keys(ret.value)) is not None:
+                    if (
+                        isinstance(ret, ast.Return)
+                        and ret.value is not None
+                        and (keys := _dict_keys(ret.value)) is not None
+                    ):
                         return keys
     raise AssertionError(f"cannot tell which parameters `**{ast.unparse(value)}` passes: bind a dict literal")
 
@@ -202,10 +211,15 @@ def _call_sites() -> list[tuple[str, str, tuple[str, ...], set[str]]]:
         functions = [f for f in ast.walk(module) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
         for fn in functions:
             for node in ast.walk(fn):
-                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                        and node.func.attr in _METHODS and node.args
-                        and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-                        and _STATEMENT_NAME.fullmatch(node.args[0].value)):
+                if not (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in _METHODS
+                    and node.args
+                    and isinstance(node.args[0], ast.Constant)
+                    and isinstance(node.args[0].value, str)
+                    and _STATEMENT_NAME.fullmatch(node.args[0].value)
+                ):
                     continue
                 params = set()
                 for kw in node.keywords:
@@ -220,10 +234,17 @@ _SITES = _call_sites()
 
 def test_the_call_site_walk_finds_the_manager_and_both_backends():
     names = {name for _, name, _, _ in _SITES}
-    assert {"entity_versions", "memory_file_get", "operator_tenant_mapping_put", "kb_lexical",
-            "kb_vector_candidates"} <= names
-    assert {d for _, name, dialects, _ in _SITES if name == "kb_vector_candidates" for d in dialects} == \
-        {"sqlite", "oracle"}
+    assert {
+        "entity_versions",
+        "memory_file_get",
+        "operator_tenant_mapping_put",
+        "kb_lexical",
+        "kb_vector_candidates",
+    } <= names
+    assert {d for _, name, dialects, _ in _SITES if name == "kb_vector_candidates" for d in dialects} == {
+        "sqlite",
+        "oracle",
+    }
 
 
 @pytest.mark.parametrize("where,name,dialects,params", _SITES, ids=[f"{s[0]}:{s[1]}" for s in _SITES])
@@ -243,10 +264,14 @@ def _inline_sites() -> list[tuple[str, str, set[str]]]:
             if not isinstance(node, ast.Call):
                 continue
             for i, arg in enumerate(node.args):
-                if isinstance(arg, ast.Attribute) and arg.attr == "text" and isinstance(arg.value, ast.Attribute) \
-                        and arg.value.attr in statements.ALL:
+                if (
+                    isinstance(arg, ast.Attribute)
+                    and arg.attr == "text"
+                    and isinstance(arg.value, ast.Attribute)
+                    and arg.value.attr in statements.ALL
+                ):
                     params = {kw.arg for kw in node.keywords if kw.arg}
-                    for later in node.args[i + 1:]:
+                    for later in node.args[i + 1 :]:
                         params |= _dict_keys(later) or set()
                     found.append((f"{path.name}:{node.lineno}", arg.value.attr, params))
     return found
@@ -255,35 +280,44 @@ def _inline_sites() -> list[tuple[str, str, set[str]]]:
 def test_each_inline_statement_is_bound_with_its_declared_parameters():
     sites = _inline_sites()
     assert {name for _, name, _ in sites} >= {"SET_IDENTITY", "SHARE_WITH_QUERY_IDENTITY", "CHANGE_MARKER"}
-    wrong = [(where, name, sorted(params)) for where, name, params in sites
-             if params != set(statements.ALL[name].binds)]
+    wrong = [
+        (where, name, sorted(params)) for where, name, params in sites if params != set(statements.ALL[name].binds)
+    ]
     assert wrong == []
 
 
 # -- twins ---------------------------------------------------------------------------------------
 
+
 def test_sqlite_and_oracle_have_the_same_named_statements():
     sqlite, oracle = _names("sqlite"), _names("oracle")
     missing_on_oracle = sorted(sqlite - oracle - set(DIALECT_INTERNAL["sqlite"]))
     missing_on_sqlite = sorted(oracle - sqlite - set(DIALECT_INTERNAL["oracle"]))
+
     def todo(dialect: str, other: str, names: list[str]) -> list[str]:
-        return [f"sql/{dialect}/{n}.sql (twin of sql/{other}/{n}.sql; binds: "
-                f"{', '.join(sorted(sql_checks.binds((SQL / other / f'{n}.sql').read_text(encoding='utf-8')))) or 'none'})"
-                for n in names]
+        return [
+            f"sql/{dialect}/{n}.sql (twin of sql/{other}/{n}.sql; binds: "
+            f"{', '.join(sorted(sql_checks.binds((SQL / other / f'{n}.sql').read_text(encoding='utf-8')))) or 'none'})"
+            for n in names
+        ]
 
     assert (missing_on_oracle, missing_on_sqlite) == ([], []), "\n".join(
-        ["write these twins (same name, binds, columns and meaning), or list a dialect-internal statement "
-         "in DIALECT_INTERNAL with its reason:",
-         *todo("oracle", "sqlite", missing_on_oracle), *todo("sqlite", "oracle", missing_on_sqlite)])
+        [
+            "write these twins (same name, binds, columns and meaning), or list a dialect-internal statement "
+            "in DIALECT_INTERNAL with its reason:",
+            *todo("oracle", "sqlite", missing_on_oracle),
+            *todo("sqlite", "oracle", missing_on_sqlite),
+        ]
+    )
     assert not set(DIALECT_INTERNAL["sqlite"]) & oracle and not set(DIALECT_INTERNAL["oracle"]) & sqlite
 
 
 #: twins whose rows differ on purpose, and why (every other twin returns the same columns)
 DIFFERENT_COLUMNS = {
     "kb_lexical": "read only by the backend's own lexical leg (Session.kb_lexical), which maps BM25 or "
-                  "Oracle Text's SCORE to the protocol's (seq, score)",
+    "Oracle Text's SCORE to the protocol's (seq, score)",
     "kb_vector_candidates": "read only by the backend's own vector leg (Session.kb_vector): SQLite returns the "
-                            "embeddings and ranks in Python, Oracle ranks in SQL and returns the cosine",
+    "embeddings and ranks in Python, Oracle ranks in SQL and returns the cosine",
 }
 _OPEN_FOR = re.compile(r"\bOPEN\s+\w+\s+FOR\s+(SELECT\b.*?);", re.IGNORECASE | re.DOTALL)
 
@@ -320,8 +354,9 @@ def test_each_twin_returns_the_same_columns(name):
 
 def test_the_column_check_sees_a_missing_column():
     assert _result_columns("SELECT id, row_id AS r FROM t", "sqlite") == ["id", "r"]
-    assert _result_columns("DECLARE c SYS_REFCURSOR; BEGIN OPEN c FOR SELECT a, b FROM t; "
-                           "DBMS_SQL.RETURN_RESULT(c); END;", "oracle") == ["a", "b"]
+    assert _result_columns(
+        "DECLARE c SYS_REFCURSOR; BEGIN OPEN c FOR SELECT a, b FROM t; DBMS_SQL.RETURN_RESULT(c); END;", "oracle"
+    ) == ["a", "b"]
     assert _result_columns("DELETE FROM t WHERE a = 1 RETURNING a, b", "sqlite") == ["a", "b"]
     assert _result_columns("UPDATE t SET a = 1", "oracle") is None
     assert set(DIFFERENT_COLUMNS) <= _names("sqlite") & _names("oracle")
@@ -354,6 +389,7 @@ def test_no_code_above_the_backend_names_a_dialect():
 
 # -- the README lets a DBA review without reading Python -------------------------------------------
 
+
 def _readme_oracle_section() -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     return text.split("## Running on Oracle AI Database", 1)[1].split("\n## ", 1)[0]
@@ -361,8 +397,11 @@ def _readme_oracle_section() -> str:
 
 def test_the_readme_lists_every_grant_the_install_makes_and_no_other():
     section = _readme_oracle_section()
-    granted = [" ".join(sql_checks.strip_code(u).split()) for _, u in _install_units()
-               if sql_checks.strip_code(u).strip().upper().startswith("GRANT")]
+    granted = [
+        " ".join(sql_checks.strip_code(u).split())
+        for _, u in _install_units()
+        if sql_checks.strip_code(u).strip().upper().startswith("GRANT")
+    ]
     listed = re.findall(r"^\| `(GRANT [^`]+)` \|", section, re.MULTILINE)
     assert sorted(granted) == sorted(listed)
 
@@ -378,8 +417,11 @@ def test_the_readme_names_every_table_a_vpd_policy_covers():
 def test_the_query_account_gets_read_on_the_reviewed_views_and_nothing_else():
     """The second wall of execute_query: MEMGATE_QUERY may log in and READ the qv_ views, no more;
     only MEMGATE_APP may run the context package that binds an identity."""
-    grants = [" ".join(sql_checks.strip_code(u).split()).upper() for _, u in _install_units()
-              if sql_checks.strip_code(u).strip().upper().startswith("GRANT")]
+    grants = [
+        " ".join(sql_checks.strip_code(u).split()).upper()
+        for _, u in _install_units()
+        if sql_checks.strip_code(u).strip().upper().startswith("GRANT")
+    ]
     to_query = [g for g in grants if g.endswith(" TO MEMGATE_QUERY")]
     assert "GRANT CREATE SESSION TO MEMGATE_QUERY" in to_query
     others = [g for g in to_query if g != "GRANT CREATE SESSION TO MEMGATE_QUERY"]

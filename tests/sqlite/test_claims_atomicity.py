@@ -17,8 +17,10 @@ def test_a_failure_mid_correction_leaves_the_old_version_current(manager, backen
     # A real failure between "close version 2" and "insert version 3": the base
     # table refuses the insert after the close has already run in the transaction.
     with backend.unwalled_connection() as conn:
-        conn.execute("CREATE TRIGGER fail_v3 BEFORE INSERT ON base_entity_memory WHEN NEW.version = 3"
-                     " BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
+        conn.execute(
+            "CREATE TRIGGER fail_v3 BEFORE INSERT ON base_entity_memory WHEN NEW.version = 3"
+            " BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END"
+        )
     with pytest.raises(InvalidArgument, match="^the record is incomplete or malformed$"):
         manager.correct_entity(acme, "model:helios-rag", "beir_ndcg10", "0.81")
     claim = _current(manager, acme)

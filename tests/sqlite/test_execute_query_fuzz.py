@@ -54,8 +54,10 @@ def hidden_from_acme(backend, queries) -> tuple[frozenset[str], frozenset[str]]:
     """Columns only base or unreviewed tables have, and the id of every row of another tenant or of a table
     no reviewed view reads (the user, agent and thread scopes within acme are left to the scope tests)."""
     with backend.unwalled_connection() as conn:
+
         def columns(table):
             return {r[1] for r in conn.execute(f"PRAGMA table_info({table})")}
+
         bases = sqlite_schema.base_tables(conn)
         reviewed = {name for cols in queries.catalog().values() for name, _ in cols}  # history views are TEMP
         unreviewed = set().union(*(columns(t) for t in bases)) - reviewed

@@ -16,8 +16,9 @@ def kb(backend):
 
 def _chunks(backend):
     with backend.unwalled_connection() as conn:
-        return conn.execute("SELECT document_id, position, content FROM base_knowledge_base_chunk"
-                            " ORDER BY document_id, position").fetchall()
+        return conn.execute(
+            "SELECT document_id, position, content FROM base_knowledge_base_chunk ORDER BY document_id, position"
+        ).fetchall()
 
 
 def _fts_rows(backend):
@@ -28,18 +29,26 @@ def _fts_rows(backend):
     with backend.unwalled_connection() as conn:
         for tenant, slot in conn.execute("SELECT tenant_id, slot FROM base_kb_lexical_index ORDER BY slot").fetchall():
             fts = f"base_kb_fts_{slot}"
-            conn.execute("CREATE VIRTUAL TABLE temp.reference USING fts5(content,"
-                         " tokenize = 'porter unicode61 remove_diacritics 2')")
-            conn.execute("INSERT INTO temp.reference (rowid, content) SELECT d.id, c.content"
-                         f" FROM {fts}_docsize d JOIN base_knowledge_base_chunk c ON c.seq = d.id")
+            conn.execute(
+                "CREATE VIRTUAL TABLE temp.reference USING fts5(content,"
+                " tokenize = 'porter unicode61 remove_diacritics 2')"
+            )
+            conn.execute(
+                "INSERT INTO temp.reference (rowid, content) SELECT d.id, c.content"
+                f" FROM {fts}_docsize d JOIN base_knowledge_base_chunk c ON c.seq = d.id"
+            )
             conn.execute(f"CREATE VIRTUAL TABLE temp.indexed_terms USING fts5vocab(main, {fts}, instance)")
             conn.execute("CREATE VIRTUAL TABLE temp.reference_terms USING fts5vocab(temp, reference, instance)")
             indexed = conn.execute("SELECT term, doc, offset FROM temp.indexed_terms ORDER BY 2, 3").fetchall()
-            assert indexed == conn.execute("SELECT term, doc, offset FROM temp.reference_terms ORDER BY 2, 3").fetchall()
+            assert (
+                indexed == conn.execute("SELECT term, doc, offset FROM temp.reference_terms ORDER BY 2, 3").fetchall()
+            )
             for name in ("indexed_terms", "reference_terms", "reference"):
                 conn.execute(f"DROP TABLE temp.{name}")
-            rows += conn.execute(f"SELECT d.id, c.tenant_id, c.content FROM {fts}_docsize d"
-                                 " JOIN base_knowledge_base_chunk c ON c.seq = d.id ORDER BY d.id").fetchall()
+            rows += conn.execute(
+                f"SELECT d.id, c.tenant_id, c.content FROM {fts}_docsize d"
+                " JOIN base_knowledge_base_chunk c ON c.seq = d.id ORDER BY d.id"
+            ).fetchall()
     return rows
 
 
@@ -69,9 +78,11 @@ def test_a_replacement_that_fails_midway_leaves_the_old_chunks_whole(kb, backend
     # A real failure after the old chunks are deleted and the first new one written:
     # the base table refuses the second new chunk inside the transaction.
     with backend.unwalled_connection() as conn:
-        conn.execute("CREATE TRIGGER fail_second BEFORE INSERT ON base_knowledge_base_chunk"
-                     " WHEN NEW.position = 1 AND NEW.content LIKE 'Rewritten%'"
-                     " BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
+        conn.execute(
+            "CREATE TRIGGER fail_second BEFORE INSERT ON base_knowledge_base_chunk"
+            " WHEN NEW.position = 1 AND NEW.content LIKE 'Rewritten%'"
+            " BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END"
+        )
     with pytest.raises(InvalidArgument, match="^the record is incomplete or malformed$"):
         kb.ingest_file(ACME, path, settings=ChunkSettings(max_tokens=16, overlap_tokens=0))
     assert _chunks(backend) == before and _fts_rows(backend) == index_before

@@ -22,7 +22,7 @@ from memgate.manager.backend.sqlite.context import ConnectionContext, install_co
 REFUSED = "^memgate: write refused, tenant_id differs from the bound tenant$"
 WRITES = {
     "insert": "INSERT INTO base_toolbox_memory (id, tenant_id, tool_name, tool_schema, usage_notes, tool_handler)"
-              " VALUES ('tool_x', 'globex', 'planted', '{}', 'x', 'lookup_entity')",
+    " VALUES ('tool_x', 'globex', 'planted', '{}', 'x', 'lookup_entity')",
     "update": "UPDATE base_toolbox_memory SET usage_notes = 'pwned' WHERE id = :globex",
     "delete": "DELETE FROM base_toolbox_memory WHERE id = :globex",
     "move_own_row_out": "UPDATE base_toolbox_memory SET tenant_id = 'globex' WHERE id = :acme",
@@ -32,15 +32,22 @@ WRITES = {
 @pytest.fixture
 def rows(backend, two_tenants):
     """The tenant-wide lookup_entity row of each tenant: {tenant: row id}."""
-    found = operator_rows(backend, "toolbox_memory", "WHERE tool_name = 'lookup_entity' AND user_id IS NULL"
-                                                     " AND agent_id IS NULL AND thread_id IS NULL")
+    found = operator_rows(
+        backend,
+        "toolbox_memory",
+        "WHERE tool_name = 'lookup_entity' AND user_id IS NULL AND agent_id IS NULL AND thread_id IS NULL",
+    )
     return {r["tenant_id"]: r["id"] for r in found}
 
 
 def _bound(path, identity):
     conn = sqlite3.connect(path, isolation_level=None)
-    install_context_functions(conn, ConnectionContext(
-        tenant=identity and identity.tenant, user=identity and identity.user, agent=identity and identity.agent))
+    install_context_functions(
+        conn,
+        ConnectionContext(
+            tenant=identity and identity.tenant, user=identity and identity.user, agent=identity and identity.agent
+        ),
+    )
     return closing(conn)
 
 

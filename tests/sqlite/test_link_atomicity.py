@@ -11,8 +11,10 @@ def test_a_correction_whose_link_fails_leaves_the_old_version_current(manager, b
     acme, _ = two_tenants
     # A real failure after the close and the insert of version 3: the link's base table refuses it.
     with backend.unwalled_connection() as conn:
-        conn.execute("CREATE TRIGGER fail_link BEFORE INSERT ON base_memory_link"
-                     " BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END")
+        conn.execute(
+            "CREATE TRIGGER fail_link BEFORE INSERT ON base_memory_link"
+            " BEGIN SELECT RAISE(ABORT, 'disk full (simulated)'); END"
+        )
     with pytest.raises(InvalidArgument, match="^the record is incomplete or malformed$"):
         manager.correct_entity(acme, "model:helios-rag", "beir_ndcg10", "0.81")
     claims, _ = manager.lookup_claims(acme, "model:helios-rag", "beir_ndcg10")

@@ -9,9 +9,9 @@ import pytest
 from backend_helpers import open_sqlite, operator_rows
 
 from memgate.manager import Identity, MemoryManager, SchemaMismatch
+from memgate.manager.backend.sql_files import load_sql
 from memgate.manager.backend.sqlite import schema
 from memgate.manager.backend.sqlite.context import ConnectionContext, install_context_functions
-from memgate.manager.backend.sql_files import load_sql
 
 OLD_BUDGET = {"max_tool_result_tokens": 1500, "max_window_tokens": 12000, "max_tool_rounds": 8}
 
@@ -29,12 +29,16 @@ def _database_without_004(path) -> None:
     schema.rebuild_tenant_wall(conn)
     for tenant in ("acme", "globex"):
         context.bind(Identity(tenant=tenant))
-        conn.execute("INSERT INTO guideline_memory (id, tenant_id, guideline_key, content, content_json, version,"
-                     " valid_from) VALUES (?, ?, 'context_budget', 'old', ?, 1, '2026-07-01T00:00:00.000Z')",
-                     (f"gdl_{tenant}_old", tenant, json.dumps(OLD_BUDGET)))
-        conn.execute("INSERT INTO guideline_memory (id, tenant_id, guideline_key, content, version, valid_from)"
-                     " VALUES (?, ?, 'citations', 'cite ids', 1, '2026-07-01T00:00:00.000Z')",
-                     (f"gdl_{tenant}_cite", tenant))
+        conn.execute(
+            "INSERT INTO guideline_memory (id, tenant_id, guideline_key, content, content_json, version,"
+            " valid_from) VALUES (?, ?, 'context_budget', 'old', ?, 1, '2026-07-01T00:00:00.000Z')",
+            (f"gdl_{tenant}_old", tenant, json.dumps(OLD_BUDGET)),
+        )
+        conn.execute(
+            "INSERT INTO guideline_memory (id, tenant_id, guideline_key, content, version, valid_from)"
+            " VALUES (?, ?, 'citations', 'cite ids', 1, '2026-07-01T00:00:00.000Z')",
+            (f"gdl_{tenant}_cite", tenant),
+        )
     conn.close()
 
 
@@ -46,16 +50,23 @@ def test_a_file_missing_a_lower_migration_is_not_current_and_init_applies_it(sql
             backend.check_schema()
         backend.migrate()
         backend.check_schema()
-        rows = operator_rows(backend, "guideline_memory", "WHERE guideline_key = 'context_budget' "
-                                                          "ORDER BY tenant_id, version")
+        rows = operator_rows(
+            backend, "guideline_memory", "WHERE guideline_key = 'context_budget' ORDER BY tenant_id, version"
+        )
         assert [(r["tenant_id"], r["row_id"], r["version"]) for r in rows] == [
-            ("acme", "context_context_budget", 1), ("acme", "context_context_budget", 2),
-            ("globex", "context_context_budget", 1), ("globex", "context_context_budget", 2)]
+            ("acme", "context_context_budget", 1),
+            ("acme", "context_context_budget", 2),
+            ("globex", "context_context_budget", 1),
+            ("globex", "context_context_budget", 2),
+        ]
         old, new = rows[0], rows[1]
         assert old["valid_until"] == new["valid_from"] and new["valid_until"] is None
         assert (new["source_table"], new["source_id"], new["source_version"]) == ("guideline_memory", "gdl_acme_old", 1)
-        assert json.loads(new["content_json"]) == {"max_tool_result_tokens": 1500, "usable_context": 12000,
-                                                   "max_rounds": 8}
+        assert json.loads(new["content_json"]) == {
+            "max_tool_result_tokens": 1500,
+            "usable_context": 12000,
+            "max_rounds": 8,
+        }
         budget = MemoryManager(backend).context_budget(Identity(tenant="acme"))
         assert (budget.usable_context, budget.max_rounds, budget.max_tool_result_tokens) == (12000, 8, 1500)
         [cite] = operator_rows(backend, "guideline_memory", "WHERE id = 'gdl_acme_cite'")
@@ -69,6 +80,7 @@ def test_a_file_missing_a_lower_migration_is_not_current_and_init_applies_it(sql
 
 def test_a_guideline_written_without_a_row_id_gets_its_own_id(backend):
     with backend.session(Identity(tenant="acme")) as s:
-        s.insert("guideline_memory", {"id": "gdl_x", "tenant_id": "acme", "guideline_key": "style",
-                                      "content": "be brief"})
+        s.insert(
+            "guideline_memory", {"id": "gdl_x", "tenant_id": "acme", "guideline_key": "style", "content": "be brief"}
+        )
         assert s.raw("SELECT row_id FROM guideline_memory WHERE id = 'gdl_x'") == [{"row_id": "gdl_x"}]

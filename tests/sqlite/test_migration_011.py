@@ -14,8 +14,10 @@ from memgate.manager.backend.sqlite import schema
 from memgate.manager.backend.sqlite.context import ConnectionContext, install_context_functions
 from memgate.manager.kb.embed import HashingEmbedder
 
-DOCS = {"acme": ["Kumquats ripen in winter.", "The zebra crossing is repainted in May."],
-        "globex": ["Kumquat jam needs lemon.", "Server room keys are at the desk."]}
+DOCS = {
+    "acme": ["Kumquats ripen in winter.", "The zebra crossing is repainted in May."],
+    "globex": ["Kumquat jam needs lemon.", "Server room keys are at the desk."],
+}
 
 
 def _database_before_011(path) -> None:
@@ -33,15 +35,26 @@ def _database_before_011(path) -> None:
     for identity in (ACME, GLOBEX):
         context.bind(identity)
         tenant = identity.tenant
-        conn.execute("INSERT INTO knowledge_base_document (id, tenant_id, collection, title, source_uri, mime_type,"
-                     " content_hash, token_count, content, metadata_json, version, valid_from)"
-                     " VALUES (?, ?, 'default', 'notes', ?, 'text/plain', 'h', 10, ?, '{}', 1, '2026-01-01T00:00:00.000Z')",
-                     (f"doc_{tenant}", tenant, f"test://{tenant}/notes", " ".join(DOCS[tenant])))
+        conn.execute(
+            "INSERT INTO knowledge_base_document (id, tenant_id, collection, title, source_uri, mime_type,"
+            " content_hash, token_count, content, metadata_json, version, valid_from)"
+            " VALUES (?, ?, 'default', 'notes', ?, 'text/plain', 'h', 10, ?, '{}', 1, '2026-01-01T00:00:00.000Z')",
+            (f"doc_{tenant}", tenant, f"test://{tenant}/notes", " ".join(DOCS[tenant])),
+        )
         for position, text in enumerate(DOCS[tenant]):
-            conn.execute("INSERT INTO knowledge_base_chunk (id, tenant_id, document_id, position, content, embedding,"
-                         " embedding_model, valid_from) VALUES (?, ?, ?, ?, ?, ?, ?, '2026-01-01T00:00:00.000Z')",
-                         (f"chk_{tenant}_{position}", tenant, f"doc_{tenant}", position, text,
-                          embedder.embed([text])[0].astype("<f4").tobytes(), embedder.name))
+            conn.execute(
+                "INSERT INTO knowledge_base_chunk (id, tenant_id, document_id, position, content, embedding,"
+                " embedding_model, valid_from) VALUES (?, ?, ?, ?, ?, ?, ?, '2026-01-01T00:00:00.000Z')",
+                (
+                    f"chk_{tenant}_{position}",
+                    tenant,
+                    f"doc_{tenant}",
+                    position,
+                    text,
+                    embedder.embed([text])[0].astype("<f4").tobytes(),
+                    embedder.name,
+                ),
+            )
     assert conn.execute("SELECT count(*) FROM base_kb_chunk_fts").fetchone()[0] == 4
     conn.close()
 
@@ -61,11 +74,15 @@ def test_an_old_file_is_upgraded_and_search_still_finds_its_chunks(sqlite_path):
             assert sorted(slots) == ["acme", "globex"]
             for tenant, slot in slots.items():
                 assert f"base_kb_fts_{slot}_content" not in tables  # external content: text stored once
-                indexed = conn.execute(f"SELECT c.id FROM base_kb_fts_{slot}_docsize d"
-                                       " JOIN base_knowledge_base_chunk c ON c.seq = d.id ORDER BY c.id").fetchall()
+                indexed = conn.execute(
+                    f"SELECT c.id FROM base_kb_fts_{slot}_docsize d"
+                    " JOIN base_knowledge_base_chunk c ON c.seq = d.id ORDER BY c.id"
+                ).fetchall()
                 assert [r[0] for r in indexed] == [f"chk_{tenant}_0", f"chk_{tenant}_1"]
             assert dict(conn.execute("SELECT tenant_id, generation FROM base_kb_generation").fetchall()) == {
-                "acme": 1, "globex": 1}
+                "acme": 1,
+                "globex": 1,
+            }
         kb = hashing_manager(backend)
         for identity, expected in ((ACME, "chk_acme_0"), (GLOBEX, "chk_globex_0")):
             for methods in (("lexical",), ("vector",), ("lexical", "vector")):

@@ -48,8 +48,14 @@ def test_mode_ro_refuses_a_write_with_query_only_turned_off(backend, two_tenants
     assert base_checksum(backend) == before
 
 
-@pytest.mark.parametrize("sql", ["SELECT app_tenant()", "SELECT app_user() FROM entity_memory",
-                                 "SELECT id FROM entity_memory WHERE app_agent() IS NOT NULL"])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT app_tenant()",
+        "SELECT app_user() FROM entity_memory",
+        "SELECT id FROM entity_memory WHERE app_agent() IS NOT NULL",
+    ],
+)
 def test_the_context_functions_run_only_inside_a_reviewed_view(backend, two_tenants, sql):
     queries = ReadonlyQueries(backend.path)
     try:

@@ -13,12 +13,27 @@ from memgate.manager.backend.base import BinaryLength
 from memgate.manager.backend.sqlite.deadline import Deadline
 
 ORDINARY = [
-    "instr('haystack', 'st')", "instr('haystack', '')", "instr('héllo wörld', 'wö')", "instr(X'00010203', X'0203')",
-    "instr(12345, 34)", "instr(1.5e100, 'e')", "instr(NULL, 'a')", "instr('a', NULL)",
-    "replace('a-b-c', '-', '+')", "replace('abc', '', 'z')", "replace(1e100, 'e', 'E')", "replace(X'6162', 'b', 'c')",
-    "replace('abc', 'b', NULL)", "replace(2.5, '.', ',')",
-    "trim('..x..', '.')", "ltrim('xxhixx', 'x')", "rtrim('xxhixx', 'x')", "trim('ab', '')", "trim(NULL, 'a')",
-    "trim(100, '0')", "ltrim('  héé  ', ' h')",
+    "instr('haystack', 'st')",
+    "instr('haystack', '')",
+    "instr('héllo wörld', 'wö')",
+    "instr(X'00010203', X'0203')",
+    "instr(12345, 34)",
+    "instr(1.5e100, 'e')",
+    "instr(NULL, 'a')",
+    "instr('a', NULL)",
+    "replace('a-b-c', '-', '+')",
+    "replace('abc', '', 'z')",
+    "replace(1e100, 'e', 'E')",
+    "replace(X'6162', 'b', 'c')",
+    "replace('abc', 'b', NULL)",
+    "replace(2.5, '.', ',')",
+    "trim('..x..', '.')",
+    "ltrim('xxhixx', 'x')",
+    "rtrim('xxhixx', 'x')",
+    "trim('ab', '')",
+    "trim(NULL, 'a')",
+    "trim(100, '0')",
+    "ltrim('  héé  ', ' h')",
 ]
 
 
@@ -34,8 +49,11 @@ def test_a_gated_call_past_its_budget_is_refused_at_once(backend, two_tenants):
     manager = MemoryManager(backend)
     started = time.monotonic()
     with pytest.raises(QueryRejected, match=r"^query refused \(rule too-costly\): a text function would compare"):
-        manager.execute_query(ACME, "WITH RECURSIVE r(n, s) AS (SELECT 0, 'a' UNION ALL SELECT n + 1, s || s "
-                                    "FROM r WHERE n < 19) SELECT instr(s, substr(s, 1, 300000) || 'b') FROM r")
+        manager.execute_query(
+            ACME,
+            "WITH RECURSIVE r(n, s) AS (SELECT 0, 'a' UNION ALL SELECT n + 1, s || s "
+            "FROM r WHERE n < 19) SELECT instr(s, substr(s, 1, 300000) || 'b') FROM r",
+        )
     assert time.monotonic() - started < 1  # the call itself would take seconds
 
 
@@ -45,8 +63,9 @@ def test_the_watchdog_ends_a_statement_whose_steps_are_slow():
     conn.create_function("slow", 1, lambda n: time.sleep(0.02) or n)
     started = time.monotonic()
     with pytest.raises(sqlite3.OperationalError, match="^interrupted$"), Deadline(conn, 0.2) as deadline:
-        conn.execute("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 200) "
-                     "SELECT sum(slow(n)) FROM r").fetchall()
+        conn.execute(
+            "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 200) SELECT sum(slow(n)) FROM r"
+        ).fetchall()
     assert deadline.passed and time.monotonic() - started < 1  # 200 steps of 20 ms would be 4 s
 
 
@@ -56,13 +75,20 @@ def test_a_disarmed_watchdog_leaves_the_next_statement_alone():
     with Deadline(conn, 0.05):
         assert conn.execute("SELECT 1").fetchone() == (1,)
     # The next statement runs past the old deadline (20 steps of 10 ms): nothing may interrupt it.
-    assert conn.execute("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 20) "
-                        "SELECT sum(slow(n)) FROM r").fetchone() == (210,)
+    assert conn.execute(
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 20) SELECT sum(slow(n)) FROM r"
+    ).fetchone() == (210,)
 
 
 def test_text_arrives_cut_to_the_cell_width_and_binary_values_by_their_length(backend, two_tenants):
-    rows = backend.run_readonly_query(ACME, "SELECT printf('%.900c', 'é') AS t, CAST('abcd' AS BLOB) AS b, 7 AS n",
-                                      max_rows=5, timeout_s=5, now=now_iso(), max_chars=10)
+    rows = backend.run_readonly_query(
+        ACME,
+        "SELECT printf('%.900c', 'é') AS t, CAST('abcd' AS BLOB) AS b, 7 AS n",
+        max_rows=5,
+        timeout_s=5,
+        now=now_iso(),
+        max_chars=10,
+    )
     assert rows.rows == [("é" * 11, BinaryLength(4), 7)]
 
 
@@ -74,8 +100,9 @@ def _document(backend, chars: int) -> None:
 def test_a_stored_value_up_to_the_length_limit_is_read_and_a_longer_one_refused(backend, two_tenants):
     manager = MemoryManager(backend)
     _document(backend, 1_000_000)
-    out = manager.execute_query(ACME, "SELECT length(content) AS n, content FROM knowledge_base_document "
-                                      "WHERE title = 'big'")
+    out = manager.execute_query(
+        ACME, "SELECT length(content) AS n, content FROM knowledge_base_document WHERE title = 'big'"
+    )
     assert out.text.splitlines()[3] == "| 1000000 | <LOB> |"
     _document(backend, 1_100_000)
     with pytest.raises(QueryRejected, match=r"^query refused \(rule too-big\): .* the limit \(1 MiB\)\.$"):

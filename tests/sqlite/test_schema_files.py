@@ -18,7 +18,8 @@ def test_a_newer_schema_is_refused_with_the_fix(backend, sqlite_path):
         backend.check_schema()
     assert err.value.with_hint() == (
         f"{sqlite_path} has schema version {known + 1}, newer than this memgate knows ({known}). "
-        "Upgrade memgate, or point database.path at another file.")
+        "Upgrade memgate, or point database.path at another file."
+    )
     with pytest.raises(SchemaMismatch, match=f"has schema version {known + 1}, newer than this memgate knows"):
         backend.migrate()
 
@@ -33,8 +34,10 @@ def test_a_sqlite_file_that_is_not_memgate_is_refused(tmp_path):
 
 def test_a_missing_file_is_not_created_when_creation_is_off(tmp_path):
     from memgate.manager.errors import BackendUnavailable
+
     with pytest.raises(BackendUnavailable, match="^no database at ") as err:
         open_sqlite(tmp_path / "absent.db", create=False)
-    assert err.value.with_hint() == (f"no database at {tmp_path / 'absent.db'}. "
-                                    f"Run `memgate --db {tmp_path / 'absent.db'} init` first.")
+    assert err.value.with_hint() == (
+        f"no database at {tmp_path / 'absent.db'}. Run `memgate --db {tmp_path / 'absent.db'} init` first."
+    )
     assert not (tmp_path / "absent.db").exists()

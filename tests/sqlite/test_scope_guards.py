@@ -17,21 +17,29 @@ def test_every_base_table_has_scope_guards_and_its_view_filters_scope(backend):
     with backend.unwalled_connection() as conn:
         objects = {name: sql for name, sql in conn.execute("SELECT name, sql FROM sqlite_master")}
         for base in schema.base_tables(conn):
-            table = base[len("base_"):]
+            table = base[len("base_") :]
             for action in ("insert", "update", "delete"):
                 assert f"{base}__scope_{action}" in objects, base
             view = objects[table]
             if base == "base_memory_file":
                 assert "FROM base_memory_store o WHERE o.id = base_memory_file.store_id" in view
-            for column, fn in (("user_id", "app_user()"), ("agent_id", "app_agent()"),
-                               ("thread_id", "app_thread()")):
+            for column, fn in (("user_id", "app_user()"), ("agent_id", "app_agent()"), ("thread_id", "app_thread()")):
                 assert f"{column} = {fn}" in view, (table, column)
 
 
 def test_the_lexical_index_view_shows_a_user_only_their_chunks(manager, backend, two_tenants):
     with backend.session(ACME) as s:
-        s.insert("knowledge_base_chunk", {"id": "chk_jane", "tenant_id": "acme", "user_id": "jane",
-                                          "document_id": "d", "position": 0, "content": "zebracorn plans"})
+        s.insert(
+            "knowledge_base_chunk",
+            {
+                "id": "chk_jane",
+                "tenant_id": "acme",
+                "user_id": "jane",
+                "document_id": "d",
+                "position": 0,
+                "content": "zebracorn plans",
+            },
+        )
     match = "SELECT seq FROM kb_chunk_match WHERE fts MATCH 'zebracorn'"
     with backend.session(ACME) as s:
         assert len(s.raw(match)) == 1
@@ -45,8 +53,12 @@ def test_the_query_connection_never_reads_the_walled_main_views_directly(backend
         with queries.walled_connection(ACME) as conn:
             current = conn.execute("SELECT content FROM entity_memory WHERE predicate = 'beir_ndcg10'").fetchall()
             assert current == [("0.78",)]
-            for sql in ("SELECT content FROM main.entity_memory", "SELECT * FROM main.conversation_memory",
-                        "SELECT * FROM temp.sqlite_master", "SELECT * FROM main.mcp_call_log"):
+            for sql in (
+                "SELECT content FROM main.entity_memory",
+                "SELECT * FROM main.conversation_memory",
+                "SELECT * FROM temp.sqlite_master",
+                "SELECT * FROM main.mcp_call_log",
+            ):
                 with pytest.raises(sqlite3.DatabaseError, match="prohibited|not authorized"):
                     conn.execute(sql).fetchall()
     finally:
@@ -63,6 +75,5 @@ def test_the_reviewed_views_follow_a_schema_change(backend, two_tenants):
     catalog = backend.query_catalog()
     assert catalog["entity_memory"][-1] == ("reviewed_by", "TEXT")
     assert [c for c, _ in catalog["entity_memory_history"][-2:]] == ["reviewed_by", "status"]
-    rows = backend.run_readonly_query(ACME, "SELECT reviewed_by, status FROM entity_memory_history", 5, 5.0,
-                                      now_iso())
+    rows = backend.run_readonly_query(ACME, "SELECT reviewed_by, status FROM entity_memory_history", 5, 5.0, now_iso())
     assert rows.columns == ["reviewed_by", "status"] and len(rows.rows) == 3

@@ -26,15 +26,36 @@ def _unit(rng, n):
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
-def _add_chunks(backend, identity, vectors, *, user=None, document="doc_a", collection="default",
-                valid_from="2026-01-01T00:00:00.000Z", valid_until=None, start=0):
+def _add_chunks(
+    backend,
+    identity,
+    vectors,
+    *,
+    user=None,
+    document="doc_a",
+    collection="default",
+    valid_from="2026-01-01T00:00:00.000Z",
+    valid_until=None,
+    start=0,
+):
     with backend.session(identity) as s, s.transaction():
         for i, vector in enumerate(vectors, start):
-            s.insert("knowledge_base_chunk", {
-                "id": f"chk_{identity.tenant}_{user}_{document}_{i}", "tenant_id": identity.tenant, "user_id": user,
-                "document_id": document, "collection": collection, "position": i, "content": f"chunk {i}",
-                "embedding": np.asarray(vector, dtype=np.float32), "embedding_model": MODEL,
-                "valid_from": valid_from, "valid_until": valid_until})
+            s.insert(
+                "knowledge_base_chunk",
+                {
+                    "id": f"chk_{identity.tenant}_{user}_{document}_{i}",
+                    "tenant_id": identity.tenant,
+                    "user_id": user,
+                    "document_id": document,
+                    "collection": collection,
+                    "position": i,
+                    "content": f"chunk {i}",
+                    "embedding": np.asarray(vector, dtype=np.float32),
+                    "embedding_model": MODEL,
+                    "valid_from": valid_from,
+                    "valid_until": valid_until,
+                },
+            )
 
 
 @pytest.fixture
@@ -52,10 +73,15 @@ def corpus(backend):
     return vectors
 
 
-FILTERS = [ChunkFilters(now=NOW), ChunkFilters(now=NOW, collection="manuals"),
-           ChunkFilters(now=NOW, document_id="doc_b"), ChunkFilters(now=NOW, collection="nowhere"),
-           ChunkFilters(now="2026-02-01T00:00:00.000Z"), ChunkFilters(now="2026-10-01T00:00:00.000Z"),
-           ChunkFilters(now=NOW, include_ended=True)]
+FILTERS = [
+    ChunkFilters(now=NOW),
+    ChunkFilters(now=NOW, collection="manuals"),
+    ChunkFilters(now=NOW, document_id="doc_b"),
+    ChunkFilters(now=NOW, collection="nowhere"),
+    ChunkFilters(now="2026-02-01T00:00:00.000Z"),
+    ChunkFilters(now="2026-10-01T00:00:00.000Z"),
+    ChunkFilters(now=NOW, include_ended=True),
+]
 
 
 @pytest.mark.parametrize("filters", FILTERS)
@@ -87,18 +113,26 @@ def test_a_second_search_reuses_the_matrix_an_append_grows_it_and_a_rewrite_repl
         first = backend.vector_cache._entries[key]
         s.kb_vector(corpus[1], MODEL, 5, filters)
         assert backend.vector_cache._entries[key] is first
-    _add_chunks(backend, JANE, [-corpus[0], -corpus[1]], start=900, collection="appended",
-                valid_until="2026-08-01T00:00:00.000Z")
+    _add_chunks(
+        backend,
+        JANE,
+        [-corpus[0], -corpus[1]],
+        start=900,
+        collection="appended",
+        valid_until="2026-08-01T00:00:00.000Z",
+    )
     with backend.session(JANE) as s:
         grown = s.kb_vector(-corpus[0], MODEL, 5, filters)
         assert grown == s.kb_vector_exact(-corpus[0], MODEL, 5, filters)
-        assert s.kb_vector(-corpus[0], MODEL, 5, ChunkFilters(now=NOW, collection="appended")) == \
-            s.kb_vector_exact(-corpus[0], MODEL, 5, ChunkFilters(now=NOW, collection="appended"))
-        assert s.kb_vector(-corpus[0], MODEL, 5, ChunkFilters(now="2026-09-01T00:00:00.000Z")) == \
-            s.kb_vector_exact(-corpus[0], MODEL, 5, ChunkFilters(now="2026-09-01T00:00:00.000Z"))
+        assert s.kb_vector(-corpus[0], MODEL, 5, ChunkFilters(now=NOW, collection="appended")) == s.kb_vector_exact(
+            -corpus[0], MODEL, 5, ChunkFilters(now=NOW, collection="appended")
+        )
+        assert s.kb_vector(-corpus[0], MODEL, 5, ChunkFilters(now="2026-09-01T00:00:00.000Z")) == s.kb_vector_exact(
+            -corpus[0], MODEL, 5, ChunkFilters(now="2026-09-01T00:00:00.000Z")
+        )
     second = backend.vector_cache._entries[key]
     assert second is not first and second.rewrites == first.rewrites  # grown, not rebuilt
-    assert len(second.seqs) == len(first.seqs) + 2 and np.array_equal(second.codes[:len(first.seqs)], first.codes)
+    assert len(second.seqs) == len(first.seqs) + 2 and np.array_equal(second.codes[: len(first.seqs)], first.codes)
     with backend.session(JANE) as s:
         s.raw("DELETE FROM knowledge_base_chunk WHERE collection = 'appended'")
         assert s.kb_vector(-corpus[0], MODEL, 5, filters) == s.kb_vector_exact(-corpus[0], MODEL, 5, filters)
@@ -112,10 +146,20 @@ def test_an_insert_below_the_highest_seq_is_not_taken_for_an_append(backend, cor
         seq = s.raw("SELECT min(seq) AS seq FROM knowledge_base_chunk")[0]["seq"]
         s.raw("DELETE FROM knowledge_base_chunk WHERE seq = :seq", {"seq": seq})
         s.kb_vector(corpus[0], MODEL, 5, ChunkFilters(now=NOW))  # rebuilt without it
-        s.insert("knowledge_base_chunk", {
-            "seq": seq, "id": "chk_back", "tenant_id": "acme", "document_id": "doc_a", "position": 0,
-            "content": "back", "embedding": -corpus[5], "embedding_model": MODEL,
-            "valid_from": "2026-01-01T00:00:00.000Z"})
+        s.insert(
+            "knowledge_base_chunk",
+            {
+                "seq": seq,
+                "id": "chk_back",
+                "tenant_id": "acme",
+                "document_id": "doc_a",
+                "position": 0,
+                "content": "back",
+                "embedding": -corpus[5],
+                "embedding_model": MODEL,
+                "valid_from": "2026-01-01T00:00:00.000Z",
+            },
+        )
         cached = s.kb_vector(-corpus[5], MODEL, 3, ChunkFilters(now=NOW))
         assert cached[0][0] == seq and cached == s.kb_vector_exact(-corpus[5], MODEL, 3, ChunkFilters(now=NOW))
 
@@ -163,8 +207,9 @@ def test_a_write_in_another_process_is_seen_on_the_next_search(backend, corpus, 
     target = -corpus[0]  # nothing in the corpus is close to it
     with backend.session(JANE) as s:
         before = s.kb_vector(target, MODEL, 3, ChunkFilters(now=NOW))
-    subprocess.run([sys.executable, "-c", WRITER, str(sqlite_path), "insert", *map(str, target.tolist())],
-                   check=True, timeout=60)
+    subprocess.run(
+        [sys.executable, "-c", WRITER, str(sqlite_path), "insert", *map(str, target.tolist())], check=True, timeout=60
+    )
     with backend.session(JANE) as s:
         after = s.kb_vector(target, MODEL, 3, ChunkFilters(now=NOW))
         new_seq = s.raw("SELECT seq FROM knowledge_base_chunk WHERE id = 'chk_other_process'")[0]["seq"]
@@ -183,8 +228,9 @@ def test_searches_through_the_manager_agree_with_and_without_the_cache(backend, 
     uncached_backend = open_sqlite(sqlite_path)
     uncached_backend.vector_cache.max_bytes = 0  # nothing fits: every search reads every blob
     try:
-        uncached = hashing_manager(uncached_backend).search_chunks(ACME, "kumquat harvest irrigation",
-                                                                  methods=("vector",), limit=8)
+        uncached = hashing_manager(uncached_backend).search_chunks(
+            ACME, "kumquat harvest irrigation", methods=("vector",), limit=8
+        )
         assert uncached_backend.vector_cache.nbytes == 0
     finally:
         uncached_backend.close()
@@ -213,8 +259,16 @@ def test_the_quantization_bound_holds():
 def test_100k_by_256_fits_in_32_mb():
     n, dims = 100_000, 256
     matrix = vector_cache.Matrix(
-        generation=1, rewrites=0, seqs=np.arange(n, dtype=np.int64), codes=np.zeros((n, dims), dtype=np.int8),
-        scales=np.ones(n, np.float32), errors=np.zeros(n, np.float32), norms=np.ones(n, np.float32),
-        collections=vector_cache._Labels.of(["default"] * n), documents=vector_cache._Labels.of(["d"] * n),
-        valid_from=vector_cache._Times.of(["2026-01-01"] * n), valid_until=vector_cache._Times.of([None] * n))
+        generation=1,
+        rewrites=0,
+        seqs=np.arange(n, dtype=np.int64),
+        codes=np.zeros((n, dims), dtype=np.int8),
+        scales=np.ones(n, np.float32),
+        errors=np.zeros(n, np.float32),
+        norms=np.ones(n, np.float32),
+        collections=vector_cache._Labels.of(["default"] * n),
+        documents=vector_cache._Labels.of(["d"] * n),
+        valid_from=vector_cache._Times.of(["2026-01-01"] * n),
+        valid_until=vector_cache._Times.of([None] * n),
+    )
     assert matrix.nbytes <= 32 * 2**20

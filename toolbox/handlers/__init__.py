@@ -24,7 +24,18 @@ from .spec import HandlerSpec, StrictArgs
 
 __all__ = ["HANDLERS", "HandlerSpec", "StrictArgs"]
 
-_ALLOWLIST = (lookup_entity, search_memory, execute_query, memory, expand, clarify, report, search, fetch, fetch_image,
-              link_memory)
+_ALLOWLIST = (
+    lookup_entity,
+    search_memory,
+    execute_query,
+    memory,
+    expand,
+    clarify,
+    report,
+    search,
+    fetch,
+    fetch_image,
+    link_memory,
+)
 
 HANDLERS: dict[str, HandlerSpec] = {m.SPEC.name: m.SPEC for m in _ALLOWLIST}

@@ -59,10 +59,18 @@ async def ask_user(arguments: dict[str, Any]) -> dict[str, Any] | InputRequiredT
         state = _state(question, options)
         response = (ctx.input_responses or {}).get(_KEY)
         if response is None or ctx.request_state != state:
-            return InputRequiredToolResult(mcp_types.InputRequiredResult(
-                input_requests={_KEY: mcp_types.ElicitRequest(params=mcp_types.ElicitRequestFormParams(
-                    message=question, requested_schema=_schema(options)))},
-                request_state=state))
+            return InputRequiredToolResult(
+                mcp_types.InputRequiredResult(
+                    input_requests={
+                        _KEY: mcp_types.ElicitRequest(
+                            params=mcp_types.ElicitRequestFormParams(
+                                message=question, requested_schema=_schema(options)
+                            )
+                        )
+                    },
+                    request_state=state,
+                )
+            )
         content = response.content or {}
         return {"action": response.action, "answer": content.get("answer") if response.action == "accept" else None}
     if mode == "legacy":

@@ -32,5 +32,6 @@ def describe_query_views(manager: Any, identity: Any) -> str:
     return manager.query_views_help(functions_at=FUNCTIONS_URI)
 
 
-SPEC = HandlerSpec("execute_query", "execute_query", ExecuteQueryArgs, describe=describe_query_views,
-                   renamed={"sql": "query"})
+SPEC = HandlerSpec(
+    "execute_query", "execute_query", ExecuteQueryArgs, describe=describe_query_views, renamed={"sql": "query"}
+)

@@ -21,7 +21,9 @@ class FetchArgs(StrictArgs):
 OUTPUT_SCHEMA = {
     "type": "object",
     "properties": {
-        "id": {"type": "string"}, "title": {"type": "string"}, "text": {"type": "string"},
+        "id": {"type": "string"},
+        "title": {"type": "string"},
+        "text": {"type": "string"},
         "url": {"type": "string"},
         "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
     },

@@ -13,8 +13,18 @@ from pydantic import Field
 
 from .spec import HandlerSpec, StrictArgs
 
-Relation = Literal["supersedes", "refines", "supports", "duplicates", "contradicts",
-                   "is_superseded_by", "is_refined_by", "is_supported_by", "is_duplicated_by", "is_contradicted_by"]
+Relation = Literal[
+    "supersedes",
+    "refines",
+    "supports",
+    "duplicates",
+    "contradicts",
+    "is_superseded_by",
+    "is_refined_by",
+    "is_supported_by",
+    "is_duplicated_by",
+    "is_contradicted_by",
+]
 MemoryType = Literal["entity", "workflow", "summary", "kb_document", "kb_chunk", "conversation", "image"]
 
 
@@ -32,12 +42,24 @@ def link_hints(policy: dict[str, Any], schema: dict[str, Any]) -> dict[str, bool
     return {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True, "openWorldHint": False}
 
 
-_LINK = {"type": "object", "properties": {
-    "id": {"type": "string"}, "from_type": {"type": "string"}, "from_id": {"type": "string"},
-    "link_type": {"type": "string"}, "to_type": {"type": "string"}, "to_id": {"type": "string"},
-    "provenance": {"type": "string"}}, "required": ["id", "from_id", "link_type", "to_id"]}
+_LINK = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "from_type": {"type": "string"},
+        "from_id": {"type": "string"},
+        "link_type": {"type": "string"},
+        "to_type": {"type": "string"},
+        "to_id": {"type": "string"},
+        "provenance": {"type": "string"},
+    },
+    "required": ["id", "from_id", "link_type", "to_id"],
+}
 #: ToolOutput.structured of link_memory (manager/links/render.py written)
-OUTPUT_SCHEMA = {"type": "object", "properties": {"link": _LINK, "created": {"type": "boolean"}},
-                 "required": ["link", "created"]}
+OUTPUT_SCHEMA = {
+    "type": "object",
+    "properties": {"link": _LINK, "created": {"type": "boolean"}},
+    "required": ["link", "created"],
+}
 
 SPEC = HandlerSpec("link_memory", "link_memory", LinkMemoryArgs, hints=link_hints, output_schema=OUTPUT_SCHEMA)

@@ -25,17 +25,25 @@ _NULLABLE_TEXT = {"type": ["string", "null"]}
 OUTPUT_SCHEMA = {
     "type": "object",
     "properties": {
-        "claims": {"type": "array", "items": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"}, "subject": {"type": "string"}, "predicate": {"type": "string"},
-                "version": {"type": "integer"},
-                "status": {"type": "string", "enum": ["current", "superseded", "expired", "deleted", "pending"]},
-                "confidence": {"type": ["number", "null"]}, "valid_from": {"type": "string"},
-                "valid_until": _NULLABLE_TEXT, "deleted_at": _NULLABLE_TEXT, "linked": LINKED,
+        "claims": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "subject": {"type": "string"},
+                    "predicate": {"type": "string"},
+                    "version": {"type": "integer"},
+                    "status": {"type": "string", "enum": ["current", "superseded", "expired", "deleted", "pending"]},
+                    "confidence": {"type": ["number", "null"]},
+                    "valid_from": {"type": "string"},
+                    "valid_until": _NULLABLE_TEXT,
+                    "deleted_at": _NULLABLE_TEXT,
+                    "linked": LINKED,
+                },
+                "required": ["id", "subject", "predicate", "version", "status"],
             },
-            "required": ["id", "subject", "predicate", "version", "status"],
-        }},
+        },
     },
     "required": ["claims"],
 }

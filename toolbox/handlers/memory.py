@@ -46,16 +46,20 @@ def shape_memory_schema(schema: dict[str, Any], policy: dict[str, Any]) -> dict[
         return schema
     unknown = sorted(set(allowed) - set(COMMANDS))
     if unknown or not allowed:
-        raise InvalidArgument(f"access_policy.allowed_commands must name memory commands {list(COMMANDS)}, "
-                              f"got {allowed!r}", field="access_policy.allowed_commands")
+        raise InvalidArgument(
+            f"access_policy.allowed_commands must name memory commands {list(COMMANDS)}, got {allowed!r}",
+            field="access_policy.allowed_commands",
+        )
     shaped = copy.deepcopy(schema)
     props = shaped.setdefault("properties", {})
     command = props.setdefault("command", {"type": "string"})
     offered = command.get("enum", list(COMMANDS))
     command["enum"] = [c for c in offered if c in allowed]
     if not command["enum"]:
-        raise InvalidArgument(f"access_policy.allowed_commands {allowed!r} allows none of the schema's commands "
-                              f"{offered!r}", field="access_policy.allowed_commands")
+        raise InvalidArgument(
+            f"access_policy.allowed_commands {allowed!r} allows none of the schema's commands {offered!r}",
+            field="access_policy.allowed_commands",
+        )
     used = {"command"} | {p for c in command["enum"] for group in COMMANDS[c] for p in group}
     for name in list(props):
         if name not in used:
@@ -68,9 +72,14 @@ def memory_hints(policy: dict[str, Any], schema: dict[str, Any]) -> dict[str, bo
     offered = set(schema.get("properties", {}).get("command", {}).get("enum", COMMANDS))
     if offered <= {"view"}:
         return dict(READ_ONLY)
-    return {"readOnlyHint": False, "destructiveHint": bool(offered & DESTRUCTIVE), "idempotentHint": False,
-            "openWorldHint": False}
+    return {
+        "readOnlyHint": False,
+        "destructiveHint": bool(offered & DESTRUCTIVE),
+        "idempotentHint": False,
+        "openWorldHint": False,
+    }
 
 
-SPEC = HandlerSpec("memory", "memory", MemoryArgs, shape_schema=shape_memory_schema, takes_policy=True,
-                   hints=memory_hints)
+SPEC = HandlerSpec(
+    "memory", "memory", MemoryArgs, shape_schema=shape_memory_schema, takes_policy=True, hints=memory_hints
+)

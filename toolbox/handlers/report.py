@@ -23,16 +23,18 @@ BIND_TYPES = ("string", "integer", "number", "boolean")
 
 def check_report_row(row: ToolRow) -> None:
     if "report" not in row.access_policy:
-        raise InvalidArgument('a report row needs access_policy.report: {"sql": "SELECT ..."}',
-                              field="access_policy.report")
+        raise InvalidArgument(
+            'a report row needs access_policy.report: {"sql": "SELECT ..."}', field="access_policy.report"
+        )
     checked = jsonschema.Draft202012Validator.FORMAT_CHECKER.checkers
     for name, prop in (row.tool_schema.get("properties") or {}).items():
         field = f"tool_schema.properties.{name}"
         if not isinstance(prop, dict) or prop.get("type") not in BIND_TYPES:
             raise InvalidArgument(f"{field}: a report bind has one type of {list(BIND_TYPES)}", field=field)
         if "format" in prop and prop["format"] not in checked:
-            raise InvalidArgument(f"{field}: format {prop['format']!r} would not be checked; use a pattern",
-                                  field=field)
+            raise InvalidArgument(
+                f"{field}: format {prop['format']!r} would not be checked; use a pattern", field=field
+            )
 
 
 def report_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[str, Any]:
@@ -41,5 +43,6 @@ def report_arguments(arguments: dict[str, Any], schema: dict[str, Any]) -> dict[
     return {"binds": {name: arguments.get(name, prop.get("default")) for name, prop in props.items()}}
 
 
-SPEC = HandlerSpec("report", "run_report", None, takes_policy=True, row_arguments=report_arguments,
-                   check_row=check_report_row)
+SPEC = HandlerSpec(
+    "report", "run_report", None, takes_policy=True, row_arguments=report_arguments, check_row=check_report_row
+)

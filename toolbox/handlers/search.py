@@ -19,11 +19,14 @@ class SearchArgs(StrictArgs):
 OUTPUT_SCHEMA = {
     "type": "object",
     "properties": {
-        "results": {"type": "array", "items": {
-            "type": "object",
-            "properties": {"id": {"type": "string"}, "title": {"type": "string"}, "url": {"type": "string"}},
-            "required": ["id", "title", "url"],
-        }},
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "string"}, "title": {"type": "string"}, "url": {"type": "string"}},
+                "required": ["id", "title", "url"],
+            },
+        },
     },
     "required": ["results"],
 }

@@ -25,20 +25,34 @@ _RANK = {"type": ["integer", "null"]}
 OUTPUT_SCHEMA = {
     "type": "object",
     "properties": {
-        "results": {"type": "array", "items": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "string"}, "document_id": {"type": "string"}, "title": {"type": "string"},
-                "collection": {"type": "string"}, "position": {"type": "integer"}, "chunks": {"type": "integer"},
-                "tokens": {"type": "integer"}, "score": {"type": "number"}, "lexical_rank": _RANK,
-                "vector_rank": _RANK, "cosine": {"type": ["number", "null"]}, "folded": {"type": "integer"},
-                "linked": LINKED,
-                # an image's record (type "image"): its numbers, never its bytes
-                "type": {"type": "string"}, "mime_type": {"type": "string"}, "width": {"type": "integer"},
-                "height": {"type": "integer"}, "bytes": {"type": "integer"},
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "document_id": {"type": "string"},
+                    "title": {"type": "string"},
+                    "collection": {"type": "string"},
+                    "position": {"type": "integer"},
+                    "chunks": {"type": "integer"},
+                    "tokens": {"type": "integer"},
+                    "score": {"type": "number"},
+                    "lexical_rank": _RANK,
+                    "vector_rank": _RANK,
+                    "cosine": {"type": ["number", "null"]},
+                    "folded": {"type": "integer"},
+                    "linked": LINKED,
+                    # an image's record (type "image"): its numbers, never its bytes
+                    "type": {"type": "string"},
+                    "mime_type": {"type": "string"},
+                    "width": {"type": "integer"},
+                    "height": {"type": "integer"},
+                    "bytes": {"type": "integer"},
+                },
+                "required": ["id", "document_id", "score"],
             },
-            "required": ["id", "document_id", "score"],
-        }},
+        },
     },
     "required": ["results"],
 }

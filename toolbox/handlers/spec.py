@@ -8,8 +8,18 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["HINTS", "LINKED", "READ_ONLY", "Describer", "HandlerSpec", "Hinter", "Interaction", "RowArguments",
-           "SchemaShaper", "StrictArgs"]
+__all__ = [
+    "HINTS",
+    "LINKED",
+    "READ_ONLY",
+    "Describer",
+    "HandlerSpec",
+    "Hinter",
+    "Interaction",
+    "RowArguments",
+    "SchemaShaper",
+    "StrictArgs",
+]
 
 SchemaShaper = Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]
 #: (manager, identity) -> text appended to the row's usage_notes in the tool description
@@ -29,16 +39,23 @@ READ_ONLY = {"readOnlyHint": True, "destructiveHint": False, "idempotentHint": T
 
 
 #: the outputSchema of a result's linked memories (manager/links/traverse.py Linked.as_json)
-LINKED = {"type": "array", "items": {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string"}, "type": {"type": "string"}, "relation": {"type": "string"},
-        "direction": {"type": "string", "enum": ["in", "out"]}, "linked_to": {"type": "string"},
-        "hop": {"type": "integer"}, "status": {"type": "string", "enum": ["current", "historical"]},
-        "link_id": {"type": "string"},
+LINKED = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string"},
+            "type": {"type": "string"},
+            "relation": {"type": "string"},
+            "direction": {"type": "string", "enum": ["in", "out"]},
+            "linked_to": {"type": "string"},
+            "hop": {"type": "integer"},
+            "status": {"type": "string", "enum": ["current", "historical"]},
+            "link_id": {"type": "string"},
+        },
+        "required": ["id", "type", "relation", "direction", "linked_to", "hop", "status"],
     },
-    "required": ["id", "type", "relation", "direction", "linked_to", "hop", "status"],
-}}
+}
 
 
 class StrictArgs(BaseModel):

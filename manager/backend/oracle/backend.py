@@ -44,8 +44,12 @@ __all__ = ["OracleBackend", "OracleSession"]
 DIALECT = "oracle"
 _MODULE = "memgate"
 #: statements whose text columns hold '' as NULL (Oracle stores an empty string as NULL)
-_EMPTY_WHEN_NULL = {"memory_file_get": ("content",), "operator_tenant_mapping_list": ("issuer",),
-                    "operator_tenant_mapping_match": ("issuer",), "operator_tenant_mapping_delete": ("issuer",)}
+_EMPTY_WHEN_NULL = {
+    "memory_file_get": ("content",),
+    "operator_tenant_mapping_list": ("issuer",),
+    "operator_tenant_mapping_match": ("issuer",),
+    "operator_tenant_mapping_delete": ("issuer",),
+}
 _NO_TABLE = 942
 
 
@@ -95,8 +99,9 @@ class OracleSession:
         if not table.isidentifier() or not all(c.isidentifier() for c in row):
             raise InvalidArgument(f"not a logical table and columns: {table!r}", field="table")
         names = list(row)
-        sql = q.INSERT_ROW.text.format(table=table, columns=", ".join(names),
-                                       binds=", ".join(f":c{i}" for i in range(len(names))))
+        sql = q.INSERT_ROW.text.format(
+            table=table, columns=", ".join(names), binds=", ".join(f":c{i}" for i in range(len(names)))
+        )
         with self._cursor(sql, {f"c{i}": row[c] for i, c in enumerate(names)}):
             pass
         self._commit_unless_in_transaction()
@@ -137,19 +142,32 @@ class OracleSession:
         expr = text_expression(query)
         if expr is None:
             return []
-        rows = self.fetch_all("kb_lexical", expr=expr, limit=limit, collection=filters.collection,
-                              document=filters.document_id, now=filters.now,
-                              ended=1 if filters.include_ended else 0)
+        rows = self.fetch_all(
+            "kb_lexical",
+            expr=expr,
+            limit=limit,
+            collection=filters.collection,
+            document=filters.document_id,
+            now=filters.now,
+            ended=1 if filters.include_ended else 0,
+        )
         return [(int(r["seq"]), float(r["score"])) for r in rows]
 
-    def kb_vector(self, vector: np.ndarray, model: str, limit: int,
-                  filters: ChunkFilters) -> list[tuple[int, float]]:
+    def kb_vector(self, vector: np.ndarray, model: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
         query = np.asarray(vector, dtype=np.float32)
         if not query.any():
             return []
-        rows = self.fetch_all("kb_vector_candidates", vector=query, dims=int(query.shape[0]), model=model,
-                              limit=limit, collection=filters.collection, document=filters.document_id,
-                              now=filters.now, ended=1 if filters.include_ended else 0)
+        rows = self.fetch_all(
+            "kb_vector_candidates",
+            vector=query,
+            dims=int(query.shape[0]),
+            model=model,
+            limit=limit,
+            collection=filters.collection,
+            document=filters.document_id,
+            now=filters.now,
+            ended=1 if filters.include_ended else 0,
+        )
         return [(int(r["seq"]), float(r["cosine"])) for r in rows]
 
     # -- the change marker a context manifest records -------------------------------------
@@ -167,8 +185,10 @@ class OracleSession:
         """
         scn = marker.get("scn") if marker.get("kind") == "oracle_scn" else None
         if not isinstance(scn, int) or isinstance(scn, bool) or scn <= 0:
-            raise NotFound(f"the change marker {dict(marker)!r} names no Oracle SCN to read as of",
-                           hint="Replay without --as-of-marker: this manifest was recorded on another backend.")
+            raise NotFound(
+                f"the change marker {dict(marker)!r} names no Oracle SCN to read as of",
+                hint="Replay without --as-of-marker: this manifest was recorded on another backend.",
+            )
         if self._in_transaction:
             raise InvalidArgument("cannot read as of an SCN inside a transaction")
         self._conn.rollback()  # ORA-08183: Flashback cannot start inside an uncommitted transaction
@@ -190,8 +210,7 @@ class OracleSession:
             if rows is not None:
                 cur.arraysize = cur.prefetchrows = rows
             try:
-                cur.execute(sql, binds(params) if isinstance(params, Mapping) else list(params),
-                            fetch_lobs=False)
+                cur.execute(sql, binds(params) if isinstance(params, Mapping) else list(params), fetch_lobs=False)
             except oracledb.Error as exc:
                 if is_call_timeout(exc):
                     self.timed_out = True
@@ -285,9 +304,17 @@ class OracleBackend:
             set_call_attributes(conn, identity)
             try:
                 with conn.cursor() as cur:
-                    cur.execute(q.SET_IDENTITY.text, {"tenant": identity.tenant, "user_id": identity.user,
-                                                      "agent_id": identity.agent, "thread_id": identity.thread,
-                                                      "call_id": identity.call_id, "now": now})
+                    cur.execute(
+                        q.SET_IDENTITY.text,
+                        {
+                            "tenant": identity.tenant,
+                            "user_id": identity.user,
+                            "agent_id": identity.agent,
+                            "thread_id": identity.thread,
+                            "call_id": identity.call_id,
+                            "now": now,
+                        },
+                    )
             except oracledb.Error as exc:
                 session.timed_out = is_call_timeout(exc)
                 raise translate(exc) from exc
@@ -343,20 +370,24 @@ class OracleBackend:
                 return before, want
             with owner.cursor() as cur:
                 for name in install.owner_files():
-                    install.run_file(name, {}, lambda sql: _run_ddl(cur, sql, name))
+                    install.run_file(name, {}, lambda sql, name=name: _run_ddl(cur, sql, name))
             owner.commit()
         finally:
             owner.close()
         return before, want
 
     def _run_dba_files(self) -> None:
-        values = {"memgate_owner_password": password("owner"), "memgate_app_password": password("app"),
-                  "memgate_query_password": password("query"), "memgate_tablespace": self.settings.tablespace}
+        values = {
+            "memgate_owner_password": password("owner"),
+            "memgate_app_password": password("app"),
+            "memgate_query_password": password("query"),
+            "memgate_tablespace": self.settings.tablespace,
+        }
         admin = self._accounts.connect("admin")
         try:
             with admin.cursor() as cur:
                 for name in install.DBA_FILES:
-                    install.run_file(name, values, lambda sql: _run_ddl(cur, sql, name))
+                    install.run_file(name, values, lambda sql, name=name: _run_ddl(cur, sql, name))
         finally:
             admin.close()
 
@@ -365,17 +396,23 @@ class OracleBackend:
         if have == want:
             return
         if have == 0:
-            raise SchemaMismatch(f"Oracle {self.settings.dsn} has no memgate schema (no schema version).",
-                                 hint="Run `memgate init` with MEMGATE_ORACLE_OWNER_PASSWORD set.")
+            raise SchemaMismatch(
+                f"Oracle {self.settings.dsn} has no memgate schema (no schema version).",
+                hint="Run `memgate init` with MEMGATE_ORACLE_OWNER_PASSWORD set.",
+            )
         if have < want:
-            raise SchemaMismatch(f"Oracle {self.settings.dsn} has schema version {have}; this memgate needs "
-                                 f"version {want}.", hint="Run `memgate init` to upgrade it.")
+            raise SchemaMismatch(
+                f"Oracle {self.settings.dsn} has schema version {have}; this memgate needs version {want}.",
+                hint="Run `memgate init` to upgrade it.",
+            )
         self._raise_newer(have)
 
     def _raise_newer(self, have: int) -> None:
-        raise SchemaMismatch(f"Oracle {self.settings.dsn} has schema version {have}, newer than this memgate "
-                             f"knows ({install.SCHEMA_VERSION}).",
-                             hint=f"Upgrade memgate, or point {DSN_SETTING} at another database.")
+        raise SchemaMismatch(
+            f"Oracle {self.settings.dsn} has schema version {have}, newer than this memgate "
+            f"knows ({install.SCHEMA_VERSION}).",
+            hint=f"Upgrade memgate, or point {DSN_SETTING} at another database.",
+        )
 
     def schema_version(self) -> int:
         conn = self._accounts.connect("app")
@@ -394,14 +431,28 @@ class OracleBackend:
         finally:
             conn.close()
         mode = self._accounts.mode
-        return {"backend": DIALECT, "dsn": self.settings.dsn, "mode": mode, "oracle_version": version,
-                "schema_version": schema, "known_schema_version": install.SCHEMA_VERSION,
-                "summary": f"Oracle {version}, python-oracledb {oracledb.__version__} {mode} mode, "
-                           f"pool {self.settings.pool_min}-{self.settings.pool_max}"}
+        return {
+            "backend": DIALECT,
+            "dsn": self.settings.dsn,
+            "mode": mode,
+            "oracle_version": version,
+            "schema_version": schema,
+            "known_schema_version": install.SCHEMA_VERSION,
+            "summary": f"Oracle {version}, python-oracledb {oracledb.__version__} {mode} mode, "
+            f"pool {self.settings.pool_min}-{self.settings.pool_max}",
+        }
 
     # -- execute_query ----------------------------------------------------------------------
-    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float,
-                           now: str, max_chars: int = 500, binds: Mapping[str, Any] | None = None) -> QueryRows:
+    def run_readonly_query(
+        self,
+        identity: Identity,
+        sql: str,
+        max_rows: int,
+        timeout_s: float,
+        now: str,
+        max_chars: int = 500,
+        binds: Mapping[str, Any] | None = None,
+    ) -> QueryRows:
         return self._queries.run(identity, sql, max_rows, timeout_s, now, max_chars, binds)
 
     def query_catalog(self) -> ViewCatalog:
@@ -452,10 +503,14 @@ def _run_ddl(cur: oracledb.Cursor, sql: str, file: str) -> None:
     try:
         cur.execute(sql)
     except oracledb.Error as exc:
-        raise SchemaMismatch(f"sql/oracle/install/{file}.sql failed at `{first.strip()[:80]}` "
-                             f"({codes(exc)[1]})", hint=hint) from exc
+        raise SchemaMismatch(
+            f"sql/oracle/install/{file}.sql failed at `{first.strip()[:80]}` ({codes(exc)[1]})", hint=hint
+        ) from exc
     # A package or trigger that does not compile is still created, with a warning only
     # (python-oracledb's Cursor.warning, DPY-7000): an install must not pass over it.
     if cur.warning is not None:
-        raise SchemaMismatch(f"sql/oracle/install/{file}.sql: `{first.strip()[:80]}` was created with "
-                             f"compilation errors ({cur.warning.full_code}); see USER_ERRORS", hint=hint)
+        raise SchemaMismatch(
+            f"sql/oracle/install/{file}.sql: `{first.strip()[:80]}` was created with "
+            f"compilation errors ({cur.warning.full_code}); see USER_ERRORS",
+            hint=hint,
+        )

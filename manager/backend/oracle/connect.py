@@ -46,10 +46,12 @@ def init_driver(settings: DatabaseSettings) -> str:
             try:
                 oracledb.init_oracle_client(**kwargs)
             except oracledb.Error as exc:
-                raise ConfigError("cannot load the Oracle Client libraries for Thick mode",
-                                  field="database.client_lib_dir",
-                                  hint="Set database.client_lib_dir to the Instant Client folder, "
-                                       "or thick_mode = false for Thin mode.") from exc
+                raise ConfigError(
+                    "cannot load the Oracle Client libraries for Thick mode",
+                    field="database.client_lib_dir",
+                    hint="Set database.client_lib_dir to the Instant Client folder, "
+                    "or thick_mode = false for Thin mode.",
+                ) from exc
             _thick_done = True
     return "thick"
 
@@ -59,9 +61,12 @@ def password(account: str) -> str:
     env = ORACLE_PASSWORD_ENV[account]
     value = os.environ.get(env)
     if not value:
-        raise ConfigError(f"{env} is not set: memgate reads the {ORACLE_ACCOUNTS.get(account, account)} "
-                          f"password from the environment only", field=env,
-                          hint=f"export {env}=... before running memgate.")
+        raise ConfigError(
+            f"{env} is not set: memgate reads the {ORACLE_ACCOUNTS.get(account, account)} "
+            f"password from the environment only",
+            field=env,
+            hint=f"export {env}=... before running memgate.",
+        )
     return value
 
 
@@ -80,8 +85,13 @@ class Accounts:
         user = s.admin_user if account == "admin" else ORACLE_ACCOUNTS[account]
         if account == "admin" and not user:
             raise ConfigError("database.admin_user is not set", field="database.admin_user")
-        params: dict[str, Any] = {"user": user, "password": password(account), "dsn": s.dsn,
-                                  "tcp_connect_timeout": s.connect_timeout_s, "retry_count": 0}
+        params: dict[str, Any] = {
+            "user": user,
+            "password": password(account),
+            "dsn": s.dsn,
+            "tcp_connect_timeout": s.connect_timeout_s,
+            "retry_count": 0,
+        }
         if s.config_dir:
             params["config_dir"] = str(s.config_dir)
         if s.wallet_location:
@@ -101,14 +111,19 @@ class Accounts:
         with self._lock:
             if account not in self._pools:
                 s = self.settings
-                size = {"app": {"min": s.pool_min, "max": s.pool_max, "increment": s.pool_increment},
-                        "query": {"min": 0, "max": s.query_pool_max, "increment": 1},
-                        "owner": {"min": 0, "max": 2, "increment": 1}}[account]
+                size = {
+                    "app": {"min": s.pool_min, "max": s.pool_max, "increment": s.pool_increment},
+                    "query": {"min": 0, "max": s.query_pool_max, "increment": 1},
+                    "owner": {"min": 0, "max": 2, "increment": 1},
+                }[account]
                 callback = _app_session_setup if account == "app" else _own_schema_setup
-                self._pools[account] = oracledb.create_pool(**self._params(account), **size,
-                                                            getmode=oracledb.POOL_GETMODE_TIMEDWAIT,
-                                                            wait_timeout=int(s.connect_timeout_s * 1000),
-                                                            session_callback=callback)
+                self._pools[account] = oracledb.create_pool(
+                    **self._params(account),
+                    **size,
+                    getmode=oracledb.POOL_GETMODE_TIMEDWAIT,
+                    wait_timeout=int(s.connect_timeout_s * 1000),
+                    session_callback=callback,
+                )
             return self._pools[account]
 
     def acquire(self, account: str) -> oracledb.Connection:
@@ -134,8 +149,7 @@ class Accounts:
         try:
             conn = oracledb.connect(**self._params(account))
         except oracledb.Error as exc:
-            raise connect_error(exc, self.settings.dsn,
-                                ORACLE_ACCOUNTS.get(account, self.settings.admin_user)) from exc
+            raise connect_error(exc, self.settings.dsn, ORACLE_ACCOUNTS.get(account, self.settings.admin_user)) from exc
         _session_setup(conn, own_schema=True)
         return conn
 

@@ -31,7 +31,7 @@ from sqlglot.parsers.oracle import OracleParser
 
 from ..base import QueryDialect
 
-__all__ = ["ORACLE_FUNCTIONS", "ORACLE_QUERY_DIALECT", "RESERVED_WORDS", "REGEXP_PATTERN_MAX", "fold"]
+__all__ = ["ORACLE_FUNCTIONS", "ORACLE_QUERY_DIALECT", "REGEXP_PATTERN_MAX", "RESERVED_WORDS", "fold"]
 
 #: Oracle functions that compute only on values already read. Left out on purpose: anything
 #: that reads the session or the dictionary (SYS_CONTEXT, USER, USERENV, ORA_*), DBMS_* and
@@ -39,25 +39,75 @@ __all__ = ["ORACLE_FUNCTIONS", "ORACLE_QUERY_DIALECT", "RESERVED_WORDS", "REGEXP
 ORACLE_FUNCTIONS: frozenset[str] = frozenset(
     {
         # aggregates
-        "count", "sum", "avg", "min", "max", "listagg", "median", "stddev", "variance",
+        "count",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "listagg",
+        "median",
+        "stddev",
+        "variance",
         # text
-        "lower", "upper", "initcap", "length", "substr", "instr", "trim", "ltrim", "rtrim",
-        "replace", "lpad", "rpad", "concat", "regexp_like", "regexp_substr", "regexp_instr",
-        "regexp_replace", "regexp_count",
+        "lower",
+        "upper",
+        "initcap",
+        "length",
+        "substr",
+        "instr",
+        "trim",
+        "ltrim",
+        "rtrim",
+        "replace",
+        "lpad",
+        "rpad",
+        "concat",
+        "regexp_like",
+        "regexp_substr",
+        "regexp_instr",
+        "regexp_replace",
+        "regexp_count",
         # null handling and choice
-        "coalesce", "nvl", "nvl2", "nullif", "decode", "greatest", "least",
+        "coalesce",
+        "nvl",
+        "nvl2",
+        "nullif",
+        "decode",
+        "greatest",
+        "least",
         # numbers
-        "abs", "round", "trunc", "ceil", "floor", "mod", "sign",
+        "abs",
+        "round",
+        "trunc",
+        "ceil",
+        "floor",
+        "mod",
+        "sign",
         # conversion and dates
-        "to_char", "to_number", "to_date", "to_timestamp", "current_date", "current_timestamp",
-        "systimestamp", "sysdate",
+        "to_char",
+        "to_number",
+        "to_date",
+        "to_timestamp",
+        "current_date",
+        "current_timestamp",
+        "systimestamp",
+        "sysdate",
         # json (the reviewed views carry JSON as text)
         "json_value",
         # vectors: their size only
         "vector_dimension_count",
         # window functions
-        "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
-        "lag", "lead", "first_value", "last_value", "nth_value",
+        "row_number",
+        "rank",
+        "dense_rank",
+        "percent_rank",
+        "cume_dist",
+        "ntile",
+        "lag",
+        "lead",
+        "first_value",
+        "last_value",
+        "nth_value",
     }
 )
 
@@ -91,14 +141,120 @@ _OPERATOR_FUNCTIONS = {
 #: Oracle SQL reserved words (SQL Language Reference 19c, "Oracle SQL Reserved Words"). An unquoted
 #: bind with one of these names fails on the server with ORA-01745; python-oracledb leaves that
 #: check to the server.
-RESERVED_WORDS: frozenset[str] = frozenset("""access add all alter and any as asc audit between by char check
-cluster column column_value comment compress connect create current date decimal default delete desc
-distinct drop else exclusive exists file float for from grant group having identified immediate in
-increment index initial insert integer intersect into is level like lock long maxextents minus mlslabel
-mode modify nested_table_id noaudit nocompress not nowait null number of offline on online option or
-order pctfree prior public raw rename resource revoke row rowid rownum rows select session set share
-size smallint start successful synonym sysdate table then to trigger uid union unique update user
-validate values varchar varchar2 view whenever where with""".split())
+RESERVED_WORDS: frozenset[str] = frozenset(
+    [
+        "access",
+        "add",
+        "all",
+        "alter",
+        "and",
+        "any",
+        "as",
+        "asc",
+        "audit",
+        "between",
+        "by",
+        "char",
+        "check",
+        "cluster",
+        "column",
+        "column_value",
+        "comment",
+        "compress",
+        "connect",
+        "create",
+        "current",
+        "date",
+        "decimal",
+        "default",
+        "delete",
+        "desc",
+        "distinct",
+        "drop",
+        "else",
+        "exclusive",
+        "exists",
+        "file",
+        "float",
+        "for",
+        "from",
+        "grant",
+        "group",
+        "having",
+        "identified",
+        "immediate",
+        "in",
+        "increment",
+        "index",
+        "initial",
+        "insert",
+        "integer",
+        "intersect",
+        "into",
+        "is",
+        "level",
+        "like",
+        "lock",
+        "long",
+        "maxextents",
+        "minus",
+        "mlslabel",
+        "mode",
+        "modify",
+        "nested_table_id",
+        "noaudit",
+        "nocompress",
+        "not",
+        "nowait",
+        "null",
+        "number",
+        "of",
+        "offline",
+        "on",
+        "online",
+        "option",
+        "or",
+        "order",
+        "pctfree",
+        "prior",
+        "public",
+        "raw",
+        "rename",
+        "resource",
+        "revoke",
+        "row",
+        "rowid",
+        "rownum",
+        "rows",
+        "select",
+        "session",
+        "set",
+        "share",
+        "size",
+        "smallint",
+        "start",
+        "successful",
+        "synonym",
+        "sysdate",
+        "table",
+        "then",
+        "to",
+        "trigger",
+        "uid",
+        "union",
+        "unique",
+        "update",
+        "user",
+        "validate",
+        "values",
+        "varchar",
+        "varchar2",
+        "view",
+        "whenever",
+        "where",
+        "with",
+    ]
+)
 
 #: the longest REGEXP_* pattern a query may write
 REGEXP_PATTERN_MAX = 100
@@ -107,8 +263,10 @@ _QUANTIFIED_GROUP = re.compile(r"\)\s*[*+?{]")
 
 
 def _regexp_limit(name: str):
-    refusal = (f"{name}'s pattern must be a string literal of at most {REGEXP_PATTERN_MAX} characters "
-               "with no back-reference (\\1) and no quantified group such as (a+)+")
+    refusal = (
+        f"{name}'s pattern must be a string literal of at most {REGEXP_PATTERN_MAX} characters "
+        "with no back-reference (\\1) and no quantified group such as (a+)+"
+    )
 
     def check(args: Sequence[exp.Expr]) -> str | None:
         pattern = args[1] if len(args) > 1 else None

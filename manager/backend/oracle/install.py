@@ -53,6 +53,7 @@ def script_units(text: str) -> list[str]:
 
 def substitute(unit: str, values: Mapping[str, str]) -> str:
     """`unit` with every &&name replaced; a name without a value is an error, never left in."""
+
     def value(match: re.Match[str]) -> str:
         name = match.group(1).lower()
         if name not in values:

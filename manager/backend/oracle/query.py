@@ -48,26 +48,37 @@ __all__ = ["ReadonlyQueries"]
 _MODULE = "memgate"
 
 _REASONS = {
-    "table": ("it reads a table or view that is not on the allowed list.",
-              "The tool description lists the views you can query."),
-    "wall": ("it reads something outside the allowed views, or tries to change data.",
-             "Only SELECT over the views in the tool description is allowed."),
-    "column": ("it names a column or function that is missing, or a column that more than one view in "
-               "the query has.", "Use the columns and functions the tool description lists; qualify "
-                                 "shared names with the view."),
-    "function": ("it calls a function with the wrong number or types of arguments.",
-                 "Check the arguments of the functions it calls."),
-    "too-big": ("a value it builds is larger than Oracle allows in a query.",
-                "Name the columns you need and build shorter text."),
-    "invalid": ("the database could not run it as written.",
-                "Check it against the views and columns in the tool description."),
+    "table": (
+        "it reads a table or view that is not on the allowed list.",
+        "The tool description lists the views you can query.",
+    ),
+    "wall": (
+        "it reads something outside the allowed views, or tries to change data.",
+        "Only SELECT over the views in the tool description is allowed.",
+    ),
+    "column": (
+        "it names a column or function that is missing, or a column that more than one view in the query has.",
+        "Use the columns and functions the tool description lists; qualify shared names with the view.",
+    ),
+    "function": (
+        "it calls a function with the wrong number or types of arguments.",
+        "Check the arguments of the functions it calls.",
+    ),
+    "too-big": (
+        "a value it builds is larger than Oracle allows in a query.",
+        "Name the columns you need and build shorter text.",
+    ),
+    "invalid": (
+        "the database could not run it as written.",
+        "Check it against the views and columns in the tool description.",
+    ),
 }
-_TABLE = {942, 980}                  # table or view does not exist; synonym translation no longer valid
-_WALL = {1031, 1456, 1732, 41400}    # privileges; read-only transaction; DML on a view; write in a query
-_COLUMN = {904, 918}                 # invalid identifier (also an unknown function); ambiguous column
-_FUNCTION = {909, 938, 939, 6553}    # argument counts; PLS-306 wrong number or types
-_TOO_BIG = {1489, 4036}              # concatenation too long; PGA limit
-_TIMEOUT = {1013}                    # user requested cancel (Thick mode's call timeout)
+_TABLE = {942, 980}  # table or view does not exist; synonym translation no longer valid
+_WALL = {1031, 1456, 1732, 41400}  # privileges; read-only transaction; DML on a view; write in a query
+_COLUMN = {904, 918}  # invalid identifier (also an unknown function); ambiguous column
+_FUNCTION = {909, 938, 939, 6553}  # argument counts; PLS-306 wrong number or types
+_TOO_BIG = {1489, 4036}  # concatenation too long; PGA limit
+_TIMEOUT = {1013}  # user requested cancel (Thick mode's call timeout)
 
 
 def _rejected(rule: str) -> QueryRejected:
@@ -83,17 +94,34 @@ class ReadonlyQueries:
         self._catalog: ViewCatalog | None = None
         self._lock = threading.Lock()
 
-    def run(self, identity: Identity, sql: str, max_rows: int, timeout_s: float, now: str,
-            max_chars: int = 500, binds: Mapping[str, Any] | None = None) -> QueryRows:
+    def run(
+        self,
+        identity: Identity,
+        sql: str,
+        max_rows: int,
+        timeout_s: float,
+        now: str,
+        max_chars: int = 500,
+        binds: Mapping[str, Any] | None = None,
+    ) -> QueryRows:
         handle = secrets.token_hex(16)
         shared = self._accounts.acquire("app")
         broken = False
         try:
-            self._call(shared, q.SHARE_WITH_QUERY_IDENTITY.text, handle=handle, tenant=identity.tenant,
-                       user_id=identity.user, agent_id=identity.agent, thread_id=identity.thread, now=now)
+            self._call(
+                shared,
+                q.SHARE_WITH_QUERY_IDENTITY.text,
+                handle=handle,
+                tenant=identity.tenant,
+                user_id=identity.user,
+                agent_id=identity.agent,
+                thread_id=identity.thread,
+                now=now,
+            )
             try:
-                return self._on_query_session(identity, handle, sql, max_rows, timeout_s, max_chars,
-                                              bind_values(binds or {}))
+                return self._on_query_session(
+                    identity, handle, sql, max_rows, timeout_s, max_chars, bind_values(binds or {})
+                )
             finally:
                 self._call(shared, q.UNSHARE_WITH_QUERY.text, handle=handle)
         except oracledb.Error as exc:
@@ -102,8 +130,16 @@ class ReadonlyQueries:
         finally:
             self._accounts.release("app", shared, broken=broken)
 
-    def _on_query_session(self, identity: Identity, handle: str, sql: str, max_rows: int,
-                          timeout_s: float, max_chars: int, binds: dict[str, Any]) -> QueryRows:
+    def _on_query_session(
+        self,
+        identity: Identity,
+        handle: str,
+        sql: str,
+        max_rows: int,
+        timeout_s: float,
+        max_chars: int,
+        binds: dict[str, Any],
+    ) -> QueryRows:
         conn = self._accounts.acquire("query")
         broken = False
         try:
@@ -151,8 +187,15 @@ class ReadonlyQueries:
             cur.execute(plsql, binds)
 
 
-def _read(conn: oracledb.Connection, sql: str, binds: dict[str, Any], max_rows: int, max_chars: int,
-          deadline: float, timeout_s: float) -> QueryRows:
+def _read(
+    conn: oracledb.Connection,
+    sql: str,
+    binds: dict[str, Any],
+    max_rows: int,
+    max_chars: int,
+    deadline: float,
+    timeout_s: float,
+) -> QueryRows:
     """Rows reduced as they arrive. call_timeout bounds one round trip, so before each it is set to
     what is left of the call's time: the whole query, execute and fetches, ends by the deadline."""
 
@@ -183,8 +226,10 @@ def _read(conn: oracledb.Connection, sql: str, binds: dict[str, Any], max_rows: 
 
 
 def _timed_out(timeout_s: float) -> QueryTimeout:
-    return QueryTimeout(f"the query was stopped after {timeout_s:g} s, its time limit.",
-                        hint="Narrow the query: filter earlier, aggregate, or read fewer rows.")
+    return QueryTimeout(
+        f"the query was stopped after {timeout_s:g} s, its time limit.",
+        hint="Narrow the query: filter earlier, aggregate, or read fewer rows.",
+    )
 
 
 def _query_error(exc: oracledb.Error, timeout_s: float) -> MemgateError:
@@ -192,12 +237,16 @@ def _query_error(exc: oracledb.Error, timeout_s: float) -> MemgateError:
     code, full = codes(exc)
     if full == "DPY-4024" or code in _TIMEOUT:
         return _timed_out(timeout_s)
-    for rule, group in (("table", _TABLE), ("wall", _WALL), ("column", _COLUMN), ("function", _FUNCTION),
-                        ("too-big", _TOO_BIG)):
+    for rule, group in (
+        ("table", _TABLE),
+        ("wall", _WALL),
+        ("column", _COLUMN),
+        ("function", _FUNCTION),
+        ("too-big", _TOO_BIG),
+    ):
         if code in group:
             return _rejected(rule)
     if full.startswith("ORA-"):
         return _rejected("invalid")
     error = translate(exc)
     return error if not isinstance(error, AccessDenied) else _rejected("wall")
-

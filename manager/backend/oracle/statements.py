@@ -28,13 +28,17 @@ class Inline:
 # :now is the session's evaluation time (NULL when the session has none), read as MEMGATE_CTX's NOW.
 SET_IDENTITY = Inline(
     "BEGIN memgate_ctx_pkg.set_identity(:tenant, :user_id, :agent_id, :thread_id, :call_id, :now); END;",
-    "plsql", ("tenant", "user_id", "agent_id", "thread_id", "call_id", "now"))
+    "plsql",
+    ("tenant", "user_id", "agent_id", "thread_id", "call_id", "now"),
+)
 CLEAR_IDENTITY = Inline("BEGIN memgate_ctx_pkg.clear_identity; END;", "plsql")
 # execute_query: an app session hands the caller's identity and the call's time to the query
 # session whose client identifier is :handle, and takes them back afterwards.
 SHARE_WITH_QUERY_IDENTITY = Inline(
     "BEGIN memgate_ctx_pkg.share_with_query(:handle, :tenant, :user_id, :agent_id, :thread_id, :now); END;",
-    "plsql", ("handle", "tenant", "user_id", "agent_id", "thread_id", "now"))
+    "plsql",
+    ("handle", "tenant", "user_id", "agent_id", "thread_id", "now"),
+)
 UNSHARE_WITH_QUERY = Inline("BEGIN memgate_ctx_pkg.unshare_with_query(:handle); END;", "plsql", ("handle",))
 # On the query session, before the model's query: an explicit round trip, so the identifier
 # is set on the server before the query is parsed (DBMS_SESSION is executable by PUBLIC).
@@ -53,7 +57,9 @@ SCHEMA_VERSION = Inline("SELECT MAX(version) AS version FROM memgate_owner.memga
 # The tables the app account may touch are the walled ones; memgate_schema holds no tenant data.
 WALLED_TABLES = Inline(
     "SELECT LOWER(table_name) AS name FROM all_tables WHERE owner = 'MEMGATE_OWNER' "
-    "AND table_name <> 'MEMGATE_SCHEMA' ORDER BY 1", "sql")
+    "AND table_name <> 'MEMGATE_SCHEMA' ORDER BY 1",
+    "sql",
+)
 
 # -- writes ---------------------------------------------------------------------------------
 #: one row into a logical table; {table} and {columns} are checked identifiers, {binds} ":c, ..."
@@ -61,9 +67,13 @@ INSERT_ROW = Inline("INSERT INTO {table} ({columns}) VALUES ({binds})", "sql")
 
 # -- embeddings in the database (an ONNX model loaded with DBMS_VECTOR.LOAD_ONNX_MODEL) ------
 #: {model} is a checked identifier (settings.py): a model name cannot be a bind
-EMBED_TEXT = Inline("SELECT VECTOR_EMBEDDING({model} USING :text AS data) AS embedding FROM dual",
-                    "sql", ("text",), unparsed="sqlglot 30 does not parse VECTOR_EMBEDDING's USING clause "
-                                              "(SQL Reference 23, VECTOR_EMBEDDING: mining_attribute_clause)")
+EMBED_TEXT = Inline(
+    "SELECT VECTOR_EMBEDDING({model} USING :text AS data) AS embedding FROM dual",
+    "sql",
+    ("text",),
+    unparsed="sqlglot 30 does not parse VECTOR_EMBEDDING's USING clause "
+    "(SQL Reference 23, VECTOR_EMBEDDING: mining_attribute_clause)",
+)
 
 # -- the change marker a context manifest records: the current SCN, and reading as of it -------
 CHANGE_MARKER = Inline("SELECT DBMS_FLASHBACK.GET_SYSTEM_CHANGE_NUMBER AS scn FROM dual", "sql")

@@ -23,8 +23,12 @@ from ..base import BinaryLength
 
 __all__ = ["LOB_TYPES", "bind_value", "column_name", "cut_bytes", "declared_type", "query_cell", "row_value"]
 
-LOB_TYPES = {oracledb.DB_TYPE_CLOB: "CLOB", oracledb.DB_TYPE_NCLOB: "NCLOB",
-             oracledb.DB_TYPE_BLOB: "BLOB", oracledb.DB_TYPE_BFILE: "BFILE"}
+LOB_TYPES = {
+    oracledb.DB_TYPE_CLOB: "CLOB",
+    oracledb.DB_TYPE_NCLOB: "NCLOB",
+    oracledb.DB_TYPE_BLOB: "BLOB",
+    oracledb.DB_TYPE_BFILE: "BFILE",
+}
 
 
 def bind_value(value: Any) -> Any:

@@ -40,8 +40,13 @@ _POOL_IDLE_MAX = 8
 class SqliteSession:
     """Named statements over one checked-out connection, for one identity (or the operator)."""
 
-    def __init__(self, conn: sqlite3.Connection, *, walled: bool = True,
-                 vectors: tuple[VectorCache, tuple[str, str | None, str | None, str | None]] | None = None):
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        *,
+        walled: bool = True,
+        vectors: tuple[VectorCache, tuple[str, str | None, str | None, str | None]] | None = None,
+    ):
         self._conn = conn
         self._walled = walled
         # The backend's vector cache and the scope this session is bound to (walled sessions only).
@@ -108,9 +113,11 @@ class SqliteSession:
         return {"kind": "sqlite_versions_read"}
 
     def as_of(self, marker: Mapping[str, Any]) -> AbstractContextManager[None]:
-        raise NotFound("SQLite keeps no change number, so it cannot read the database as of a manifest's "
-                       "change marker; replay reads the versions the manifest names as they are now",
-                       hint="Replay without --as-of-marker; reading as of the marker needs the Oracle backend.")
+        raise NotFound(
+            "SQLite keeps no change number, so it cannot read the database as of a manifest's "
+            "change marker; replay reads the versions the manifest names as they are now",
+            hint="Replay without --as-of-marker; reading as of the marker needs the Oracle backend.",
+        )
 
     # -- knowledge-base retrieval legs ----------------------------------------
     def kb_lexical(self, query: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
@@ -125,33 +132,46 @@ class SqliteSession:
         # bm25() is smaller for better matches; the protocol's scores are larger for better.
         return [(seq, -bm25) for seq, bm25 in ranked]
 
-    def kb_vector(self, vector: np.ndarray, model: str, limit: int,
-                  filters: ChunkFilters) -> list[tuple[int, float]]:
+    def kb_vector(self, vector: np.ndarray, model: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
         query = np.asarray(vector, dtype=np.float32)
         if not query.any():
             return []
         if self._vectors is not None:
             cache, scope = self._vectors
             return vector_cache.search(
-                cache, scope, lambda name, **p: self.fetch_one(name, **p), lambda name, **p: self.fetch_all(name, **p),
-                lambda name, **p: self._run(load_sql(DIALECT, name), p), query, model, limit, filters)
+                cache,
+                scope,
+                lambda name, **p: self.fetch_one(name, **p),
+                lambda name, **p: self.fetch_all(name, **p),
+                lambda name, **p: self._run(load_sql(DIALECT, name), p),
+                query,
+                model,
+                limit,
+                filters,
+            )
         return self.kb_vector_exact(query, model, limit, filters)
 
-    def kb_vector_exact(self, vector: np.ndarray, model: str, limit: int,
-                        filters: ChunkFilters) -> list[tuple[int, float]]:
+    def kb_vector_exact(
+        self, vector: np.ndarray, model: str, limit: int, filters: ChunkFilters
+    ) -> list[tuple[int, float]]:
         """The vector leg without the cache: every visible blob read and scored (the cache's reference)."""
         query = np.asarray(vector, dtype=np.float32)
         if not query.any():
             return []
-        rows = self.fetch_all("kb_vector_candidates", model=model, bytes=4 * query.shape[0],
-                              **self._chunk_params(filters))
+        rows = self.fetch_all(
+            "kb_vector_candidates", model=model, bytes=4 * query.shape[0], **self._chunk_params(filters)
+        )
         return kb.rank_by_cosine(rows, query, limit)
 
     @staticmethod
     def _chunk_params(filters: ChunkFilters) -> dict[str, Any]:
         # Scope (user, agent, thread) is the wall's: the views filter it, no statement repeats it.
-        return dict(collection=filters.collection, document=filters.document_id, now=filters.now,
-                    ended=1 if filters.include_ended else 0)
+        return dict(
+            collection=filters.collection,
+            document=filters.document_id,
+            now=filters.now,
+            ended=1 if filters.include_ended else 0,
+        )
 
     @staticmethod
     def _bindable(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -181,24 +201,27 @@ class SqliteBackend:
         self.vector_cache = VectorCache()
         if not self.path.exists():
             if not create:
-                raise BackendUnavailable(f"no database at {self.path}.",
-                                         hint=f"Run `memgate --db {shlex.quote(str(self.path))} init` first.")
+                raise BackendUnavailable(
+                    f"no database at {self.path}.", hint=f"Run `memgate --db {shlex.quote(str(self.path))} init` first."
+                )
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.migrate()
 
     # -- connections -------------------------------------------------------
     def _connect(self) -> sqlite3.Connection:
         try:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                                   timeout=self._busy_timeout_ms / 1000)
+            conn = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False, timeout=self._busy_timeout_ms / 1000
+            )
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_ms)}")
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
         except sqlite3.Error as exc:
-            raise BackendUnavailable(f"cannot open SQLite database {self.path}",
-                                     hint="Check database.path and its folder's permissions.") from exc
+            raise BackendUnavailable(
+                f"cannot open SQLite database {self.path}", hint="Check database.path and its folder's permissions."
+            ) from exc
         return conn
 
     def _checkout(self, tenant: str | None = None) -> WalledConnection:
@@ -238,8 +261,9 @@ class SqliteBackend:
     def _build_wall(pooled: WalledConnection) -> None:
         conn = pooled.conn
         rows = conn.execute(load_sql(DIALECT, "catalog_schema_objects")).fetchall()
-        pooled.authorizer = walled_authorizer(frozenset(r[0] for r in rows), schema.fts5_shadow_tables(conn),
-                                              schema.fts5_tables(conn))
+        pooled.authorizer = walled_authorizer(
+            frozenset(r[0] for r in rows), schema.fts5_shadow_tables(conn), schema.fts5_tables(conn)
+        )
         pooled.lexical_slots = lexical.slots(conn)
 
     @contextmanager
@@ -247,8 +271,10 @@ class SqliteBackend:
         pooled = self._checkout(identity.tenant)
         pooled.context.bind(identity, now)
         try:
-            yield SqliteSession(pooled.conn, vectors=(
-                self.vector_cache, (identity.tenant, identity.user, identity.agent, identity.thread)))
+            yield SqliteSession(
+                pooled.conn,
+                vectors=(self.vector_cache, (identity.tenant, identity.user, identity.agent, identity.thread)),
+            )
         finally:
             self._pool.give(pooled)
 
@@ -266,7 +292,7 @@ class SqliteBackend:
 
     def tables(self) -> list[str]:
         with self.unwalled_connection() as conn:
-            return [name[len("base_"):] for name in schema.base_tables(conn)]
+            return [name[len("base_") :] for name in schema.base_tables(conn)]
 
     @contextmanager
     def unwalled_connection(self) -> Iterator[sqlite3.Connection]:
@@ -295,9 +321,12 @@ class SqliteBackend:
         return schema.known_version()
 
     def describe(self) -> dict[str, Any]:
-        info: dict[str, Any] = {"backend": "sqlite", "path": str(self.path),
-                                "sqlite_version": sqlite3.sqlite_version,
-                                "known_schema_version": schema.known_version()}
+        info: dict[str, Any] = {
+            "backend": "sqlite",
+            "path": str(self.path),
+            "sqlite_version": sqlite3.sqlite_version,
+            "known_schema_version": schema.known_version(),
+        }
         with self.unwalled_connection() as conn:
             info["schema_version"] = schema.schema_version(conn)
             info["journal_mode"] = conn.execute("PRAGMA journal_mode").fetchone()[0]
@@ -305,8 +334,16 @@ class SqliteBackend:
         return info
 
     # -- execute_query -----------------------------------------------------
-    def run_readonly_query(self, identity: Identity, sql: str, max_rows: int, timeout_s: float,
-                           now: str, max_chars: int = 500, binds: Mapping[str, Any] | None = None) -> QueryRows:
+    def run_readonly_query(
+        self,
+        identity: Identity,
+        sql: str,
+        max_rows: int,
+        timeout_s: float,
+        now: str,
+        max_chars: int = 500,
+        binds: Mapping[str, Any] | None = None,
+    ) -> QueryRows:
         return self._queries.run(identity, sql, max_rows, timeout_s, now, max_chars, binds)
 
     def query_catalog(self) -> ViewCatalog:

@@ -28,7 +28,11 @@ class ConnectionContext:
     def bind(self, identity: Identity, now: str | None = None) -> None:
         """Bind the caller: the tenant and its scope (user, agent, thread), and the call's time."""
         self.tenant, self.user, self.agent, self.thread = (
-            identity.tenant, identity.user, identity.agent, identity.thread)
+            identity.tenant,
+            identity.user,
+            identity.agent,
+            identity.thread,
+        )
         self.now = now
 
     def clear(self) -> None:

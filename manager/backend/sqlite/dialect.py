@@ -33,22 +33,58 @@ __all__ = ["FORMAT_WIDTH_MAX", "SQLITE_FUNCTIONS", "SQLITE_QUERY_DIALECT", "fold
 SQLITE_FUNCTIONS: frozenset[str] = frozenset(
     {
         # aggregates
-        "count", "sum", "avg", "min", "max", "total", "group_concat",
+        "count",
+        "sum",
+        "avg",
+        "min",
+        "max",
+        "total",
+        "group_concat",
         # text
-        "lower", "upper", "length", "substr", "trim", "ltrim", "rtrim", "replace", "instr",
+        "lower",
+        "upper",
+        "length",
+        "substr",
+        "trim",
+        "ltrim",
+        "rtrim",
+        "replace",
+        "instr",
         "printf",
         # null handling and choice
-        "coalesce", "ifnull", "nullif", "iif", "typeof",
+        "coalesce",
+        "ifnull",
+        "nullif",
+        "iif",
+        "typeof",
         # numbers
-        "abs", "round",
+        "abs",
+        "round",
         # dates
-        "date", "time", "datetime", "julianday", "strftime",
-        "current_date", "current_time", "current_timestamp",
+        "date",
+        "time",
+        "datetime",
+        "julianday",
+        "strftime",
+        "current_date",
+        "current_time",
+        "current_timestamp",
         # json
-        "json_extract", "->", "->>",
+        "json_extract",
+        "->",
+        "->>",
         # window functions
-        "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile",
-        "lag", "lead", "first_value", "last_value", "nth_value",
+        "row_number",
+        "rank",
+        "dense_rank",
+        "percent_rank",
+        "cume_dist",
+        "ntile",
+        "lag",
+        "lead",
+        "first_value",
+        "last_value",
+        "nth_value",
     }
 )
 
@@ -75,12 +111,8 @@ class AdmissionParser(SQLiteParser):
     # text as a warning when the path is not valid JSONPath.
     CONCAT_OPERATORS = {
         **SQLiteParser.CONCAT_OPERATORS,
-        TokenType.ARROW: lambda self, this, path: self.expression(
-            exp.JSONExtract(this=this, expression=path)
-        ),
-        TokenType.DARROW: lambda self, this, path: self.expression(
-            exp.JSONExtractScalar(this=this, expression=path)
-        ),
+        TokenType.ARROW: lambda self, this, path: self.expression(exp.JSONExtract(this=this, expression=path)),
+        TokenType.DARROW: lambda self, this, path: self.expression(exp.JSONExtractScalar(this=this, expression=path)),
     }
 
     def _warn_unsupported(self) -> None:
@@ -107,8 +139,10 @@ _CONVERSION = re.compile(r"%([-+ #!0,]*)(\*|\d+)?(?:\.(\*|\d*))?(?:ll?)?(.?)", r
 
 
 def _format_limit(name: str):
-    refusal = (f"{name}'s format must be a string literal whose widths and precisions are numbers "
-               f"written in the query, at most {FORMAT_WIDTH_MAX}")
+    refusal = (
+        f"{name}'s format must be a string literal whose widths and precisions are numbers "
+        f"written in the query, at most {FORMAT_WIDTH_MAX}"
+    )
 
     def check(args: Sequence[exp.Expr]) -> str | None:
         if not args:

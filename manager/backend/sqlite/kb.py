@@ -70,8 +70,8 @@ def rank_by_cosine(rows: list[dict], query: np.ndarray, limit: int) -> list[tupl
     query64 = np.asarray(query, dtype=np.float64)
     scores = np.empty(len(rows), dtype=np.float64)
     for start in range(0, len(rows), _SCORE_BLOCK):
-        block = matrix[start:start + _SCORE_BLOCK].astype(np.float64)
-        scores[start:start + _SCORE_BLOCK] = np.add.reduce(block * query64, axis=1)
+        block = matrix[start : start + _SCORE_BLOCK].astype(np.float64)
+        scores[start : start + _SCORE_BLOCK] = np.add.reduce(block * query64, axis=1)
     top = np.argpartition(-scores, limit - 1)[:limit] if len(rows) > limit else np.arange(len(rows))
     order = top[np.lexsort((seqs[top], -scores[top]))]  # best first; ties by seq
     return [(int(seqs[i]), float(scores[i])) for i in order if scores[i] > 0]

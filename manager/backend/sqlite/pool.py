@@ -47,7 +47,7 @@ class WalledConnection:
         self._version_sql = f"PRAGMA schema_version -- {secrets.token_hex(16)}"
         install_context_functions(conn, self.context)
 
-    def refresh_wall(self, build: Callable[["WalledConnection"], None]) -> None:
+    def refresh_wall(self, build: Callable[[WalledConnection], None]) -> None:
         """Rebuild the wall with `build(self)` if the schema changed since it was built.
 
         Reading the schema version is the one thing allowed outside the wall (it refuses
@@ -79,8 +79,9 @@ class WalledConnection:
             self.conn.set_authorizer(self._authorize)
             self._installed = True
 
-    def _authorize(self, action: int, arg1: str | None, arg2: str | None, dbname: str | None,
-                   source: str | None) -> int:
+    def _authorize(
+        self, action: int, arg1: str | None, arg2: str | None, dbname: str | None, source: str | None
+    ) -> int:
         if self._reading_version:
             allowed = action == sqlite3.SQLITE_PRAGMA and arg1 == "schema_version" and arg2 is None
             return sqlite3.SQLITE_OK if allowed else sqlite3.SQLITE_DENY

@@ -78,9 +78,13 @@ _COLUMNS = 64  # any two reviewed views side by side fit (the widest has 24 colu
 # 0.2 s (LIKE) and 0.4 s (GLOB with [...] classes).
 LIKE_PATTERN_BYTES = 100
 _SQL_BYTES = 4 * 1024 * 1024
-_LIMITS = {sqlite3.SQLITE_LIMIT_LENGTH: VALUE_BYTES, sqlite3.SQLITE_LIMIT_COLUMN: _COLUMNS,
-           sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: LIKE_PATTERN_BYTES,
-           sqlite3.SQLITE_LIMIT_SQL_LENGTH: _SQL_BYTES, sqlite3.SQLITE_LIMIT_ATTACHED: 0}
+_LIMITS = {
+    sqlite3.SQLITE_LIMIT_LENGTH: VALUE_BYTES,
+    sqlite3.SQLITE_LIMIT_COLUMN: _COLUMNS,
+    sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: LIKE_PATTERN_BYTES,
+    sqlite3.SQLITE_LIMIT_SQL_LENGTH: _SQL_BYTES,
+    sqlite3.SQLITE_LIMIT_ATTACHED: 0,
+}
 _POOL_IDLE_MAX = 4
 
 # Declared types whose values are never shown: the converters below swap the value for
@@ -117,8 +121,9 @@ class _QueryConnection(sqlite3.Connection):
             gates.close()
 
 
-def query_authorizer(views: frozenset[str], functions: frozenset[str], known_names: frozenset[str],
-                     behind: frozenset[str] = frozenset()):
+def query_authorizer(
+    views: frozenset[str], functions: frozenset[str], known_names: frozenset[str], behind: frozenset[str] = frozenset()
+):
     """The authorizer for query connections; names are ASCII-lower-cased. See the module docstring.
 
     `views` are the reviewed (temp) views, `behind` the walled main views they read.
@@ -126,8 +131,7 @@ def query_authorizer(views: frozenset[str], functions: frozenset[str], known_nam
     ok, deny = sqlite3.SQLITE_OK, sqlite3.SQLITE_DENY
     context_functions = frozenset(CONTEXT_FUNCTIONS)
 
-    def authorize(action: int, arg1: str | None, arg2: str | None,
-                  dbname: str | None, source: str | None) -> int:
+    def authorize(action: int, arg1: str | None, arg2: str | None, dbname: str | None, source: str | None) -> int:
         if action in (sqlite3.SQLITE_SELECT, sqlite3.SQLITE_RECURSIVE):
             return ok
         if action == sqlite3.SQLITE_READ:
@@ -138,8 +142,7 @@ def query_authorizer(views: frozenset[str], functions: frozenset[str], known_nam
                 if inside in views and (table in behind or table.startswith("base_")):
                     return ok
                 return deny
-            if dbname is None and table and table not in known_names \
-                    and not table.startswith(("pragma_", "sqlite_")):
+            if dbname is None and table and table not in known_names and not table.startswith(("pragma_", "sqlite_")):
                 return ok  # a CTE or subquery read (some SQLite releases report them)
             return deny
         if action == sqlite3.SQLITE_FUNCTION:
@@ -162,8 +165,16 @@ class ReadonlyQueries:
         self._busy_timeout_ms = busy_timeout_ms
         self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
 
-    def run(self, identity: Identity, sql: str, max_rows: int, timeout_s: float, now: str,
-            max_chars: int = 500, binds: Mapping[str, Any] | None = None) -> QueryRows:
+    def run(
+        self,
+        identity: Identity,
+        sql: str,
+        max_rows: int,
+        timeout_s: float,
+        now: str,
+        max_chars: int = 500,
+        binds: Mapping[str, Any] | None = None,
+    ) -> QueryRows:
         """Run one read-only query as `identity`, current rows as of `now`; see the module docstring.
 
         Text values arrive cut to max_chars + 1 characters, so the caller's clip at
@@ -187,8 +198,9 @@ class ReadonlyQueries:
                         columns = [d[0] for d in cursor.description or ()]
                         result = _read(cursor, columns, max_rows) if columns else None
                     except sqlite3.Error as exc:
-                        raise translate_query_error(exc, timeout_s, deadline.passed,
-                                                    refused=conn.cost_gates.refused) from exc
+                        raise translate_query_error(
+                            exc, timeout_s, deadline.passed, refused=conn.cost_gates.refused
+                        ) from exc
                     except (UnicodeEncodeError, ValueError):  # an unpaired surrogate, a NUL: the driver refuses
                         raise _rejected("characters") from None
                     finally:
@@ -228,18 +240,25 @@ class ReadonlyQueries:
 
     def _connect(self) -> sqlite3.Connection:
         try:
-            conn = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
-                                   isolation_level=None, check_same_thread=False,
-                                   timeout=self._busy_timeout_ms / 1000,
-                                   detect_types=sqlite3.PARSE_DECLTYPES, factory=_QueryConnection)
+            conn = sqlite3.connect(
+                f"{self.path.resolve().as_uri()}?mode=ro",
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=self._busy_timeout_ms / 1000,
+                detect_types=sqlite3.PARSE_DECLTYPES,
+                factory=_QueryConnection,
+            )
             conn.execute("PRAGMA query_only = 1")
             for category, value in _LIMITS.items():
                 conn.setlimit(category, value)
             conn.cost_gates = CostGates(_LIMITS)
             conn.cost_gates.install(conn)
         except sqlite3.Error as exc:
-            raise BackendUnavailable(f"cannot open SQLite database {self.path} read-only for queries",
-                                     hint="Check database.path and its folder's permissions.") from exc
+            raise BackendUnavailable(
+                f"cannot open SQLite database {self.path} read-only for queries",
+                hint="Check database.path and its folder's permissions.",
+            ) from exc
         return conn
 
     @staticmethod
@@ -255,8 +274,12 @@ def _build_query_wall(q: WalledConnection) -> None:
     conn = q.conn
     q.catalog, behind = build_query_views(conn)
     names = {r[0] for r in conn.execute(load_sql("sqlite", "catalog_known_names"))}
-    q.authorizer = query_authorizer(frozenset(fold(v) for v in q.catalog), QUERY_FUNCTIONS,
-                                    frozenset(fold(n) for n in names), frozenset(fold(t) for t in behind))
+    q.authorizer = query_authorizer(
+        frozenset(fold(v) for v in q.catalog),
+        QUERY_FUNCTIONS,
+        frozenset(fold(n) for n in names),
+        frozenset(fold(t) for t in behind),
+    )
 
 
 def _clipped_text(keep: int):
@@ -299,33 +322,48 @@ def _reduce(value: object, i: int, declared: list[str | None]) -> object:
 # The model sees a rule and a reason, never SQLite's text (it names tables, columns
 # and internals); the driver error stays in __cause__ for the operator log.
 _REASONS = {
-    "table": ("it reads a table or view that is not on the allowed list.",
-              "The tool description lists the views you can query."),
-    "wall": ("it reads something outside the allowed views, calls a function that is not "
-             "allowed, or tries to change data.",
-             "Only SELECT over the views in the tool description is allowed."),
-    "column": ("it names a column that is missing, or that more than one view in the query has.",
-               "Use the columns the tool description lists; qualify shared names with the view."),
-    "function": ("it calls a function that does not exist here, or with the wrong number of arguments.",
-                 "Use the functions the tool description lists."),
-    "too-big": (f"a value it reads or builds is larger than the limit ({VALUE_BYTES // 1024 // 1024} MiB).",
-                "A document's full text (knowledge_base_document.content) can be that large: name the "
-                "columns you need instead of *, use token_count for its size and knowledge_base_chunk "
-                "for its text."),
-    "too-costly": ("a text function would compare values too long to finish in time.",
-                   "Compare shorter text: search knowledge_base_chunk rather than whole documents, "
-                   "or use a shorter needle."),
-    "pattern": (f"a LIKE or GLOB pattern is longer than {LIKE_PATTERN_BYTES} bytes.",
-                "Use a shorter pattern, or several shorter ones joined with AND."),
-    "columns": (f"it returns more than {_COLUMNS} columns.",
-                "Name the columns you need instead of SELECT *."),
-    "characters": ("it contains a NUL character or an unpaired surrogate.",
-                   "Remove control characters from the query."),
+    "table": (
+        "it reads a table or view that is not on the allowed list.",
+        "The tool description lists the views you can query.",
+    ),
+    "wall": (
+        "it reads something outside the allowed views, calls a function that is not allowed, or tries to change data.",
+        "Only SELECT over the views in the tool description is allowed.",
+    ),
+    "column": (
+        "it names a column that is missing, or that more than one view in the query has.",
+        "Use the columns the tool description lists; qualify shared names with the view.",
+    ),
+    "function": (
+        "it calls a function that does not exist here, or with the wrong number of arguments.",
+        "Use the functions the tool description lists.",
+    ),
+    "too-big": (
+        f"a value it reads or builds is larger than the limit ({VALUE_BYTES // 1024 // 1024} MiB).",
+        "A document's full text (knowledge_base_document.content) can be that large: name the "
+        "columns you need instead of *, use token_count for its size and knowledge_base_chunk "
+        "for its text.",
+    ),
+    "too-costly": (
+        "a text function would compare values too long to finish in time.",
+        "Compare shorter text: search knowledge_base_chunk rather than whole documents, or use a shorter needle.",
+    ),
+    "pattern": (
+        f"a LIKE or GLOB pattern is longer than {LIKE_PATTERN_BYTES} bytes.",
+        "Use a shorter pattern, or several shorter ones joined with AND.",
+    ),
+    "columns": (f"it returns more than {_COLUMNS} columns.", "Name the columns you need instead of SELECT *."),
+    "characters": (
+        "it contains a NUL character or an unpaired surrogate.",
+        "Remove control characters from the query.",
+    ),
     "one-statement": ("it holds more than one statement.", "Send exactly one SELECT."),
     "placeholder": ("it has a bind placeholder.", "Write the values into the query as literals."),
     "select-only": ("only a SELECT statement is accepted.", "Send one SELECT statement."),
-    "invalid": ("the database could not run it as written.",
-                "Check it against the views and columns in the tool description."),
+    "invalid": (
+        "the database could not run it as written.",
+        "Check it against the views and columns in the tool description.",
+    ),
 }
 
 
@@ -334,16 +372,19 @@ def _rejected(rule: str) -> QueryRejected:
     return QueryRejected(f"query refused (rule {rule}): {reason}", rule=rule, hint=hint)
 
 
-def translate_query_error(exc: sqlite3.Error, timeout_s: float, past_deadline: bool,
-                          refused: str | None = None) -> MemgateError:
+def translate_query_error(
+    exc: sqlite3.Error, timeout_s: float, past_deadline: bool, refused: str | None = None
+) -> MemgateError:
     """Map a driver error from a query onto a rule the model can act on, without its text.
 
     `refused` is the rule a cost gate refused a call by (function_costs.py), if one did.
     """
     text = str(exc).lower()
     if "interrupted" in text and past_deadline:
-        return QueryTimeout(f"the query was stopped after {timeout_s:g} s, its time limit.",
-                            hint="Narrow the query: filter earlier, aggregate, or read fewer rows.")
+        return QueryTimeout(
+            f"the query was stopped after {timeout_s:g} s, its time limit.",
+            hint="Narrow the query: filter earlier, aggregate, or read fewer rows.",
+        )
     if refused is not None and "user-defined function" in text:
         return _rejected(refused)
     if "pattern too complex" in text:

@@ -45,14 +45,17 @@ def build_query_views(conn: sqlite3.Connection) -> tuple[ViewCatalog, frozenset[
         behind = []
         for table, claim in conn.execute(load_sql("sqlite", "query_views")).fetchall():
             internal = _INTERNAL_COLUMNS.get(table, frozenset())
-            columns = [r[1] for r in conn.execute(f"PRAGMA main.table_info({table})").fetchall()
-                       if r[1] not in internal]
+            columns = [
+                r[1] for r in conn.execute(f"PRAGMA main.table_info({table})").fetchall() if r[1] not in internal
+            ]
             if not columns:
                 continue  # a schema without this table yet: nothing to review
             template = "query_view_versioned" if claim else "query_view_current"
             same_claim = " AND ".join(f"o.{k} = t.{k}" for k in claim.split()) if claim else ""
-            run_script(conn, load_sql("sqlite", template).format(table=table, columns=", ".join(columns),
-                                                                 same_claim=same_claim))
+            run_script(
+                conn,
+                load_sql("sqlite", template).format(table=table, columns=", ".join(columns), same_claim=same_claim),
+            )
             behind.append(table)
     finally:
         conn.execute("PRAGMA query_only = 1")

@@ -37,9 +37,7 @@ def known_version() -> int:
 
 def schema_version(conn: sqlite3.Connection) -> int:
     """The schema version recorded in the file; 0 for a database memgate never initialised."""
-    row = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'memgate_schema'"
-    ).fetchone()
+    row = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'memgate_schema'").fetchone()
     if row is None:
         return 0
     got = conn.execute("SELECT max(version) FROM memgate_schema").fetchone()[0]
@@ -120,20 +118,19 @@ FTS5_SHADOW_SUFFIXES = ("data", "idx", "content", "docsize", "config")
 #: base tables only operator sessions read: no tenant view, so no walled connection reaches them
 #: (the knowledge base's lexical-index slots and change counters are read through their own views
 #: or unwalled by the backend, and written only by triggers and the backend)
-OPERATOR_TABLES = frozenset({"base_tenant_mapping", "base_server_secret", "base_kb_lexical_index",
-                             "base_kb_generation"})
+OPERATOR_TABLES = frozenset(
+    {"base_tenant_mapping", "base_server_secret", "base_kb_lexical_index", "base_kb_generation"}
+)
 
 
 def base_tables(conn: sqlite3.Connection) -> list[str]:
     """Base tables under the tenant wall: FTS5 tables, their shadow tables and operator tables get no view."""
     rows = conn.execute(
-        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'base\\_%' ESCAPE '\\'"
-        " ORDER BY name"
+        "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name LIKE 'base\\_%' ESCAPE '\\' ORDER BY name"
     ).fetchall()
     virtual = {name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")}
     shadows = {f"{v}_{suffix}" for v in virtual for suffix in FTS5_SHADOW_SUFFIXES}
-    return [name for name, _ in rows
-            if name not in virtual and name not in shadows and name not in OPERATOR_TABLES]
+    return [name for name, _ in rows if name not in virtual and name not in shadows and name not in OPERATOR_TABLES]
 
 
 def fts5_tables(conn: sqlite3.Connection) -> frozenset[str]:
@@ -145,24 +142,28 @@ def fts5_tables(conn: sqlite3.Connection) -> frozenset[str]:
 def fts5_shadow_tables(conn: sqlite3.Connection) -> frozenset[str]:
     """Names of the shadow tables of every FTS5 table in the schema."""
     rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
-    return frozenset(f"{name}_{suffix}" for name, sql in rows
-                     if "USING FTS5" in " ".join((sql or "").upper().split())
-                     for suffix in FTS5_SHADOW_SUFFIXES)
+    return frozenset(
+        f"{name}_{suffix}"
+        for name, sql in rows
+        if "USING FTS5" in " ".join((sql or "").upper().split())
+        for suffix in FTS5_SHADOW_SUFFIXES
+    )
 
 
 def rebuild_tenant_wall(conn: sqlite3.Connection) -> None:
     """Drop and recreate every walled view and guard trigger (tenant and scope) from the template."""
     template = load_sql("sqlite", "tenant_guard")
     for base in base_tables(conn):
-        table = base[len("base_"):]
+        table = base[len("base_") :]
         conn.execute(f"DROP VIEW IF EXISTS {table}")
         for suffix in _GUARD_SUFFIXES:
             conn.execute(f"DROP TRIGGER IF EXISTS {base}{suffix}")
         run_script(conn, template.format(**_placeholders(conn, base, table)))
 
 
-_GUARD_SUFFIXES = tuple(f"__{wall}_{action}" for wall in ("tenant", "scope")
-                        for action in ("insert", "update", "delete"))
+_GUARD_SUFFIXES = tuple(
+    f"__{wall}_{action}" for wall in ("tenant", "scope") for action in ("insert", "update", "delete")
+)
 #: scope columns and the context function each is compared with; NULL means shared at that level
 _SCOPE_COLUMNS = (("user_id", "app_user()"), ("agent_id", "app_agent()"), ("thread_id", "app_thread()"))
 #: tables with no scope columns of their own: (column, base table it points at, that table's key)
@@ -191,13 +192,21 @@ def _scope_terms(conn: sqlite3.Connection, base: str, cols: list[str]) -> dict[s
         owner_scope = _in_scope(_columns(conn, owner), "o.")
 
         def through(row: str) -> str:
-            return (f"EXISTS (SELECT 1 FROM {owner} o WHERE o.{owner_key} = {row}{column}"
-                    f" AND o.tenant_id = app_tenant() AND {owner_scope})")
+            return (
+                f"EXISTS (SELECT 1 FROM {owner} o WHERE o.{owner_key} = {row}{column}"
+                f" AND o.tenant_id = app_tenant() AND {owner_scope})"
+            )
 
-        return {"in_scope": through(f"{base}."), "new_out_of_scope": f"NOT {through('NEW.')}",
-                "old_out_of_scope": f"NOT {through('OLD.')}"}
-    return {"in_scope": _in_scope(cols, ""), "new_out_of_scope": _out_of_scope(cols, "NEW."),
-            "old_out_of_scope": _out_of_scope(cols, "OLD.")}
+        return {
+            "in_scope": through(f"{base}."),
+            "new_out_of_scope": f"NOT {through('NEW.')}",
+            "old_out_of_scope": f"NOT {through('OLD.')}",
+        }
+    return {
+        "in_scope": _in_scope(cols, ""),
+        "new_out_of_scope": _out_of_scope(cols, "NEW."),
+        "old_out_of_scope": _out_of_scope(cols, "OLD."),
+    }
 
 
 def _placeholders(conn: sqlite3.Connection, base: str, table: str) -> dict[str, str]:

@@ -76,12 +76,12 @@ class _Labels:
     index: dict[str, int]
 
     @classmethod
-    def of(cls, values: list[str]) -> "_Labels":
+    def of(cls, values: list[str]) -> _Labels:
         index: dict[str, int] = {}
         codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int32, count=len(values))
         return cls(codes, index)
 
-    def extended(self, values: list[str]) -> "_Labels":
+    def extended(self, values: list[str]) -> _Labels:
         index = dict(self.index)
         more = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int32, count=len(values))
         return _Labels(np.concatenate([self.codes, more]), index)
@@ -99,13 +99,13 @@ class _Times:
     distinct: list[str]
 
     @classmethod
-    def of(cls, values: list[str | None]) -> "_Times":
+    def of(cls, values: list[str | None]) -> _Times:
         distinct = sorted({v for v in values if v is not None})
         where = {v: i for i, v in enumerate(distinct)}
         ranks = np.fromiter((where[v] if v is not None else -1 for v in values), dtype=np.int32, count=len(values))
         return cls(ranks, distinct)
 
-    def extended(self, values: list[str | None]) -> "_Times":
+    def extended(self, values: list[str | None]) -> _Times:
         distinct = sorted(set(self.distinct).union(v for v in values if v is not None))
         where = {v: i for i, v in enumerate(distinct)}
         moved = np.fromiter((where[v] for v in self.distinct), dtype=np.int32, count=len(self.distinct))
@@ -124,11 +124,11 @@ class Matrix:
 
     generation: int
     rewrites: int
-    seqs: np.ndarray        # int64, ascending
-    codes: np.ndarray       # int8 (n, dims)
-    scales: np.ndarray      # float32: row ~ scale * codes
-    errors: np.ndarray      # float32: |row - scale * codes|, rounded up
-    norms: np.ndarray       # float32: |scale * codes|
+    seqs: np.ndarray  # int64, ascending
+    codes: np.ndarray  # int8 (n, dims)
+    scales: np.ndarray  # float32: row ~ scale * codes
+    errors: np.ndarray  # float32: |row - scale * codes|, rounded up
+    norms: np.ndarray  # float32: |scale * codes|
     collections: _Labels
     documents: _Labels
     valid_from: _Times
@@ -144,8 +144,17 @@ class Matrix:
 
     @property
     def nbytes(self) -> int:
-        arrays = (self.seqs, self.codes, self.scales, self.errors, self.norms, self.collections.codes,
-                  self.documents.codes, self.valid_from.ranks, self.valid_until.ranks)
+        arrays = (
+            self.seqs,
+            self.codes,
+            self.scales,
+            self.errors,
+            self.norms,
+            self.collections.codes,
+            self.documents.codes,
+            self.valid_from.ranks,
+            self.valid_until.ranks,
+        )
         return sum(a.nbytes for a in arrays)
 
     def visible(self, filters: ChunkFilters) -> np.ndarray | None:
@@ -184,7 +193,7 @@ def _int8_dots_numpy(codes: np.ndarray, query: np.ndarray) -> np.ndarray:
     out = np.empty(len(codes), dtype=np.float64)
     q = query.astype(np.int32)
     for start in range(0, len(codes), _LOAD_BLOCK):
-        out[start:start + _LOAD_BLOCK] = codes[start:start + _LOAD_BLOCK].astype(np.int32) @ q
+        out[start : start + _LOAD_BLOCK] = codes[start : start + _LOAD_BLOCK].astype(np.int32) @ q
     return out
 
 
@@ -230,11 +239,19 @@ def _read(fetch_rows, model: str, dims: int, after: int) -> _Rows:
 def load(fetch_rows, generation: int, rewrites: int, model: str, dims: int) -> Matrix:
     """Build a scope's matrix from the caller's walled session, a block of rows at a time."""
     rows = _read(fetch_rows, model, dims, 0)
-    return Matrix(generation=generation, rewrites=rewrites, seqs=np.asarray(rows.seqs, dtype=np.int64),
-                  codes=rows.joined(0, np.int8, (0, dims)), scales=rows.joined(1, np.float32, 0),
-                  errors=rows.joined(2, np.float32, 0), norms=rows.joined(3, np.float32, 0),
-                  collections=_Labels.of(rows.collections), documents=_Labels.of(rows.documents),
-                  valid_from=_Times.of(rows.starts), valid_until=_Times.of(rows.ends))
+    return Matrix(
+        generation=generation,
+        rewrites=rewrites,
+        seqs=np.asarray(rows.seqs, dtype=np.int64),
+        codes=rows.joined(0, np.int8, (0, dims)),
+        scales=rows.joined(1, np.float32, 0),
+        errors=rows.joined(2, np.float32, 0),
+        norms=rows.joined(3, np.float32, 0),
+        collections=_Labels.of(rows.collections),
+        documents=_Labels.of(rows.documents),
+        valid_from=_Times.of(rows.starts),
+        valid_until=_Times.of(rows.ends),
+    )
 
 
 def appended(matrix: Matrix, fetch_rows, generation: int, model: str, dims: int) -> Matrix:
@@ -245,13 +262,19 @@ def appended(matrix: Matrix, fetch_rows, generation: int, model: str, dims: int)
     def grown(old: np.ndarray, i: int, dtype, shape) -> np.ndarray:
         return np.concatenate([old, rows.joined(i, dtype, shape)]) if rows.parts else old
 
-    return Matrix(generation=generation, rewrites=matrix.rewrites,
-                  seqs=np.concatenate([matrix.seqs, np.asarray(rows.seqs, dtype=np.int64)]),
-                  codes=grown(matrix.codes, 0, np.int8, (0, dims)), scales=grown(matrix.scales, 1, np.float32, 0),
-                  errors=grown(matrix.errors, 2, np.float32, 0), norms=grown(matrix.norms, 3, np.float32, 0),
-                  collections=matrix.collections.extended(rows.collections),
-                  documents=matrix.documents.extended(rows.documents),
-                  valid_from=matrix.valid_from.extended(rows.starts), valid_until=matrix.valid_until.extended(rows.ends))
+    return Matrix(
+        generation=generation,
+        rewrites=matrix.rewrites,
+        seqs=np.concatenate([matrix.seqs, np.asarray(rows.seqs, dtype=np.int64)]),
+        codes=grown(matrix.codes, 0, np.int8, (0, dims)),
+        scales=grown(matrix.scales, 1, np.float32, 0),
+        errors=grown(matrix.errors, 2, np.float32, 0),
+        norms=grown(matrix.norms, 3, np.float32, 0),
+        collections=matrix.collections.extended(rows.collections),
+        documents=matrix.documents.extended(rows.documents),
+        valid_from=matrix.valid_from.extended(rows.starts),
+        valid_until=matrix.valid_until.extended(rows.ends),
+    )
 
 
 class VectorCache:
@@ -288,9 +311,17 @@ class VectorCache:
             return sum(m.nbytes for m in self._entries.values())
 
 
-def search(cache: VectorCache, scope: tuple[str, str | None, str | None, str | None], fetch_one: Fetch,
-           fetch_all: Fetch, fetch_rows, query: np.ndarray, model: str, limit: int,
-           filters: ChunkFilters) -> list[tuple[int, float]]:
+def search(
+    cache: VectorCache,
+    scope: tuple[str, str | None, str | None, str | None],
+    fetch_one: Fetch,
+    fetch_all: Fetch,
+    fetch_rows,
+    query: np.ndarray,
+    model: str,
+    limit: int,
+    filters: ChunkFilters,
+) -> list[tuple[int, float]]:
     """The vector leg through the cache: up to `limit` (seq, cosine) best first, cosine > 0, exact.
 
     `fetch_one`/`fetch_all` run named statements on the caller's walled session; `fetch_rows`
@@ -351,6 +382,6 @@ def search(cache: VectorCache, scope: tuple[str, str | None, str | None, str | N
 def _exact(fetch_all: Fetch, seqs: np.ndarray, query: np.ndarray, model: str, dims: int) -> list[Row]:
     rows = []
     for start in range(0, len(seqs), 4096):  # bounds the JSON list per statement
-        part = [int(s) for s in seqs[start:start + 4096]]
+        part = [int(s) for s in seqs[start : start + 4096]]
         rows += fetch_all("kb_vector_exact", seqs=json.dumps(part), model=model, bytes=4 * dims)
     return rows

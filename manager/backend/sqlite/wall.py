@@ -15,15 +15,30 @@ from ...errors import AccessDenied, BackendUnavailable, Conflict, DatabaseBusy, 
 __all__ = ["refuse_base_table_names", "translate_sqlite_error", "walled_authorizer"]
 
 _DENIED_ACTIONS = {
-    sqlite3.SQLITE_ALTER_TABLE, sqlite3.SQLITE_ANALYZE, sqlite3.SQLITE_ATTACH,
-    sqlite3.SQLITE_DETACH, sqlite3.SQLITE_PRAGMA, sqlite3.SQLITE_REINDEX,
-    sqlite3.SQLITE_CREATE_INDEX, sqlite3.SQLITE_CREATE_TABLE, sqlite3.SQLITE_CREATE_TEMP_INDEX,
-    sqlite3.SQLITE_CREATE_TEMP_TABLE, sqlite3.SQLITE_CREATE_TEMP_TRIGGER,
-    sqlite3.SQLITE_CREATE_TEMP_VIEW, sqlite3.SQLITE_CREATE_TRIGGER, sqlite3.SQLITE_CREATE_VIEW,
-    sqlite3.SQLITE_CREATE_VTABLE, sqlite3.SQLITE_DROP_INDEX, sqlite3.SQLITE_DROP_TABLE,
-    sqlite3.SQLITE_DROP_TEMP_INDEX, sqlite3.SQLITE_DROP_TEMP_TABLE,
-    sqlite3.SQLITE_DROP_TEMP_TRIGGER, sqlite3.SQLITE_DROP_TEMP_VIEW, sqlite3.SQLITE_DROP_TRIGGER,
-    sqlite3.SQLITE_DROP_VIEW, sqlite3.SQLITE_DROP_VTABLE,
+    sqlite3.SQLITE_ALTER_TABLE,
+    sqlite3.SQLITE_ANALYZE,
+    sqlite3.SQLITE_ATTACH,
+    sqlite3.SQLITE_DETACH,
+    sqlite3.SQLITE_PRAGMA,
+    sqlite3.SQLITE_REINDEX,
+    sqlite3.SQLITE_CREATE_INDEX,
+    sqlite3.SQLITE_CREATE_TABLE,
+    sqlite3.SQLITE_CREATE_TEMP_INDEX,
+    sqlite3.SQLITE_CREATE_TEMP_TABLE,
+    sqlite3.SQLITE_CREATE_TEMP_TRIGGER,
+    sqlite3.SQLITE_CREATE_TEMP_VIEW,
+    sqlite3.SQLITE_CREATE_TRIGGER,
+    sqlite3.SQLITE_CREATE_VIEW,
+    sqlite3.SQLITE_CREATE_VTABLE,
+    sqlite3.SQLITE_DROP_INDEX,
+    sqlite3.SQLITE_DROP_TABLE,
+    sqlite3.SQLITE_DROP_TEMP_INDEX,
+    sqlite3.SQLITE_DROP_TEMP_TABLE,
+    sqlite3.SQLITE_DROP_TEMP_TRIGGER,
+    sqlite3.SQLITE_DROP_TEMP_VIEW,
+    sqlite3.SQLITE_DROP_TRIGGER,
+    sqlite3.SQLITE_DROP_VIEW,
+    sqlite3.SQLITE_DROP_VTABLE,
 }
 _TABLE_ACTIONS = {sqlite3.SQLITE_READ, sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE}
 
@@ -32,8 +47,11 @@ _TABLE_ACTIONS = {sqlite3.SQLITE_READ, sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPD
 _NAMES_BASE_TABLE = re.compile(r"(?<![A-Za-z0-9_$\x80-\U0010ffff])base_", re.IGNORECASE)
 
 
-def walled_authorizer(schema_objects: frozenset[str], fts_shadow_tables: frozenset[str] = frozenset(),
-                      fts_tables: frozenset[str] = frozenset()):
+def walled_authorizer(
+    schema_objects: frozenset[str],
+    fts_shadow_tables: frozenset[str] = frozenset(),
+    fts_tables: frozenset[str] = frozenset(),
+):
     """An authorizer that allows base_ tables only from inside a schema view or trigger.
 
     `source` is the inner-most view or trigger behind an access, but SQLite
@@ -52,8 +70,7 @@ def walled_authorizer(schema_objects: frozenset[str], fts_shadow_tables: frozens
     """
     fts_sorter_columns = {name: frozenset({"ROWID", "rank", name}) for name in fts_tables}
 
-    def authorize(action: int, arg1: str | None, arg2: str | None,
-                  dbname: str | None, source: str | None) -> int:
+    def authorize(action: int, arg1: str | None, arg2: str | None, dbname: str | None, source: str | None) -> int:
         if action in _TABLE_ACTIONS:
             if arg1 in fts_shadow_tables:
                 return sqlite3.SQLITE_OK
@@ -92,11 +109,15 @@ def translate_sqlite_error(exc: sqlite3.Error) -> Exception:
     if "not authorized" in text or "prohibited" in text:
         return AccessDenied("statement refused by the tenant wall")
     if isinstance(exc, sqlite3.IntegrityError) and "UNIQUE" in text:
-        return Conflict("another writer committed this version first; nothing was written",
-                        hint="Read the current version and retry.")
+        return Conflict(
+            "another writer committed this version first; nothing was written",
+            hint="Read the current version and retry.",
+        )
     if "no lexical index" in text:
-        return BackendUnavailable("the tenant has no lexical index, so its chunks cannot be written",
-                                  hint="Open a session for the tenant (any memgate command) or run `memgate init`.")
+        return BackendUnavailable(
+            "the tenant has no lexical index, so its chunks cannot be written",
+            hint="Open a session for the tenant (any memgate command) or run `memgate init`.",
+        )
     if "immutable" in text or "append-only" in text:
         return AccessDenied("write refused: that record cannot be changed in place")
     if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
