@@ -3,7 +3,7 @@
     python3 -m bench.menu
 
 Counted with o200k_base (manager/tokens.py). The menu is each tool as tools/list sends it
-(name, description, inputSchema as compact JSON), as tests/test_tool_menu.py counts it.
+(name, description, inputSchema as compact JSON), as tests/toolbox/test_tool_menu.py counts it.
 A result is the text the model receives; "as JSON" is the same rows a plain MCP server
 would return instead: every column of each row the result rendered, `json.dumps`ed
 (embeddings left out, since they cannot be JSON text).

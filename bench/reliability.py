@@ -17,7 +17,7 @@
   answers, and once the lock is gone the call log has the write's `error` row and the
   read's `ok` row.
 
-tests/test_reliability.py runs a reduced, deterministic form of each in CI.
+tests/project/test_reliability.py runs a reduced, deterministic form of each in CI.
 """
 
 from __future__ import annotations

@@ -128,7 +128,7 @@ class SpanTokens:
     tail, from the start of the whole text's piece its last character is in. A span that ends
     in whitespace (where the pattern looks ahead) or lies inside one piece is encoded as
     count_tokens would. A chunker counts the same text over and over as a chunk grows, so this
-    turns most counts into a few lookups; tests/test_tokens.py checks it against count_tokens.
+    turns most counts into a few lookups; tests/output/test_tokens.py checks it against count_tokens.
     """
 
     def __init__(self, text: str):

@@ -2,7 +2,7 @@
 
 Named statements live in sql/oracle/<name>.sql; what is left (binding the identity,
 session set-up, the schema version, the change marker) is declared here, once, with its kind and
-bind names, so the static checks (tests/oracle/test_static_sql.py) parse every one of
+bind names, so the static checks (tests/backend/oracle/test_static_sql.py) parse every one of
 them: `sql` with sqlglot's Oracle dialect (or, where it cannot, reported as unchecked with
 the `unparsed` reason), `plsql` by the block balance check and the package allowlist, and
 `session` (ALTER SESSION, which sqlglot does not model) reported as unchecked. No other module of this package holds SQL text (the checks grep for it).

@@ -5,7 +5,7 @@ authorizer that refuses any top-level statement naming a base_ table or doing
 DDL (wall.py). Base tables are reachable only through the walled views and their
 triggers, so even a deliberately unfiltered SELECT in manager code sees only the
 bound tenant's rows in the caller's user, agent and thread scope
-(tests/contract/test_tenant_isolation.py and test_scope_wall.py prove it).
+(tests/backend/contract/test_tenant_isolation.py and test_scope_wall.py prove it).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
 -- NULLs in the same other key columns as duplicates (rows whose key is NULL in every column are
 -- not indexed; tenant_id and version are NOT NULL, so only conversation_turn_uq uses that). NOT VERIFIED in
 -- Oracle's own words in the docs corpus (stated by third-party references); the Oracle half of
--- tests/contract/ pins it (two concurrent corrections of one claim version cannot both commit).
+-- tests/backend/contract/ pins it (two concurrent corrections of one claim version cannot both commit).
 DECLARE
   PROCEDURE ensure(p_ddl VARCHAR2) IS
   BEGIN

@@ -1,6 +1,6 @@
 -- 090_schema_version.sql: records that this install (schema version 3) has run.
 -- Run by: MEMGATE_OWNER, last. Re-runnable (inserts only a missing version). The number is
--- SCHEMA_VERSION in manager/backend/oracle/install.py (tests/oracle/test_static_sql.py checks).
+-- SCHEMA_VERSION in manager/backend/oracle/install.py (tests/backend/oracle/test_static_sql.py checks).
 -- Versions: 1, the first install (SQLite migrations 001, 002, 007, 008); 2, context windows
 -- (SQLite migration 004: guideline row ids, thread event columns, server_secret) and no
 -- FLASHBACK grant; 3, image memory and memory links (SQLite migrations 009 and 010: the

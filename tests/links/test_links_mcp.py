@@ -17,7 +17,7 @@ from memgate.manager import ACME, Identity, load_tool_definitions
 pytestmark = pytest.mark.anyio
 
 HELIOS = {"subject": "model:helios-rag", "predicate": "beir_ndcg10"}
-PRESET = Path(__file__).resolve().parent.parent / "config" / "toolbox.links.json"
+PRESET = Path(__file__).resolve().parents[2] / "config" / "toolbox.links.json"
 
 
 def _records(result) -> list[dict]:

@@ -20,7 +20,7 @@ from memgate.server.cli import cli
 
 pytestmark = pytest.mark.anyio
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: none of the default tools may cost more
 TOOL_BUDGET = 350
 #: the six default tools together (with expand and clarify)

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from memgate.manager import load_tool_definitions
 from memgate.server.cli import cli
 
-README = str(Path(__file__).resolve().parent.parent / "README.md")
+README = str(Path(__file__).resolve().parents[2] / "README.md")
 
 
 def _env(home, **extra) -> dict[str, str]:
@@ -119,7 +119,7 @@ def test_doctor_reports_a_bad_setting_as_a_failed_check(monkeypatch):
 def test_the_readme_connects_a_host_by_setting_up_the_tenant_the_desktop_config_serves_first():
     import json
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     section = (root / "README.md").read_text().split("## Connect a host", 1)[1].split("\n## ", 1)[0]
     first_block = section.split("```", 2)[1].strip()
     args = json.loads((root / "config" / "claude_desktop_config.json").read_text())["mcpServers"]["memgate"]["args"]

@@ -20,7 +20,7 @@ from sqlglot import exp
 from memgate.manager import DatabaseSettings, open_backend
 from memgate.manager.backend.oracle.install import script_units
 
-INSTALL = Path(__file__).resolve().parents[2] / "sql" / "oracle" / "install"
+INSTALL = Path(__file__).resolve().parents[3] / "sql" / "oracle" / "install"
 
 #: tables only one side has, and why
 SQLITE_ONLY = {

@@ -32,7 +32,7 @@ from memgate.toolbox import check_row
 from memgate.toolbox.agent_errors import NOT_VISIBLE
 from memgate.toolbox.portable_schema import subset_problems
 
-PRESET = Path(__file__).resolve().parent.parent / "config" / "toolbox.chatgpt.json"
+PRESET = Path(__file__).resolve().parents[2] / "config" / "toolbox.chatgpt.json"
 ISS, AUD = "https://chatgpt-idp.example.test", "memgate"
 KEYS = make_keypair()
 QUERY = "Orion launch checklist canary"

@@ -21,7 +21,7 @@ from image_helpers import image_bytes
 
 from memgate.server.cli import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 #: what a hint's f-string placeholders stand for, on the demo data
 HINT_VALUES = {
@@ -70,7 +70,7 @@ def _hint_commands() -> list[str]:
                 hint = "".join(re.findall(r"\"([^\"]*)\"", match.group(2)))
                 for command in re.findall(r"`(memgate [^`]*)`", hint):
                     if "command_for(" in command:
-                        continue  # composed at run time; tests/test_first_run.py runs those
+                        continue  # composed at run time; tests/cli/test_first_run.py runs those
                     found.append(re.sub(r"\{([^}]+)\}", lambda m: HINT_VALUES[m.group(1)], command))
     return found
 

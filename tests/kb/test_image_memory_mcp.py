@@ -21,7 +21,7 @@ from memgate.toolbox.agent_errors import IMAGE_NOT_SHOWN, IMAGE_NOT_VISIBLE
 
 pytestmark = pytest.mark.anyio
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SHARED_QUERY = "zebracorn telemetry dashboard"
 JANE_QUERY = "quokka pipeline whiteboard"
 

@@ -104,7 +104,7 @@ def test_the_chunk_defaults_are_defined_once_in_chunk_settings():
         defaults.max_tokens,
         defaults.overlap_tokens,
     )
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     literal = re.compile(r"\b(max_tokens|overlap_tokens)\s*(:\s*int\s*)?=\s*\d")
     written = [
         f"{path.relative_to(root)}:{n}"

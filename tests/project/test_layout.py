@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: installed package -> the folder it comes from (pyproject's package-dir)
 PACKAGES = {
     "memgate": ROOT / "src" / "memgate",
@@ -136,7 +136,7 @@ def test_no_comment_says_which_issue_built_it():
 
 def test_only_the_factory_and_the_sqlite_backend_name_the_sqlite_backend_class():
     named = {rel for rel in _tracked("*.py") if "SqliteBackend" in (ROOT / rel).read_text()}
-    named.discard("tests/test_layout.py")
+    named.discard("tests/project/test_layout.py")
     assert named == {"manager/backend/factory.py", "manager/backend/sqlite/backend.py"}
 
 

@@ -13,7 +13,7 @@ from memgate.manager import ACME, RowRefused, ToolRow, load_tool_definitions
 from memgate.toolbox import check_row, tool_from_row
 from memgate.toolbox.portable_schema import portable, subset_problems
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: config/toolbox.json (the defaults) and every preset beside it (config/toolbox.<host>.json)
 PRESETS = sorted((ROOT / "config").glob("toolbox*.json"))
 

@@ -92,9 +92,9 @@ def test_a_round_trip_past_the_call_timeout_ends_with_query_timeout_and_the_next
 
 def test_each_session_names_its_call_in_the_database_and_leaves_no_identity_behind(backend, two_tenants):
     """Oracle: module, action and client identifier from the call; MEMGATE_CTX empty in the pool afterwards,
-    also after a session whose body raised. SQLite's context holder is per connection and tested in tests/sqlite."""
+    also after a session whose body raised. SQLite's context holder is per connection and tested in tests/backend/sqlite."""
     if backend.dialect == "sqlite":
-        pytest.skip("SQLite has no session attributes; its context holder is cleared on return (tests/sqlite)")
+        pytest.skip("SQLite has no session attributes; its context holder is cleared on return (tests/backend/sqlite)")
     call = replace(ACME, tool="lookup_entity", call_id="call_0123456789")
     with backend.session(call) as s:
         [row] = s.raw(

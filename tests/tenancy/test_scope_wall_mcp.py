@@ -32,7 +32,7 @@ USER_MEMORY = {
     "usage_notes": "Your own notes.",
     "access_policy": {"memory_store": {"scope": "user"}},
 }
-CONFIG = Path(__file__).resolve().parent.parent / "config"
+CONFIG = Path(__file__).resolve().parents[2] / "config"
 #: the README's example report: every entity_memory version changed since a date, with its status
 REPORT = report_definition(
     "claims_changed_since",

@@ -25,7 +25,7 @@ import sql_checks
 from memgate.manager.backend.oracle import install, statements
 from memgate.manager.backend.oracle.install import script_units
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SQL = ROOT / "sql"
 MANAGER = ROOT / "manager"
 

@@ -25,7 +25,7 @@ from memgate.server.cli import cli
 
 pytestmark = pytest.mark.anyio
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE_SQL = ROOT / "config" / "reports" / "claims_changed_since.sql"
 EXAMPLE_SCHEMA = ROOT / "config" / "reports" / "claims_changed_since.json"
 SINCE = {"since": "2000-01-01"}

@@ -130,7 +130,7 @@ def test_doctor_passes_on_an_initialised_database_with_a_stdio_tenant(run, monke
 def test_every_command_has_help_with_an_example_and_a_readme_mention():
     from pathlib import Path
 
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
 
     def walk(group, prefix):
         ctx = click.Context(group)

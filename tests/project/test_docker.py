@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from memgate.server.cli import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENTRYPOINT = ROOT / "docker" / "entrypoint.sh"
 
 
