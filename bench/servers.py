@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -93,9 +93,11 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve_http(db: Path, public_key_file: Path, *, startup_s: float = 60.0) -> Iterator[tuple[str, int]]:
-    """A real `memgate serve --transport http` on 127.0.0.1 checking JWTs against `public_key_file`;
-    yields (MCP URL, server pid) and stops it (SIGTERM, then SIGKILL) afterwards."""
+def serve_http(
+    db: Path, public_key_file: Path, *, startup_s: float = 60.0, args: Sequence[str] = ()
+) -> Iterator[tuple[str, int]]:
+    """A real `memgate serve --transport http` on 127.0.0.1 checking JWTs against `public_key_file`, with
+    more `args` (e.g. "--workers", "2"); yields (MCP URL, server pid) and stops it (SIGTERM, then SIGKILL)."""
     import httpx2 as httpx
 
     port = _free_port()
@@ -117,6 +119,7 @@ def serve_http(db: Path, public_key_file: Path, *, startup_s: float = 60.0) -> I
             "127.0.0.1",
             "--port",
             str(port),
+            *args,
         ],
         env=env,
         stdout=subprocess.DEVNULL,

@@ -104,6 +104,7 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
     return mcp.http_app(
         path=MCP_PATH,
         middleware=middleware,
+        stateless_http=server.stateless,
         host_origin_protection=True,
         allowed_hosts=allowed_hosts(server),
         allowed_origins=list(server.allowed_origins),

@@ -60,6 +60,12 @@ class ServerSettings(_Section):
     allowed_origins: list[str] = []
     #: Host names the HTTP server answers besides loopback and base_url's host; any other Host gets 421
     allowed_hosts: list[str] = []
+    #: serve legacy-era (2025-11-25) clients without server-side session state, so any replica or
+    #: worker can answer any request; such clients lose server-initiated requests (elicitation falls
+    #: back to "tell the model to ask"). Modern-era (2026-07-28) clients are stateless either way.
+    stateless: bool = False
+    #: HTTP worker processes (`memgate serve --workers N`); more than one implies stateless
+    workers: int = Field(1, ge=1, le=64)
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -28,6 +28,11 @@ def register(cli: click.Group) -> None:
     @click.option("--transport", type=click.Choice(["stdio", "http"]), help="Default: server.transport (stdio).")
     @click.option("--host", help="HTTP bind address. Default: server.host (127.0.0.1).")
     @click.option("--port", type=int, help="HTTP port. Default: server.port (8765).")
+    @click.option(
+        "--workers",
+        type=click.IntRange(1, 64),
+        help="HTTP worker processes, each with its own pool; more than one serves statelessly. Default: server.workers (1).",
+    )
     @click.option("--tenant", "-t", type=TENANT_ID, help="stdio: the trusted tenant this process serves.")
     @click.option("--user", "-u", type=USER_ID, help="stdio: the trusted user.")
     @click.option("--agent", type=AGENT_ID, help="stdio: the trusted agent.")
@@ -38,7 +43,7 @@ def register(cli: click.Group) -> None:
     )
     @click.pass_context
     @friendly_errors
-    def serve(ctx: click.Context, transport, host, port, tenant, user, agent, demo) -> None:
+    def serve(ctx: click.Context, transport, host, port, workers, tenant, user, agent, demo) -> None:
         """Run the MCP server.
 
         Over stdio the identity comes from launch configuration only (--tenant or
@@ -52,20 +57,20 @@ def register(cli: click.Group) -> None:
           memgate serve --demo
           memgate serve --tenant acme --user jane --agent research-assistant
           memgate serve --transport http --port 8765
+          memgate serve --transport http --workers 2
         """
         if demo and not (tenant or user or agent):
             tenant, user, agent = ACME.tenant, ACME.user, ACME.agent
-        settings = settings_from(
-            ctx,
-            **{
-                "server.transport": transport,
-                "server.host": host,
-                "server.port": port,
-                "stdio.tenant": tenant,
-                "stdio.user": user,
-                "stdio.agent": agent,
-            },
-        )
+        overrides = {
+            "server.transport": transport,
+            "server.host": host,
+            "server.port": port,
+            "server.workers": workers,
+            "stdio.tenant": tenant,
+            "stdio.user": user,
+            "stdio.agent": agent,
+        }
+        settings = settings_from(ctx, **overrides)
         os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
         # The server stack first: fastmcp installs its own log handler when imported, which
         # setup_logging then replaces, so every line has the one format.
@@ -93,6 +98,9 @@ def register(cli: click.Group) -> None:
 
                 from ..app import http_asgi_app, http_server, uvicorn_options
 
+                if settings.server.workers > 1:
+                    _serve_workers(ctx, settings, overrides)
+                    return
                 mcp = http_server(manager, settings)
                 if not manager.operator_tenants():
                     log.warning(
@@ -117,3 +125,34 @@ def register(cli: click.Group) -> None:
                 )
         finally:
             manager.close()
+
+
+def _serve_workers(ctx: click.Context, settings, overrides: dict) -> None:
+    """Several uvicorn worker processes; each loads these settings and opens its own pool (http_workers.py)."""
+    import uvicorn
+
+    from ..app import uvicorn_options
+    from ..http_workers import FACTORY, SPEC_ENV, worker_spec
+
+    if not settings.server.stateless:
+        log.info("%d workers: serving legacy-era clients statelessly (server.stateless)", settings.server.workers)
+        overrides = {**overrides, "server.stateless": True}
+    root = ctx.find_root().params
+    os.environ[SPEC_ENV] = worker_spec(root.get("config"), {"database.path": root.get("db"), **overrides})
+    log.info(
+        "memgate serving %s at http://%s:%s/mcp with %d workers",
+        settings.database.path,
+        settings.server.host,
+        settings.server.port,
+        settings.server.workers,
+    )
+    uvicorn.run(
+        FACTORY,
+        factory=True,
+        workers=settings.server.workers,
+        host=settings.server.host,
+        port=settings.server.port,
+        log_level=settings.server.log_level.lower(),
+        log_config=None,
+        **uvicorn_options(settings),
+    )

@@ -1,0 +1,42 @@
+"""`memgate serve --transport http --workers N`: N uvicorn worker processes sharing nothing but the database.
+
+uvicorn starts each worker as a fresh process and builds the app there from an import string, so
+the parent hands over what it was asked (the config file and the command line's overrides) in one
+environment variable, and each worker loads the same settings, opens its own pool and builds its
+own server. A legacy-era session lives in one process's memory and the kernel spreads new
+connections over the workers, so several workers serve statelessly (server.stateless).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("memgate.server")
+
+#: not MEMGATE_-prefixed, so the settings' environment source never reads it as a setting
+SPEC_ENV = "_MEMGATE_HTTP_WORKER"
+FACTORY = "memgate.server.http_workers:create_app"
+
+
+def worker_spec(config: str | Path | None, overrides: dict[str, Any]) -> str:
+    """What every worker needs to load the parent's settings: the config file and the flags' overrides."""
+    return json.dumps({"config": str(config) if config else None, "overrides": overrides})
+
+
+def create_app():
+    """uvicorn's app factory in each worker process."""
+    from .app import http_asgi_app, http_server
+    from .cli.common import open_manager, setup_logging
+    from .settings import load_settings
+
+    spec = json.loads(os.environ[SPEC_ENV])
+    settings = load_settings(spec["config"], **spec["overrides"])
+    setup_logging(settings.server.log_level)
+    manager = open_manager(settings)
+    manager.check_schema()
+    log.info("memgate worker %d serving %s", os.getpid(), settings.database.path)
+    return http_asgi_app(http_server(manager, settings), settings)
