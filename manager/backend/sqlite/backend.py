@@ -34,7 +34,11 @@ from .wall import refuse_base_table_names, translate_sqlite_error, walled_author
 __all__ = ["SqliteBackend", "SqliteSession"]
 
 DIALECT = "sqlite"
-_POOL_IDLE_MAX = 8
+#: walled connections kept open; calls beyond this many at once open and close their own
+_POOL_IDLE_MAX = 16
+#: operator connections kept open: every HTTP request reads the tenant mapping through one, and
+#: opening a connection (WAL pragma included) cost more than the rest of the lookup together
+_OPERATOR_IDLE_MAX = 8
 
 
 class SqliteSession:
@@ -196,6 +200,8 @@ class SqliteBackend:
         self.path = Path(path).expanduser()
         self._busy_timeout_ms = busy_timeout_ms
         self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
+        #: unwalled connections for operator statements; no authorizer is ever installed on them
+        self._operator_pool = ConnectionPool(self._connect, idle_max=_OPERATOR_IDLE_MAX)
         self._queries = ReadonlyQueries(self.path, busy_timeout_ms=busy_timeout_ms)
         #: each scope's embeddings in memory, refreshed by the tenant's change counter (vector_cache.py)
         self.vector_cache = VectorCache()
@@ -281,11 +287,11 @@ class SqliteBackend:
     @contextmanager
     def operator_session(self) -> Iterator[SqliteSession]:
         """No tenant bound and no wall: only for operator statements (sql/sqlite/operator_*.sql)."""
-        conn = self._connect()
+        pooled = self._operator_pool.take()
         try:
-            yield SqliteSession(conn, walled=False)
+            yield SqliteSession(pooled.conn, walled=False)
         finally:
-            conn.close()
+            self._operator_pool.give(pooled)  # rolled back if a transaction is still open
 
     def physical_table(self, table: str) -> str:
         return f"base_{table}"
@@ -364,4 +370,5 @@ class SqliteBackend:
     def close(self) -> None:
         self.vector_cache.clear()
         self._pool.close()
+        self._operator_pool.close()
         self._queries.close()
