@@ -113,7 +113,10 @@ class ToolDispatcher:
                 record = replace(
                     record, status=status, error_class=type(exc).__name__, result_text=message, duration_ms=_ms(started)
                 )
-                await self._log(ctx.identity, record, hold=isinstance(exc, DatabaseBusy))
+                # Shielded: a call cancelled because its client went away still writes its one row
+                # (unshielded, the await of the write was cancelled too and the row was lost).
+                with anyio.CancelScope(shield=True):
+                    await self._log(ctx.identity, record, hold=isinstance(exc, DatabaseBusy))
                 if isinstance(exc, (KeyboardInterrupt, SystemExit, anyio.get_cancelled_exc_class())):
                     raise
                 # _failure logged the call's one line; DEBUG keeps FastMCP from logging a second.
@@ -263,6 +266,11 @@ class ToolDispatcher:
         if isinstance(exc, TimeoutError):
             log.warning("call %s to %s timed out", call_id, tool.name)
             return "timeout", agent_errors.TIMEOUT
+        if isinstance(exc, anyio.get_cancelled_exc_class()):
+            log.warning(
+                "call %s to %s was cancelled: the client went away or the server is stopping", call_id, tool.name
+            )
+            return "error", agent_errors.agent_message(exc, call_id)
         if isinstance(exc, MemgateError):
             level = logging.ERROR if exc.status == "error" else logging.WARNING
             log.log(

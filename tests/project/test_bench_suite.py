@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bench import governance, ingest, latency, menu, quality, rss, search
+from bench import governance, ingest, latency, load, menu, quality, rss, search
 from bench.common import machine, percentile, summary_ms
 from bench.datasets import Collection
 from memgate.manager.kb.embed import HashingEmbedder
@@ -111,6 +111,16 @@ def test_latency_in_process_and_over_http_with_concurrent_clients(tmp_path, caps
     assert set(data["in_process"]) == set(latency.TOOLS)
     assert [lv["clients"] for lv in data["http"]] == [1, 2]
     assert all(lv["errors"] == 0 and lv["calls"] == 4 for lv in data["http"]), data["http"]
+
+
+def test_load_keeps_calls_in_flight_per_level_and_reads_the_servers_cpu(tmp_path, capsys):
+    args = ["--seconds", "0.5", "--levels", "1,2", "--generators", "1", "--workers", "1", "--results", str(tmp_path)]
+    assert load.main(args) == 0
+    data, out = _ran(capsys, tmp_path, "load")
+    [run] = data["runs"]
+    assert [lv["in_flight"] for lv in run["levels"]] == [1, 2]
+    assert all(lv["errors"] == 0 and lv["calls"] > 0 and lv["server_cpu_ms_per_call"] > 0 for lv in run["levels"])
+    assert run["session_setup"]["n"] == 20 and "session set-up" in out
 
 
 def test_rss_reads_the_server_peak_from_proc(tmp_path, capsys):
