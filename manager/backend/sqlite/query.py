@@ -32,6 +32,9 @@ memory, so every cost is bounded where it arises:
   every value a query reads or builds, the LIKE/GLOB pattern limit bounds those two,
   function_costs.py gates instr, replace and the two-argument trims, and admission bounds
   printf's width and precision (dialect.py);
+- temporary disk (a big ORDER BY, DISTINCT or count(DISTINCT ...) spills to temp files):
+  temp_space.py measures the query's temp files from the same progress handler and stops
+  it at caps.query_temp_mb, or when the process's together pass caps.query_temp_total_mb;
 - memory: values up to the length limit, at most _COLUMNS of them per row, and rows are
   read one at a time, each reduced as it arrives (text cut to what a cell can show,
   binary values to their length), so only one raw row is ever alive. Reading
@@ -40,6 +43,7 @@ memory, so every cost is bounded where it arises:
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -58,6 +62,7 @@ from .dialect import SQLITE_FUNCTIONS, fold
 from .function_costs import CostGates
 from .pool import ConnectionPool, WalledConnection
 from .query_views import build_query_views
+from .temp_space import MB, TempCaps, TempStop, ledger
 from .wall import refuse_base_table_names
 
 __all__ = ["QUERY_FUNCTIONS", "ReadonlyQueries", "query_authorizer"]
@@ -86,6 +91,7 @@ _LIMITS = {
     sqlite3.SQLITE_LIMIT_ATTACHED: 0,
 }
 _POOL_IDLE_MAX = 4
+logger = logging.getLogger(__name__)
 
 # Declared types whose values are never shown: the converters below swap the value for
 # a marker as SQLite hands it over, so a LOB's text never reaches a result row. The
@@ -164,6 +170,10 @@ class ReadonlyQueries:
         self.path = path
         self._busy_timeout_ms = busy_timeout_ms
         self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
+        #: caps.query_temp_mb and caps.query_temp_total_mb (the manager sets them)
+        self.temp_caps = TempCaps()
+        if not ledger.available:
+            logger.warning("execute_query's temporary-space caps cannot be measured here (no /proc/self/fd)")
 
     def run(
         self,
@@ -192,12 +202,14 @@ class ReadonlyQueries:
             conn.text_factory = _clipped_text(max_chars + 1)
             cursor = None
             try:
-                with Deadline(conn, timeout_s) as deadline:
+                with ledger.meter(self.temp_caps) as meter, Deadline(conn, timeout_s, meter.over) as deadline:
                     try:
                         cursor = conn.execute(sql, dict(binds or {}))
                         columns = [d[0] for d in cursor.description or ()]
                         result = _read(cursor, columns, max_rows) if columns else None
                     except sqlite3.Error as exc:
+                        if meter.stopped is not None:
+                            raise _temp_refused(meter.stopped, identity) from exc
                         raise translate_query_error(
                             exc, timeout_s, deadline.passed, refused=conn.cost_gates.refused
                         ) from exc
@@ -370,6 +382,25 @@ _REASONS = {
 def _rejected(rule: str) -> QueryRejected:
     reason, hint = _REASONS[rule]
     return QueryRejected(f"query refused (rule {rule}): {reason}", rule=rule, hint=hint)
+
+
+def _temp_refused(stop: TempStop, identity: Identity) -> QueryRejected:
+    """The too-big answer for a query stopped at a temp-space cap, and the operator's line with the figures."""
+    logger.warning(
+        "execute_query stopped for tenant %s: it held %.1f MB of temporary space, over caps.%s = %d MB "
+        "(all queries of this process held %.1f MB)",
+        identity.tenant,
+        stop.query_bytes / MB,
+        "query_temp_mb" if stop.cap == "query" else "query_temp_total_mb",
+        stop.cap_mb,
+        stop.total_bytes / MB,
+    )
+    if stop.cap == "query":
+        reason = f"the query needed more than {stop.cap_mb} MB of temporary space"
+    else:
+        reason = f"the running queries together needed more than {stop.cap_mb} MB of temporary space"
+    advice = "add a LIMIT before the ORDER BY or DISTINCT, or narrow the rows"
+    return QueryRejected(f"query refused (rule too-big): {reason}; {advice}.", rule="too-big", hint=f"{advice}.")
 
 
 def translate_query_error(
