@@ -93,7 +93,7 @@ class Handshake:
     """Whether requests may reach the server yet: in the handshake era, not before `initialize`.
 
     The SDK fixes a connection's era by the first request it sees: one in the 2026-07-28
-    envelope (or server/discover) makes it stateless, and then every request passes; any
+    envelope (or the discover request) makes it stateless, and then every request passes; any
     other (initialize, ping) makes it the handshake era, where only initialize and ping
     may come before initialize. A request in the envelope after that passes too: the
     SDK's own answer says the connection serves the other era.
