@@ -1,5 +1,5 @@
 """memgate's benchmark suite: one module per question, each printing a table and writing
-bench/results/<name>.json. `python3 -m bench all` runs them in turn; see the README's
+bench/results/<name>.json. `python3 -m bench all` runs them in turn; see docs/benchmarks.md's
 "Benchmarks" section for what each measures and the latest figures."""
 
 import os as _os

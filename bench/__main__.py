@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-#: in the order the README shows them
+#: in the order docs/benchmarks.md shows them
 SUITE = ("menu", "governance", "latency", "search", "ingest", "rss", "quality", "reliability")
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 __all__ = ["RESULTS", "machine", "markdown_table", "percentile", "report", "summary_ms", "write_result"]
 
-#: where each benchmark writes its JSON (committed: the README's tables come from these)
+#: where each benchmark writes its JSON (committed: docs/benchmarks.md's tables come from these)
 RESULTS = Path(__file__).resolve().parent / "results"
 
 

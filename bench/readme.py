@@ -1,11 +1,11 @@
-"""Put each benchmark's latest table (from bench/results/<name>.json) into the README.
+"""Put each benchmark's latest table (from bench/results/<name>.json) into docs/benchmarks.md.
 
-    python3 -m bench.readme            # rewrite README.md's tables from bench/results/
-    python3 -m bench.readme --check    # exit 1 when a README table differs from its JSON
+    python3 -m bench.readme            # rewrite docs/benchmarks.md's tables from bench/results/
+    python3 -m bench.readme --check    # exit 1 when a table there differs from its JSON
 
-Each table sits between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` in README.md and
+Each table sits between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` in docs/benchmarks.md and
 is rendered by that benchmark's own `table()`, under the machine line, so rerunning a
-benchmark and then this command keeps the README true.
+benchmark and then this command keeps the page true.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .common import RESULTS, machine_line
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
 _BLOCK = re.compile(r"(<!-- bench:(\w+) -->\n)(.*?)(<!-- /bench:\2 -->)", re.DOTALL)
 
 
@@ -38,19 +38,20 @@ def rewrite(text: str, results: Path = RESULTS) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m bench.readme", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true", help="only say whether README.md is up to date")
+    parser.add_argument("--check", action="store_true", help="only say whether docs/benchmarks.md is up to date")
     args = parser.parse_args(argv)
-    text = README.read_text()
+    text = PAGE.read_text()
     new = rewrite(text)
     if args.check:
         if new != text:
             print(
-                "README.md's benchmark tables differ from bench/results/: run python3 -m bench.readme", file=sys.stderr
+                "docs/benchmarks.md's benchmark tables differ from bench/results/: run python3 -m bench.readme",
+                file=sys.stderr,
             )
             return 1
         return 0
-    README.write_text(new)
-    print(f"updated {len(_BLOCK.findall(text))} tables in {README}")
+    PAGE.write_text(new)
+    print(f"updated {len(_BLOCK.findall(text))} tables in {PAGE}")
     return 0
 
 

@@ -13,6 +13,8 @@ answer and why:
 - -32700 Parse error: not JSON, but an id can still be read from its text;
 - -32600 Invalid Request: not a request object (no or bad method, bad jsonrpc or id), or a
   line longer than max_line_bytes (the rest of it is skipped);
+- -32602 Invalid params: params not an object, or a value a tool argument may not hold
+  (toolbox/argument_values.py), in the invalid-arguments wording the dispatcher uses;
 - a JSON-RPC batch: MCP dropped batches (2025-06-18), so each request in it gets its own
   -32600 line with its id, which is what lets the client match the error to the request
   (an array reply is a line MCP clients cannot parse); a batch of notifications gets
@@ -24,38 +26,37 @@ answer and why:
 JSON-RPC 2.0 lets an id be a string, a number or null; MCP allows only strings and
 integers. A request with another number (1.5) is refused, but its id is echoed so the
 client can match the error; a boolean, object or non-finite id gets id null.
-- -32602 Invalid params: params not an object, or a value a tool argument may not hold
-  (toolbox/argument_values.py), in the invalid-arguments wording the dispatcher uses.
 
 Notifications and the client's own responses are logged and never answered (JSON-RPC
 forbids it). Text with no readable id is logged and not answered: answering id null to
 noise can start an error storm with a peer that logs to its stdout.
 
-While serving, fd 0 points at the null device and fd 1 at stderr, so stray reads and
-prints miss the wire; upstream's helpers do that (`_claim_fd` and its diversions), and
-they are private to mcp 2.3.0, which pyproject.toml pins. FastMCP opens stdio through the
-name `stdio_server` in `fastmcp.server.mixins.transport`; serve_stdio() points that name
-here for the run and fails loudly if FastMCP stops using it.
+How it hooks in, through public API only: serve_stdio() points fd 0 and fd 1 at two pipes
+and calls FastMCP's own `run(transport="stdio")`, which serves those pipes exactly as it
+would a terminal (mcp's stdio_server still diverts fd 0 to the null device and fd 1 to
+stderr while it serves, so stray reads and prints miss the wire). Two threads relay the
+real stdin and stdout through them (_Relay). Nothing of FastMCP's or mcp's is patched or
+imported privately, so both are version ranges in pyproject.toml, and
+tests/server/test_stdio_transport.py proves the behaviour on whichever versions are installed.
 """
 
 from __future__ import annotations
 
-import functools
+import contextlib
+import fcntl
 import json
 import logging
 import math
+import os
 import re
+import select
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import threading
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
-import mcp.server.stdio as upstream
 import mcp_types as types
 from fastmcp import FastMCP
-from mcp.shared._context_streams import create_context_streams
 from mcp.shared.message import SessionMessage
 
 from memgate.toolbox import argument_problem, invalid_arguments
@@ -67,7 +68,6 @@ __all__ = [
     "Handshake",
     "Triage",
     "serve_stdio",
-    "stdio_streams",
     "triage",
 ]
 
@@ -246,86 +246,112 @@ def _first_error(exc: Exception) -> str:
     return (lines[1] if len(lines) > 1 else lines[0]).strip()[:300]
 
 
-@asynccontextmanager
-async def stdio_streams(max_line_bytes: int) -> AsyncIterator[tuple[Any, Any]]:
-    """Stand-in for upstream's stdio_server(): the same streams and fd claims, with every line triaged."""
-    restore_in = restore_out = None
-    try:
-        in_buffer, restore_in = upstream._claim_fd(0, sys.stdin, "rb", upstream._open_stdin_diversion)
-        out_buffer, restore_out = upstream._claim_fd(1, sys.stdout, "wb", upstream._open_stdout_diversion)
-        stdout = anyio.wrap_file(out_buffer)
-        to_server, read_stream = create_context_streams[SessionMessage | Exception](0)
-        write_stream, from_server = create_context_streams[SessionMessage](0)
-        one_writer = anyio.Lock()  # error replies and server messages never interleave
+class _Relay:
+    """Sits between the process's real stdin/stdout and FastMCP's own stdio transport.
 
-        async def emit(message: SessionMessage | dict[str, Any]) -> None:
-            if isinstance(message, dict):
-                line = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
-            else:
-                line = message.message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
-            async with one_writer:
-                await stdout.write(line)
-                await stdout.flush()
+    fd 0 and fd 1 are pointed at two pipes before FastMCP starts, so FastMCP (and mcp's
+    stdio_server under it) serve exactly as they would on a terminal, through public API
+    only. One thread reads the real stdin line by line and triages each line: a line that
+    parses goes into the stdin pipe unchanged, a line that does not is answered here. A
+    second thread copies FastMCP's output from the stdout pipe to the real stdout. Both
+    write whole lines under one lock, so an error reply never splits a server message.
+    """
 
-        async def read_line(size: int) -> bytes:
-            return await anyio.to_thread.run_sync(in_buffer.readline, size, abandon_on_cancel=True)
+    def __init__(self, max_line_bytes: int) -> None:
+        self.max_line_bytes = max_line_bytes
+        self._lock = threading.Lock()
+        self._stop_r, self._stop_w = os.pipe()
 
-        async def skip_rest_of_line() -> None:
-            while (more := await read_line(_SNIFF_BYTES)) and not more.endswith(b"\n"):
-                pass
+    def __enter__(self) -> _Relay:
+        sys.stdout.flush()
+        self._real_in = _dup_private(0)
+        self._real_out = _dup_private(1)
+        to_server_r, self._to_server = os.pipe()
+        self._from_server, from_server_w = os.pipe()
+        os.dup2(to_server_r, 0)
+        os.dup2(from_server_w, 1)
+        os.close(to_server_r)
+        os.close(from_server_w)
+        self._copier = threading.Thread(target=self._copy_out, name="memgate-stdout", daemon=True)
+        self._copier.start()
+        threading.Thread(target=self._read_in, name="memgate-stdin", daemon=True).start()
+        return self
 
-        async def reader() -> None:
-            handshake = Handshake()
-            async with to_server:
-                while raw := await read_line(max_line_bytes + 1):
-                    complete = raw.endswith(b"\n") or len(raw) <= max_line_bytes  # a last line may lack "\n"
-                    if not complete:
-                        await skip_rest_of_line()
-                    outcome = triage(raw.rstrip(b"\r\n"), max_line_bytes=max_line_bytes, complete=complete)
-                    outcome = handshake.admit(outcome)
-                    if outcome.replies:
-                        error = outcome.replies[0]["error"]
-                        log.warning(
-                            "answered a stdin line with %d JSON-RPC error(s) %s: %s",
-                            len(outcome.replies),
-                            error["code"],
-                            error["message"][:200],
-                        )
-                        for reply in outcome.replies:
-                            await emit(reply)
-                    elif outcome.message is not None:
-                        try:
-                            await to_server.send(outcome.message)
-                        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                            return
+    def __exit__(self, *exc: object) -> None:
+        os.write(self._stop_w, b"x")  # the copier drains what the server wrote, then stops
+        self._copier.join(timeout=5)
+        os.dup2(self._real_in, 0)
+        os.dup2(self._real_out, 1)
 
-        async def writer() -> None:
-            async with from_server:
-                async for message in from_server:
-                    await emit(message)
+    def _write(self, data: bytes) -> None:
+        with self._lock:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._real_out, view) :]
 
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(reader)
-            tasks.start_soon(writer)
-            yield read_stream, write_stream
-    finally:
-        if restore_out is not None:
-            restore_out()
-        if restore_in is not None:
-            restore_in()
+    def _read_in(self) -> None:
+        real_in = os.fdopen(self._real_in, "rb", closefd=False)
+        limit = self.max_line_bytes
+        handshake = Handshake()
+        try:
+            while raw := real_in.readline(limit + 1):
+                complete = raw.endswith(b"\n") or len(raw) <= limit  # a last line may lack "\n"
+                if not complete:
+                    while (more := real_in.readline(_SNIFF_BYTES)) and not more.endswith(b"\n"):
+                        pass
+                line = raw.rstrip(b"\r\n")
+                outcome = handshake.admit(triage(line, max_line_bytes=limit, complete=complete))
+                if outcome.replies:
+                    error = outcome.replies[0]["error"]
+                    log.warning(
+                        "answered a stdin line with %d JSON-RPC error(s) %s: %s",
+                        len(outcome.replies),
+                        error["code"],
+                        error["message"][:200],
+                    )
+                    self._write(b"".join(_line(reply) for reply in outcome.replies))
+                elif outcome.message is not None:
+                    _write_all(self._to_server, line + b"\n")
+        except OSError as exc:  # the server went away: nothing left to feed
+            log.info("stopped reading stdin: %s", exc)
+        finally:
+            os.close(self._to_server)  # the server reads end of input and shuts down
+
+    def _copy_out(self) -> None:
+        fds = [self._from_server, self._stop_r]
+        while True:
+            ready, _, _ = select.select(fds, [], [])
+            if self._from_server in ready:
+                chunk = os.read(self._from_server, 65536)
+                if chunk:
+                    self._write(chunk)
+                    continue
+                return
+            if self._stop_r in ready:
+                os.set_blocking(self._from_server, False)
+                with contextlib.suppress(BlockingIOError):
+                    while chunk := os.read(self._from_server, 65536):
+                        self._write(chunk)
+                return
+
+
+def _dup_private(fd: int) -> int:
+    """A close-on-exec duplicate of fd above the standard range (children never inherit the wire)."""
+    return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _line(reply: dict[str, Any]) -> bytes:
+    """One error answer as a line (a plain object: JSON-RPC's numeric ids, like 1.5, are not MCP's)."""
+    return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 def serve_stdio(mcp: FastMCP, *, max_line_bytes: int) -> None:
-    """Run `mcp` over this process's stdin and stdout through stdio_streams()."""
-    import fastmcp.server.mixins.transport as fastmcp_transport
-
-    if getattr(fastmcp_transport, "stdio_server", None) is not upstream.stdio_server:
-        raise RuntimeError(
-            "FastMCP no longer opens stdio through fastmcp.server.mixins.transport.stdio_server; "
-            "server/stdio_transport.py must follow it before memgate can serve over stdio"
-        )
-    fastmcp_transport.stdio_server = functools.partial(stdio_streams, max_line_bytes)
-    try:
+    """Run `mcp` over this process's stdin and stdout, every line triaged first (see _Relay)."""
+    with _Relay(max_line_bytes):
         mcp.run(transport="stdio", show_banner=False)
-    finally:
-        fastmcp_transport.stdio_server = upstream.stdio_server

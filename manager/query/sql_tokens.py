@@ -81,7 +81,7 @@ def check_placeholders(dialect: QueryDialect, sql: str, tokens: list[Token], bin
             first == "$" and token.token_type not in (TokenType.STRING, TokenType.IDENTIFIER)
         ):
             glued = previous is not None and previous.end + 1 == token.start
-            after_name = glued and previous.token_type in _NAME_TOKENS
+            after_name = glued and previous is not None and previous.token_type in _NAME_TOKENS
             if token.token_type is TokenType.PARAMETER and after_name:
                 raise _rejected("schema")  # name@link: an Oracle-style database link
             following = tokens[i + 1] if i + 1 < len(tokens) else None

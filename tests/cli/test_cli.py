@@ -8,6 +8,7 @@ import click
 import pytest
 from cli_helpers import cli_runner
 from click.testing import CliRunner
+from doc_helpers import doc_text
 
 from memgate.manager import Identity
 from memgate.manager.backend.sqlite.schema import known_version
@@ -128,9 +129,8 @@ def test_doctor_passes_on_an_initialised_database_with_a_stdio_tenant(run, monke
 
 
 def test_every_command_has_help_with_an_example_and_a_readme_mention():
-    from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = doc_text("operations")
 
     def walk(group, prefix):
         ctx = click.Context(group)
@@ -144,7 +144,7 @@ def test_every_command_has_help_with_an_example_and_a_readme_mention():
         out = CliRunner().invoke(cli, [*path.split()[1:], "--help"]).output
         assert cmd.help, path
         top = " ".join(path.split()[:2])
-        assert top in readme, f"{top} is not in README.md"
+        assert top in readme, f"{top} is not in docs/operations.md"
         if not hasattr(cmd, "commands"):
             assert "Example" in out, f"{path} --help has no example"
 

@@ -1,6 +1,6 @@
 """Every `memgate ...` command a user is shown runs as shown, on the demo database.
 
-Three places show commands: the README's code blocks, the examples in each command's
+Three places show commands: the code blocks of the README and docs/, the examples in each command's
 --help, and the hints errors carry (read from the source, with their placeholders filled
 in as the demo would fill them). Each runs through click's runner on a fresh copy of a
 demo database, in a folder holding the files the examples name.
@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from doc_helpers import all_doc_text
 from image_helpers import image_bytes
 
 from memgate.server.cli import cli
@@ -38,7 +39,7 @@ HINT_VALUES = {
 
 
 def _readme_commands() -> list[str]:
-    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", (ROOT / "README.md").read_text(), re.DOTALL | re.MULTILINE)
+    blocks = re.findall(r"^```[^\n]*\n(.*?)^```", all_doc_text(), re.DOTALL | re.MULTILINE)
     return [
         re.split(r"\s+# ", line)[0].strip()
         for block in blocks

@@ -123,6 +123,6 @@ def test_the_readme_shows_each_benchmarks_committed_results():
     from bench import readme
     from bench.__main__ import SUITE
 
-    text = readme.README.read_text()
+    text = readme.PAGE.read_text()
     assert [name for _, name, _, _ in readme._BLOCK.findall(text)] == list(SUITE)
-    assert readme.rewrite(text) == text, "README.md differs from bench/results/: run python3 -m bench.readme"
+    assert readme.rewrite(text) == text, "docs/benchmarks.md differs from bench/results/: run python3 -m bench.readme"

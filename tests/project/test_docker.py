@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from click.testing import CliRunner
+from doc_helpers import doc_text
 
 from memgate.server.cli import cli
 
@@ -47,8 +48,8 @@ def test_the_mounted_config_is_read_without_setting_memgate_config():
     script = ENTRYPOINT.read_text()
     assert 'if [ -z "${MEMGATE_CONFIG:-}" ] && [ -f /config/memgate.toml ]; then' in script
     assert "export MEMGATE_CONFIG=/config/memgate.toml" in script
-    readme = (ROOT / "README.md").read_text()
-    assert "/config/memgate.toml" in readme and "MEMGATE_TENANTS" in readme
+    hosts = doc_text("hosts")
+    assert "/config/memgate.toml" in hosts and "MEMGATE_TENANTS" in hosts
 
 
 def test_the_build_context_leaves_out_git_virtualenvs_builds_and_databases():

@@ -31,3 +31,27 @@ def test_the_example_config_loads_and_names_only_real_settings():
 
     settings = load_settings(ROOT / "config" / "memgate.example.toml")
     assert settings.caps.max_rows == 500
+
+
+def test_the_readme_fits_a_newcomer_and_links_every_docs_page():
+    from doc_helpers import DOCS, README
+
+    text = README.read_text()
+    assert len(text.splitlines()) <= 250, "README.md is for one screen and a table of links: move detail into docs/"
+    unlinked = [p.name for p in sorted(DOCS.glob("*.md")) if f"](docs/{p.name}" not in text]
+    assert unlinked == [], f"docs pages the README does not link: {unlinked}"
+
+
+def test_every_relative_link_in_the_docs_names_a_file_that_exists():
+    import re
+
+    from doc_helpers import doc_pages
+
+    broken = []
+    for page in doc_pages():
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" in target or target.startswith("mailto:"):
+                continue
+            if not (page.parent / target).exists():
+                broken.append(f"{page.relative_to(ROOT)} -> {target}")
+    assert broken == []

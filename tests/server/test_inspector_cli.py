@@ -180,7 +180,12 @@ def test_without_pytests_cache_the_install_goes_to_a_temporary_folder(tmp_path):
         text=True,
         timeout=120,
         cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(
+                [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
+            ),
+        },
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 

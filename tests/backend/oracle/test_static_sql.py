@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import sql_checks
+from doc_helpers import doc_text
 
 from memgate.manager.backend.oracle import install, statements
 from memgate.manager.backend.oracle.install import script_units
@@ -391,8 +392,7 @@ def test_no_code_above_the_backend_names_a_dialect():
 
 
 def _readme_oracle_section() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return text.split("## Running on Oracle AI Database", 1)[1].split("\n## ", 1)[0]
+    return doc_text("oracle")
 
 
 def test_the_readme_lists_every_grant_the_install_makes_and_no_other():
