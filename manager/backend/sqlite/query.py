@@ -244,6 +244,8 @@ class ReadonlyQueries:
                 factory=_QueryConnection,
             )
             conn.execute("PRAGMA query_only = 1")
+            # the sorter spills from the query's own thread, which is what temp_space.py watches
+            conn.execute("PRAGMA threads = 0")
             for category, value in LIMITS.items():
                 conn.setlimit(category, value)
             conn.cost_gates = CostGates(LIMITS)

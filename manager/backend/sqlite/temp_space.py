@@ -13,6 +13,9 @@ query each one that appeared since the query started and no other query claimed,
 stops the query when its own files pass `query_bytes`, or when all of them (every
 query's, and any other connection's) pass `total_bytes` while it holds some.
 Between two checks a query writes at most a few MB (measured: see docs/operations.md).
+A check lists the files only when the query's thread wrote something since the last one
+(`wchar` in /proc/thread-self/io): the connection is read-only, so all it writes is
+temp files, and a query that spills nothing costs one small read per check.
 
 Why not SQLite's other controls:
 - `PRAGMA temp_store=MEMORY` moves the spill into the heap (measured +530 MB RSS in 3 s
@@ -36,13 +39,26 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CHECK_EVERY_S", "TEMP_FILE_PREFIX", "TempCaps", "TempLedger", "TempMeter", "ledger"]
+__all__ = ["CHECK_EVERY_S", "TEMP_FILE_PREFIX", "TempCaps", "TempLedger", "TempMeter", "ledger", "thread_written"]
 
 #: seconds between two looks at the temp files while a query runs
 CHECK_EVERY_S = 0.02
 #: how SQLite's unix VFS names its temp files (os_unix.c, unixGetTempname)
 TEMP_FILE_PREFIX = "etilqs_"
 MB = 1024 * 1024
+_THREAD_IO = "/proc/thread-self/io"
+
+
+def thread_written() -> int | None:
+    """Bytes the calling thread has written (write and pwrite calls), or None where Linux does not say."""
+    try:
+        with open(_THREAD_IO, "rb") as io:
+            for line in io:
+                if line.startswith(b"wchar:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,10 +148,13 @@ class TempMeter:
     stopped: TempStop | None = None
     peak_bytes: int = 0  # the most this query was seen to hold
     checks: int = field(default=0)
+    scans: int = field(default=0)  # checks that listed the files
+    _written: int | None = None
 
     def __enter__(self) -> TempMeter:
         # files open before the query started are another connection's, never this one's
         self.before = frozenset(self.ledger.files())
+        self._written = thread_written()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -144,6 +163,11 @@ class TempMeter:
     def over(self) -> bool:
         """True when the query passed a cap (and `stopped` says which); called between VM steps."""
         self.checks += 1
+        written = thread_written()
+        if written is not None and written == self._written:
+            return False  # nothing written since the last look: this query's files did not grow
+        self._written = written
+        self.scans += 1
         mine, total = self.ledger._account(self)
         self.peak_bytes = max(self.peak_bytes, mine)
         if mine > self.caps.query_bytes:

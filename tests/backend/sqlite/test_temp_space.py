@@ -10,7 +10,7 @@ import pytest
 
 from memgate.manager import QueryRejected, now_iso
 from memgate.manager.backend.sqlite.query import ReadonlyQueries
-from memgate.manager.backend.sqlite.temp_space import MB, TempCaps, ledger
+from memgate.manager.backend.sqlite.temp_space import MB, TempCaps, ledger, thread_written
 from memgate.manager.demo.dataset import ACME, GLOBEX
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="temp files are measured in /proc")
@@ -82,3 +82,17 @@ def test_a_sort_over_the_cap_is_stopped_close_to_it(backend, two_tenants, meters
         queries.close()
     stop = meters[0].stopped
     assert stop.cap == "query" and 16 * MB < stop.query_bytes < 48 * MB, stop
+
+
+def test_a_query_that_spills_nothing_never_lists_the_files(backend, two_tenants, meters):
+    """Its thread writes nothing, so each check is one read of /proc/thread-self/io and no fd listing."""
+    if thread_written() is None:
+        pytest.skip("this kernel does not count a thread's writes (/proc/thread-self/io)")
+    queries = ReadonlyQueries(backend.path)
+    sql = ENDLESS.replace("FROM c)", "FROM c WHERE x < 1000000)") + "SELECT count(*) FROM c"
+    try:
+        assert queries.run(ACME, sql, 1, 30, now_iso()).rows == [(1000000,)]
+    finally:
+        queries.close()
+    [meter] = meters
+    assert meter.checks > 0 and meter.scans == 0 and meter.peak_bytes == 0, meter
