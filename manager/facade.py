@@ -44,7 +44,7 @@ from .kb import sources as kb_sources
 from .kb.embed import Embedder, default_embedder
 from .kb.image_header import is_image_path
 from .kb.render import render_hits
-from .limits import CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
+from .limits import CapsSettings, ChunkSettings, ContextBudget, KbSettings, MemoryFileSettings
 from .links import kinds as link_kinds
 from .links import render as link_render
 from .links import store as link_store
@@ -68,11 +68,14 @@ class MemoryManager:
         memory_files: MemoryFileSettings | None = None,
         *,
         embedder: Embedder | None = None,
+        kb: KbSettings | None = None,
     ):
         self.backend = backend
         self.caps = caps or CapsSettings()
         backend.set_call_timeout(self.caps.query_timeout_s)
+        backend.set_query_temp_caps(self.caps.query_temp_mb, self.caps.query_temp_total_mb)
         self.memory_files = memory_files or MemoryFileSettings()
+        self.kb = kb or KbSettings()
         self._embedder = embedder  # None: the default embedder, loaded on first use
 
     # -- schema and lifecycle --------------------------------------------
@@ -694,6 +697,7 @@ class MemoryManager:
                 agent_id=agent_id,
                 description=description,
                 settings=settings,
+                max_bytes=self.kb.max_image_bytes,
             )
         if description is not None:
             raise InvalidArgument(

@@ -20,6 +20,7 @@ __all__ = [
     "CapsSettings",
     "ChunkSettings",
     "ContextBudget",
+    "KbSettings",
     "MemoryFileSettings",
     "RankWeights",
     "SliceShares",
@@ -42,6 +43,12 @@ class CapsSettings(BaseModel):
     history_rows: int = Field(10, ge=1, le=1000, description="versions shown by lookup_entity")
     query_timeout_s: float = Field(60.0, gt=0, le=3600, description="a query is ended after this")
     query_max_chars: int = Field(32_000, ge=100, le=1_000_000, description="longest SQL text admitted")
+    query_temp_mb: int = Field(
+        256, ge=1, le=1_000_000, description="temporary disk one execute_query query may fill (sorts, DISTINCT)"
+    )
+    query_temp_total_mb: int = Field(
+        1024, ge=1, le=1_000_000, description="temporary disk all running queries of one server process may fill"
+    )
     result_log_chars: int = Field(
         16_000, ge=0, le=1_000_000, description="chars of each result kept in mcp_call_log.result_text"
     )
@@ -56,11 +63,25 @@ class CapsSettings(BaseModel):
     def _default_within_max(self) -> CapsSettings:
         if self.default_rows > self.max_rows:
             raise ValueError(f"default_rows ({self.default_rows}) must be <= max_rows ({self.max_rows})")
+        if self.query_temp_mb > self.query_temp_total_mb:
+            raise ValueError(
+                f"query_temp_mb ({self.query_temp_mb}) must be <= query_temp_total_mb ({self.query_temp_total_mb})"
+            )
         return self
 
     def rows(self, asked: int | None) -> int:
         """The row cap for a call: what it asked for, never above max_rows."""
         return self.default_rows if asked is None else max(1, min(int(asked), self.max_rows))
+
+
+class KbSettings(BaseModel):
+    """memgate.toml [kb]: what the knowledge base takes in; MEMGATE_KB__MAX_IMAGE_BYTES=20000000 and so on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_image_bytes: int = Field(
+        10_000_000, ge=1, le=MAX_STORED_IMAGE_BYTES, description="largest image file `memgate ingest` stores"
+    )
 
 
 class MemoryFileSettings(BaseModel):

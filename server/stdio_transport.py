@@ -11,10 +11,21 @@ with the stdlib parser (which takes surrogates and about 1000 levels) to find wh
 answer and why:
 
 - -32700 Parse error: not JSON, but an id can still be read from its text;
-- -32600 Invalid Request: not a request object (no or bad method, bad jsonrpc or id, a
-  batch), or a line longer than max_line_bytes (the rest of it is skipped);
+- -32600 Invalid Request: not a request object (no or bad method, bad jsonrpc or id), or a
+  line longer than max_line_bytes (the rest of it is skipped);
 - -32602 Invalid params: params not an object, or a value a tool argument may not hold
-  (toolbox/argument_values.py), in the invalid-arguments wording the dispatcher uses.
+  (toolbox/argument_values.py), in the invalid-arguments wording the dispatcher uses;
+- a JSON-RPC batch: MCP dropped batches (2025-06-18), so each request in it gets its own
+  -32600 line with its id, which is what lets the client match the error to the request
+  (an array reply is a line MCP clients cannot parse); a batch of notifications gets
+  nothing, and an empty batch or one of no readable requests one error with id null;
+- a request before `initialize` (the handshake era): -32600 saying the session is not
+  initialised (the SDK's own answer was -32602 "Invalid request parameters"). `ping` is
+  allowed before it, and a request in the 2026-07-28 envelope needs no handshake.
+
+JSON-RPC 2.0 lets an id be a string, a number or null; MCP allows only strings and
+integers. A request with another number (1.5) is refused, but its id is echoed so the
+client can match the error; a boolean, object or non-finite id gets id null.
 
 Notifications and the client's own responses are logged and never answered (JSON-RPC
 forbids it). Text with no readable id is logged and not answered: answering id null to
@@ -35,6 +46,7 @@ import contextlib
 import fcntl
 import json
 import logging
+import math
 import os
 import re
 import select
@@ -49,7 +61,15 @@ from mcp.shared.message import SessionMessage
 
 from memgate.toolbox import argument_problem, invalid_arguments
 
-__all__ = ["INVALID_PARAMS", "INVALID_REQUEST", "PARSE_ERROR", "Triage", "serve_stdio", "triage"]
+__all__ = [
+    "INVALID_PARAMS",
+    "INVALID_REQUEST",
+    "PARSE_ERROR",
+    "Handshake",
+    "Triage",
+    "serve_stdio",
+    "triage",
+]
 
 log = logging.getLogger("memgate.stdio")
 
@@ -62,10 +82,48 @@ _SURROGATES = re.compile("[\ud800-\udfff]")
 
 @dataclass(frozen=True)
 class Triage:
-    """What to do with one line: pass `message` to the server, or send `reply`, or (both None) neither."""
+    """What to do with one line: pass `message` to the server, or send `replies` (JSON-RPC error
+    objects, one line each), or (neither) nothing."""
 
     message: SessionMessage | None = None
-    reply: SessionMessage | None = None
+    replies: tuple[dict[str, Any], ...] = ()
+
+
+class Handshake:
+    """Whether requests may reach the server yet: in the handshake era, not before `initialize`.
+
+    The SDK fixes a connection's era by the first request it sees: one in the 2026-07-28
+    envelope (or the discover request) makes it stateless, and then every request passes; any
+    other (initialize, ping) makes it the handshake era, where only initialize and ping
+    may come before initialize. A request in the envelope after that passes too: the
+    SDK's own answer says the connection serves the other era.
+    """
+
+    def __init__(self) -> None:
+        self.era: str | None = None  # "modern" or "handshake" once a request was passed on
+        self.initialised = False
+
+    def admit(self, outcome: Triage) -> Triage:
+        """`outcome`, or a refusal when it passes a request on before the session is initialised."""
+        message = outcome.message.message if outcome.message is not None else None
+        if self.era == "modern" or self.initialised or not isinstance(message, types.JSONRPCRequest):
+            return outcome
+        meta = (message.params or {}).get("_meta")
+        if (isinstance(meta, dict) and _PROTOCOL_META in meta) or message.method == _DISCOVER:
+            self.era = self.era or "modern"
+            return outcome
+        if message.method in ("initialize", "ping"):
+            self.era = self.era or "handshake"
+            self.initialised = message.method == "initialize"
+            return outcome
+        return _reply(
+            message.id, INVALID_REQUEST, "Invalid Request: the session is not initialised; send initialize first"
+        )
+
+
+#: the key that marks a request in the 2026-07-28 envelope, which needs no initialize
+_PROTOCOL_META = "io.modelcontextprotocol/protocolVersion"
+_DISCOVER = types.DiscoverRequest().method
 
 
 def triage(raw: bytes, *, max_line_bytes: int, complete: bool = True) -> Triage:
@@ -80,10 +138,10 @@ def triage(raw: bytes, *, max_line_bytes: int, complete: bool = True) -> Triage:
     except Exception as exc:  # pydantic's ValidationError, for bad JSON and bad shape alike (upstream's catch)
         upstream_error = _first_error(exc)
     else:
-        if isinstance(parsed, types.JSONRPCNotification) and b'"id"' in raw and _has_id(text):
+        if isinstance(parsed, types.JSONRPCNotification) and b'"id"' in raw and (obj := _object(text)) is not None:
             # Upstream reads a request whose id is not a string or an integer (true, null, 1.5)
             # as a notification, which is never answered.
-            return _reply(None, INVALID_REQUEST, "Invalid Request: the id must be a string or an integer")
+            return _reply(_echoable(obj), INVALID_REQUEST, "Invalid Request: the id must be a string or an integer")
         return Triage(message=SessionMessage(parsed))
     try:
         obj = json.loads(text)
@@ -95,10 +153,26 @@ def triage(raw: bytes, *, max_line_bytes: int, complete: bool = True) -> Triage:
             log.warning("ignored a stdin line that is not JSON (%d bytes): %s", len(raw), exc)
             return Triage()
         return _reply(sniffed, PARSE_ERROR, f"Parse error: {exc}")
+    if isinstance(obj, list):
+        return _batch(obj)
     if not isinstance(obj, dict):
-        what = "JSON-RPC batches are not supported" if isinstance(obj, list) else "a message must be a JSON object"
-        return _reply(None, INVALID_REQUEST, f"Invalid Request: {what}")
+        return _reply(None, INVALID_REQUEST, "Invalid Request: a message must be a JSON object")
     return _triage_object(obj, upstream_error)
+
+
+_BATCH = "Invalid Request: JSON-RPC batches are not supported; send each request on its own line"
+
+
+def _batch(items: list[Any]) -> Triage:
+    """One error per request of a batch, with its id; nothing for its notifications (see the module docstring)."""
+    replies = []
+    for item in items:
+        if isinstance(item, dict) and "id" in item and (echoed := _echoable(item)) is not None:
+            replies.extend(_reply(echoed, INVALID_REQUEST, _BATCH).replies)
+    notifications_only = items and all(isinstance(i, dict) and "id" not in i and "method" in i for i in items)
+    if not replies and not notifications_only:
+        return _reply(None, INVALID_REQUEST, _BATCH)
+    return Triage(replies=tuple(replies))
 
 
 def _triage_object(obj: dict[str, Any], upstream_error: str) -> Triage:
@@ -112,7 +186,7 @@ def _triage_object(obj: dict[str, Any], upstream_error: str) -> Triage:
     usable_id = (isinstance(request_id, int) and not isinstance(request_id, bool)) or (
         isinstance(request_id, str) and not _SURROGATES.search(request_id)
     )
-    answer_to = request_id if usable_id else None
+    answer_to = _echoable(obj)
     if obj.get("jsonrpc") != "2.0":
         return _reply(answer_to, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
     if not usable_id:
@@ -129,17 +203,30 @@ def _triage_object(obj: dict[str, Any], upstream_error: str) -> Triage:
     return _reply(answer_to, INVALID_REQUEST, f"Invalid Request: {upstream_error}")
 
 
-def _has_id(text: str) -> bool:
+def _object(text: str) -> dict[str, Any] | None:
+    """`text` as a JSON object that has an id, else None."""
     try:
         obj = json.loads(text)
     except (ValueError, RecursionError):
-        return False
-    return isinstance(obj, dict) and "id" in obj
+        return None
+    return obj if isinstance(obj, dict) and "id" in obj else None
+
+
+def _echoable(obj: dict[str, Any]) -> str | int | float | None:
+    """The id an error to `obj` may carry: JSON-RPC's string or number, else None (null)."""
+    request_id = obj.get("id")
+    if isinstance(request_id, bool):
+        return None
+    if isinstance(request_id, int) or (isinstance(request_id, float) and math.isfinite(request_id)):
+        return request_id
+    if isinstance(request_id, str) and not _SURROGATES.search(request_id):
+        return request_id
+    return None
 
 
 def _reply(request_id: Any, code: int, message: str) -> Triage:
-    error = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
-    return Triage(reply=SessionMessage(error))
+    """An error answer; built as a plain object, since JSON-RPC's numeric ids (1.5) are not MCP's."""
+    return Triage(replies=({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}},))
 
 
 def _sniff_id(raw: bytes) -> str | int | None:
@@ -205,6 +292,7 @@ class _Relay:
     def _read_in(self) -> None:
         real_in = os.fdopen(self._real_in, "rb", closefd=False)
         limit = self.max_line_bytes
+        handshake = Handshake()
         try:
             while raw := real_in.readline(limit + 1):
                 complete = raw.endswith(b"\n") or len(raw) <= limit  # a last line may lack "\n"
@@ -212,11 +300,16 @@ class _Relay:
                     while (more := real_in.readline(_SNIFF_BYTES)) and not more.endswith(b"\n"):
                         pass
                 line = raw.rstrip(b"\r\n")
-                outcome = triage(line, max_line_bytes=limit, complete=complete)
-                if outcome.reply is not None:
-                    error = outcome.reply.message.error
-                    log.warning("answered a stdin line with JSON-RPC error %s: %s", error.code, error.message[:200])
-                    self._write(_line(outcome.reply))
+                outcome = handshake.admit(triage(line, max_line_bytes=limit, complete=complete))
+                if outcome.replies:
+                    error = outcome.replies[0]["error"]
+                    log.warning(
+                        "answered a stdin line with %d JSON-RPC error(s) %s: %s",
+                        len(outcome.replies),
+                        error["code"],
+                        error["message"][:200],
+                    )
+                    self._write(b"".join(_line(reply) for reply in outcome.replies))
                 elif outcome.message is not None:
                     _write_all(self._to_server, line + b"\n")
         except OSError as exc:  # the server went away: nothing left to feed
@@ -253,8 +346,9 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
-def _line(message: SessionMessage) -> bytes:
-    return message.message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8") + b"\n"
+def _line(reply: dict[str, Any]) -> bytes:
+    """One error answer as a line (a plain object: JSON-RPC's numeric ids, like 1.5, are not MCP's)."""
+    return json.dumps(reply, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 def serve_stdio(mcp: FastMCP, *, max_line_bytes: int) -> None:

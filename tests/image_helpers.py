@@ -30,3 +30,11 @@ def png_with_damaged_pixels(size: tuple[int, int] = (16, 16)) -> bytes:
     junk = b"\x00not zlib data\xff" * 4
     chunk = len(junk).to_bytes(4, "big") + b"IDAT" + junk + zlib.crc32(b"IDAT" + junk).to_bytes(4, "big")
     return data[:start] + chunk + data[start + 12 + length :]
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A tiny PNG (one real pixel's data) whose header (IHDR) claims width x height, CRC intact."""
+    data = bytearray(image_bytes("PNG", (1, 1)))
+    data[16:24] = width.to_bytes(4, "big") + height.to_bytes(4, "big")
+    data[29:33] = zlib.crc32(bytes(data[12:29])).to_bytes(4, "big")
+    return bytes(data)

@@ -228,6 +228,15 @@ class Backend(Protocol):
         in-process, with lock waits bounded by busy_timeout: there is no round trip to bound.
         """
 
+    def set_query_temp_caps(self, query_mb: int, total_mb: int) -> None:
+        """Bound the temporary storage of execute_query (the manager passes caps.query_temp_mb and
+        caps.query_temp_total_mb): one query, and all running queries of this process together.
+
+        SQLite measures its queries' temp files and stops a query past either (temp_space.py).
+        Oracle's temp space is the DBA's: the query account's temporary tablespace and its
+        profile or resource plan bound it (docs/oracle.md); memgate sets nothing there.
+        """
+
     def database_embedder(self) -> Any | None:
         """An embedder the database runs itself (an object with `name` and `embed(texts) -> ndarray`,
         like manager/kb/embed.py's), or None to use the local one."""

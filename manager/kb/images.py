@@ -58,10 +58,12 @@ class ImageBytes:
     sha256: str
 
     @classmethod
-    def of(cls, name: str, data: bytes, field: str = "path") -> ImageBytes:
-        if len(data) > MAX_STORED_IMAGE_BYTES:
+    def of(cls, name: str, data: bytes, field: str = "path", max_bytes: int = MAX_STORED_IMAGE_BYTES) -> ImageBytes:
+        """The image `name` holds; InvalidArgument naming its size past `max_bytes` (kb.max_image_bytes
+        at ingest), or when its header does not parse or claims too many pixels (image_header.py)."""
+        if len(data) > max_bytes:
             raise InvalidArgument(
-                f"{name} is {len(data):,} bytes; memgate stores images of at most {MAX_STORED_IMAGE_BYTES:,} bytes.",
+                f"{name} is {len(data):,} bytes; memgate stores images of at most {max_bytes:,} bytes.",
                 field=field,
                 hint="Store a smaller export of it (a lower resolution or JPEG).",
             )
@@ -106,12 +108,21 @@ def ingest_image(
     agent_id: str | None = None,
     description: str | None = None,
     settings: ChunkSettings = ChunkSettings(),
+    max_bytes: int = MAX_STORED_IMAGE_BYTES,
 ) -> kb_ingest.IngestResult:
-    """Store one image file; its description (given, else a sidecar file) is what search finds."""
+    """Store one image file of at most `max_bytes` (kb.max_image_bytes); its description (given,
+    else a sidecar file) is what search finds."""
     path = Path(path)
     if not path.is_file():
         raise NotFound(f"{path.name} does not exist or is not a file.", field="path")
-    image = ImageBytes.of(path.name, path.read_bytes())
+    size = path.stat().st_size
+    if size > max_bytes:  # refused before its bytes are read
+        raise InvalidArgument(
+            f"{path.name} is {size:,} bytes; memgate stores images of at most {max_bytes:,} bytes (kb.max_image_bytes).",
+            field="path",
+            hint="Store a smaller export of it (a lower resolution or JPEG), or raise kb.max_image_bytes.",
+        )
+    image = ImageBytes.of(path.name, path.read_bytes(), max_bytes=max_bytes)
     text = (description if description is not None else sidecar_description(path) or "").strip() or None
     row = {
         "tenant_id": identity.tenant,

@@ -11,20 +11,25 @@ Recursive CTEs are admitted; the runtime deadline on the connection ends runaway
 A deadline cannot end one function call, so a function whose cost the database does not
 bound itself gets a call limit from the dialect (the size rule). Messages name the rule
 that failed and never echo table, schema or function names the caller wrote.
+
+Three modules, along the seam above: sql_tokens.py holds the rules that read tokens,
+this module the entry point and the rules that read the tree, refusals.py the messages
+both give.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel
-from sqlglot.tokens import Token, TokenType
+from sqlglot.tokens import Token
 
 from ..backend.base import QueryDialect
 from ..errors import QueryRejected
+from .refusals import not_listed as _not_listed
+from .refusals import rejected as _rejected
+from .sql_tokens import check_placeholders, check_semicolons, tokenize, without_comments
 
 __all__ = ["AdmittedQuery", "admit_query"]
 
@@ -69,10 +74,10 @@ def admit_query(
     if "\x00" in sql or not _is_encodable(sql):
         raise _rejected("characters")
 
-    tokens = _tokenize(dialect, sql)
-    _check_semicolons(dialect, sql, tokens)
-    named = _check_placeholders(dialect, sql, tokens, binds)
-    tree = _parse(dialect, *_without_comments(dialect, sql, tokens))
+    tokens = tokenize(dialect, sql)
+    check_semicolons(dialect, sql, tokens)
+    named = check_placeholders(dialect, sql, tokens, binds)
+    tree = _parse(dialect, *without_comments(dialect, sql, tokens))
 
     if not isinstance(tree, (exp.Select, exp.SetOperation)):
         raise _rejected("select-only")
@@ -91,177 +96,6 @@ def admit_query(
     _check_qualifiers(nodes, fold)
     _check_functions(nodes, functions, dialect)
     return AdmittedQuery(sql=sql.strip(), tables=frozenset(tables), binds=frozenset(named))
-
-
-# Rules --------------------------------------------------------------------------------
-
-_REASONS = {
-    "empty": ("it contains no SQL statement.", "Send one SELECT statement."),
-    "characters": (
-        "it contains a NUL character or an unpaired surrogate.",
-        "Remove control characters from the query.",
-    ),
-    "syntax": (
-        "it could not be parsed as {dialect} SQL.",
-        "Send one SELECT (or WITH ... SELECT) statement in {dialect} syntax.",
-    ),
-    "complexity": (
-        "it is nested too deeply to check.",
-        "Flatten the nested expressions or subqueries.",
-    ),
-    "one-statement": (
-        "it has a semicolon outside a string literal.",
-        "Send exactly one statement, without a trailing semicolon.",
-    ),
-    "placeholder": (
-        "it has a bind placeholder (?, :name, @name, $name or #name).",
-        "Write the values into the query as literals.",
-    ),
-    "named-binds": (
-        "a report binds values only as :name (a letter or _, then letters, digits or _).",
-        "Write each bind as :name and declare name in the report's schema.",
-    ),
-    "bind-name": (
-        "{reason}.",
-        "Rename the bind and its schema property, e.g. :since_date for :date.",
-    ),
-    "select-only": (
-        "only a SELECT statement is accepted.",
-        "WITH ... SELECT and UNION, INTERSECT or EXCEPT of SELECTs are fine.",
-    ),
-    "nested-statement": (
-        "it contains a statement other than SELECT inside it.",
-        "Only reads are accepted, also inside WITH clauses and subqueries.",
-    ),
-    "schema": (
-        "it names a schema or a database link (like main.x, temp.x or x@link).",
-        "Use the bare view name.",
-    ),
-    "snapshot": (
-        "it reads a table as of another time or version (AS OF, VERSIONS BETWEEN).",
-        "Query the views as they are now; the *_history views show every version.",
-    ),
-    "qualifier": (
-        "it qualifies a name by something that is no view, alias or WITH name of the query.",
-        "Qualify columns only by a view name or an alias the query defines.",
-    ),
-    "size": (
-        "{reason}.",
-        "Write such arguments as short literals: a table cell shows at most a few hundred characters.",
-    ),
-}
-
-
-def _rejected(
-    rule: str, hint: str | None = None, *, dialect: QueryDialect | None = None, reason: str | None = None
-) -> QueryRejected:
-    text, default_hint = _REASONS[rule]
-    if dialect is not None:  # the syntax rule names the grammar it parsed with
-        text, default_hint = text.format(dialect=dialect.name), default_hint.format(dialect=dialect.name)
-    if reason is not None:  # the size and bind-name rules say which limit or name they found
-        text = text.format(reason=reason)
-    return QueryRejected(f"query refused (rule {rule}): {text}", rule=rule, hint=hint or default_hint)
-
-
-def _not_listed(rule: str, allowed: Iterable[str]) -> QueryRejected:
-    if rule == "table":
-        what, does = "view", "reads a table or view"
-    else:
-        what, does = "function", "calls a function"
-    names = ", ".join(sorted(allowed))
-    return QueryRejected(
-        f"query refused (rule {rule}): it {does} that is not on the allowed list.",
-        rule=rule,
-        hint=f"Allowed {what}s: {names}." if names else f"No {what}s are allowed here.",
-    )
-
-
-# Tokens -------------------------------------------------------------------------------
-
-_PLACEHOLDER_TOKENS = {
-    TokenType.PLACEHOLDER,
-    TokenType.PARAMETER,
-    TokenType.SESSION_PARAMETER,
-    TokenType.COLON,
-    TokenType.HASH,
-}
-_NAME_TOKENS = {TokenType.VAR, TokenType.IDENTIFIER}
-
-
-def _tokenize(dialect: QueryDialect, sql: str) -> list[Token]:
-    try:
-        return dialect.sqlglot_dialect.tokenize(sql)
-    except RecursionError:
-        raise _rejected("complexity") from None
-    except Exception:  # sqlglot raises TokenError, and the odd ValueError on odd input
-        raise _rejected("syntax", dialect=dialect) from None
-
-
-def _without_comments(dialect: QueryDialect, sql: str, tokens: list[Token]) -> tuple[str, list[Token]]:
-    """The query re-spelt from its tokens alone, when it has comments.
-
-    Comments carry no meaning, but sqlglot's parser trips on some placements
-    (`ORDER /* c */ BY`). Tokens are what admission checks either way; the database
-    runs the original text.
-    """
-    if not any(token.comments for token in tokens):
-        return sql, tokens
-    clean = " ".join(sql[token.start : token.end + 1] for token in tokens)
-    return clean, _tokenize(dialect, clean)
-
-
-def _check_semicolons(dialect: QueryDialect, sql: str, tokens: list[Token]) -> None:
-    # Blank out genuine single-quoted literals; any `;` left (in code, comments or quoted
-    # identifiers) is refused. Requiring the literal's exact shape keeps a token
-    # sqlglot merged differently (a COMMAND tail, a $$ string) from hiding a separator.
-    text = list(sql)
-    for token in tokens:
-        if token.token_type is TokenType.STRING:
-            literal = sql[token.start : token.end + 1]
-            if dialect.string_literal.fullmatch(literal):
-                text[token.start : token.end + 1] = " " * len(literal)
-    if ";" in "".join(text):
-        raise _rejected("one-statement")
-
-
-_BIND_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _check_placeholders(dialect: QueryDialect, sql: str, tokens: list[Token], binds: bool) -> set[str]:
-    """Refuse placeholders; with `binds`, admit `:name` ones and return their names."""
-    named: set[str] = set()
-    previous: Token | None = None
-    for i, token in enumerate(tokens):
-        first = sql[token.start] if token.start < len(sql) else ""
-        if token.token_type is TokenType.DCOLON:
-            raise _rejected("syntax", dialect=dialect)  # `::` casts belong to neither SQLite nor Oracle
-        if previous is not None and previous.token_type is TokenType.COLON and _named_bind(sql, previous, token):
-            pass  # the name of a `:name` bind admitted below
-        elif token.token_type in _PLACEHOLDER_TOKENS or (
-            first == "$" and token.token_type not in (TokenType.STRING, TokenType.IDENTIFIER)
-        ):
-            glued = previous is not None and previous.end + 1 == token.start
-            after_name = glued and previous.token_type in _NAME_TOKENS
-            if token.token_type is TokenType.PARAMETER and after_name:
-                raise _rejected("schema")  # name@link: an Oracle-style database link
-            following = tokens[i + 1] if i + 1 < len(tokens) else None
-            if not binds:
-                raise _rejected("placeholder")
-            if token.token_type is not TokenType.COLON or following is None or not _named_bind(sql, token, following):
-                raise _rejected("named-binds")
-            name = sql[following.start : following.end + 1]
-            if dialect.fold(name) in dialect.reserved_bind_names:
-                raise _rejected(
-                    "bind-name", reason=f":{name} is a word {dialect.name} reserves, which it refuses as a bind name"
-                )
-            named.add(name)
-        previous = token
-    return named
-
-
-def _named_bind(sql: str, colon: Token, name: Token) -> bool:
-    """`:` glued to a bare word (a keyword too, as in `:date`): one named bind parameter."""
-    return colon.end + 1 == name.start and _BIND_NAME.fullmatch(sql[name.start : name.end + 1]) is not None
 
 
 # Tree ---------------------------------------------------------------------------------

@@ -94,9 +94,9 @@ def test_an_argument_nested_400_levels_deep_gets_invalid_arguments(server):
         (b'{"jsonrpc": "2.0", "id": 16, "method": "tools/list", ', 16, -32700, None),
         (
             b'[{"jsonrpc": "2.0", "id": 17, "method": "tools/list"}]',
-            None,
+            17,
             -32600,
-            "Invalid Request: JSON-RPC batches are not supported",
+            "Invalid Request: JSON-RPC batches are not supported; send each request on its own line",
         ),
         (
             b'{"jsonrpc": "2.0", "id": 18, "method": "tools/call", "params": {"name": "\\udc00", "arguments": {}}}',

@@ -291,6 +291,7 @@ class OracleBackend:
         self._queries = ReadonlyQueries(self._accounts)
         #: python-oracledb's Connection.call_timeout for walled sessions, in ms; 0 = unbounded
         self._call_timeout_ms = 0
+        self._query_temp_mb = 1024  # caps.query_temp_total_mb; the manager sets it (set_query_temp_caps)
 
     # -- sessions ---------------------------------------------------------------------------
     @contextmanager
@@ -382,6 +383,7 @@ class OracleBackend:
             "memgate_app_password": password("app"),
             "memgate_query_password": password("query"),
             "memgate_tablespace": self.settings.tablespace,
+            "memgate_query_temp_mb": str(self._query_temp_mb),
         }
         admin = self._accounts.connect("admin")
         try:
@@ -462,6 +464,11 @@ class OracleBackend:
     def set_call_timeout(self, seconds: float) -> None:
         """call_timeout for every walled session's round trips (and the in-database embedder's)."""
         self._call_timeout_ms = max(1, int(seconds * 1000))
+
+    def set_query_temp_caps(self, query_mb: int, total_mb: int) -> None:
+        """Nothing per query: MEMGATE_QUERY's own temporary tablespace, of total_mb, bounds all its
+        sessions together; `memgate init` sizes it (010_accounts.sql, docs/oracle.md)."""
+        self._query_temp_mb = total_mb
 
     def database_embedder(self) -> DatabaseEmbedder | None:
         """The in-database ONNX embedder when database.onnx_model names one, else None."""

@@ -79,6 +79,8 @@ _COLUMN = {904, 918}  # invalid identifier (also an unknown function); ambiguous
 _FUNCTION = {909, 938, 939, 6553}  # argument counts; PLS-306 wrong number or types
 _TOO_BIG = {1489, 4036}  # concatenation too long; PGA limit
 _TIMEOUT = {1013}  # user requested cancel (Thick mode's call timeout)
+# unable to extend temp segment: MEMGATE_QUERY's own temporary tablespace is full (010_accounts.sql)
+_TEMP = {1652}
 
 
 def _rejected(rule: str) -> QueryRejected:
@@ -237,6 +239,14 @@ def _query_error(exc: oracledb.Error, timeout_s: float) -> MemgateError:
     code, full = codes(exc)
     if full == "DPY-4024" or code in _TIMEOUT:
         return _timed_out(timeout_s)
+    if code in _TEMP:
+        advice = "add a LIMIT before the ORDER BY or DISTINCT, or narrow the rows"
+        return QueryRejected(
+            f"query refused (rule too-big): the query needed more temporary space than the database gives "
+            f"queries; {advice}.",
+            rule="too-big",
+            hint=f"{advice}.",
+        )
     for rule, group in (
         ("table", _TABLE),
         ("wall", _WALL),

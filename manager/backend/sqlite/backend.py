@@ -28,6 +28,7 @@ from .context import ConnectionContext, install_context_functions
 from .dialect import SQLITE_QUERY_DIALECT
 from .pool import ConnectionPool, WalledConnection
 from .query import ReadonlyQueries
+from .temp_space import MB, TempCaps
 from .vector_cache import VectorCache
 from .wall import refuse_base_table_names, translate_sqlite_error, walled_authorizer
 
@@ -363,6 +364,9 @@ class SqliteBackend:
 
     def set_call_timeout(self, seconds: float) -> None:
         """Nothing to bound: statements run in-process, lock waits end at busy_timeout."""
+
+    def set_query_temp_caps(self, query_mb: int, total_mb: int) -> None:
+        self._queries.temp_caps = TempCaps(query_bytes=query_mb * MB, total_bytes=total_mb * MB)
 
     def database_embedder(self) -> None:
         return None  # SQLite runs no models: the manager's local embedder makes every vector

@@ -28,11 +28,14 @@ memory, so every cost is bounded where it arises:
 
 - time between VM steps: deadline.py (a progress handler, and a watchdog that calls
   interrupt() at the deadline);
-- time inside one function call, which neither reaches: the length limit below bounds
+- time inside one function call, which neither reaches: the length limit (query_limits.py) bounds
   every value a query reads or builds, the LIKE/GLOB pattern limit bounds those two,
   function_costs.py gates instr, replace and the two-argument trims, and admission bounds
   printf's width and precision (dialect.py);
-- memory: values up to the length limit, at most _COLUMNS of them per row, and rows are
+- temporary disk (a big ORDER BY, DISTINCT or count(DISTINCT ...) spills to temp files):
+  temp_space.py measures the query's temp files from the same progress handler and stops
+  it at caps.query_temp_mb, or when the process's together pass caps.query_temp_total_mb;
+- memory: values up to the length limit, at most COLUMNS of them per row, and rows are
   read one at a time, each reduced as it arrives (text cut to what a cell can show,
   binary values to their length), so only one raw row is ever alive. Reading
   max_rows + 1 rows makes "more rows exist" exact.
@@ -40,6 +43,7 @@ memory, so every cost is bounded where it arises:
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -48,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from ...clock import now_iso
-from ...errors import AccessDenied, BackendUnavailable, MemgateError, QueryRejected, QueryTimeout
+from ...errors import AccessDenied, BackendUnavailable
 from ...identity import Identity
 from ..base import BinaryLength, QueryRows, ViewCatalog
 from ..sql_files import load_sql
@@ -57,7 +61,9 @@ from .deadline import Deadline
 from .dialect import SQLITE_FUNCTIONS, fold
 from .function_costs import CostGates
 from .pool import ConnectionPool, WalledConnection
+from .query_limits import LIMITS, rejected, temp_refused, translate_query_error
 from .query_views import build_query_views
+from .temp_space import TempCaps, ledger
 from .wall import refuse_base_table_names
 
 __all__ = ["QUERY_FUNCTIONS", "ReadonlyQueries", "query_authorizer"]
@@ -66,26 +72,8 @@ __all__ = ["QUERY_FUNCTIONS", "ReadonlyQueries", "query_authorizer"]
 #: syntax to the parser but functions to SQLite's authorizer.
 QUERY_FUNCTIONS: frozenset[str] = SQLITE_FUNCTIONS | {"like", "glob"}
 
-# Longest string or blob a query may read or build, in bytes. A row holds at most _COLUMNS
-# values, and a value costs about its size again while SQLite works on it, so this bounds
-# one query's memory (64 columns of 1 MiB measured +72 MB peak); it also bounds how long
-# a LIKE or a gated function call can run. SQLite applies it to stored values as they are
-# read too: a longer value (a whole document of over 1 MiB of text, say) is refused with
-# the too-big rule, and knowledge_base_chunk holds the same text in small pieces.
-VALUE_BYTES = 1024 * 1024
-_COLUMNS = 64  # any two reviewed views side by side fit (the widest has 24 columns)
-# A LIKE or GLOB costs about len(value) * len(pattern): 100 bytes against 1 MiB measured
-# 0.2 s (LIKE) and 0.4 s (GLOB with [...] classes).
-LIKE_PATTERN_BYTES = 100
-_SQL_BYTES = 4 * 1024 * 1024
-_LIMITS = {
-    sqlite3.SQLITE_LIMIT_LENGTH: VALUE_BYTES,
-    sqlite3.SQLITE_LIMIT_COLUMN: _COLUMNS,
-    sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: LIKE_PATTERN_BYTES,
-    sqlite3.SQLITE_LIMIT_SQL_LENGTH: _SQL_BYTES,
-    sqlite3.SQLITE_LIMIT_ATTACHED: 0,
-}
 _POOL_IDLE_MAX = 4
+logger = logging.getLogger(__name__)
 
 # Declared types whose values are never shown: the converters below swap the value for
 # a marker as SQLite hands it over, so a LOB's text never reaches a result row. The
@@ -164,6 +152,10 @@ class ReadonlyQueries:
         self.path = path
         self._busy_timeout_ms = busy_timeout_ms
         self._pool = ConnectionPool(self._connect, idle_max=_POOL_IDLE_MAX)
+        #: caps.query_temp_mb and caps.query_temp_total_mb (the manager sets them)
+        self.temp_caps = TempCaps()
+        if not ledger.available:
+            logger.warning("execute_query's temporary-space caps cannot be measured here (no /proc/self/fd)")
 
     def run(
         self,
@@ -183,7 +175,7 @@ class ReadonlyQueries:
         try:
             refuse_base_table_names(sql)
         except AccessDenied:
-            raise _rejected("table") from None
+            raise rejected("table") from None
         with self._connection() as q:
             conn: _QueryConnection = q.conn
             ctx = q.context
@@ -192,17 +184,19 @@ class ReadonlyQueries:
             conn.text_factory = _clipped_text(max_chars + 1)
             cursor = None
             try:
-                with Deadline(conn, timeout_s) as deadline:
+                with ledger.meter(self.temp_caps) as meter, Deadline(conn, timeout_s, meter.over) as deadline:
                     try:
                         cursor = conn.execute(sql, dict(binds or {}))
                         columns = [d[0] for d in cursor.description or ()]
                         result = _read(cursor, columns, max_rows) if columns else None
                     except sqlite3.Error as exc:
+                        if meter.stopped is not None:
+                            raise temp_refused(meter.stopped, identity) from exc
                         raise translate_query_error(
                             exc, timeout_s, deadline.passed, refused=conn.cost_gates.refused
                         ) from exc
                     except (UnicodeEncodeError, ValueError):  # an unpaired surrogate, a NUL: the driver refuses
-                        raise _rejected("characters") from None
+                        raise rejected("characters") from None
                     finally:
                         if cursor is not None:
                             cursor.close()
@@ -210,7 +204,7 @@ class ReadonlyQueries:
                 conn.text_factory = str
                 ctx.clear()
         if result is None:
-            raise _rejected("select-only")
+            raise rejected("select-only")
         return result
 
     @contextmanager
@@ -250,9 +244,11 @@ class ReadonlyQueries:
                 factory=_QueryConnection,
             )
             conn.execute("PRAGMA query_only = 1")
-            for category, value in _LIMITS.items():
+            # the sorter spills from the query's own thread, which is what temp_space.py watches
+            conn.execute("PRAGMA threads = 0")
+            for category, value in LIMITS.items():
                 conn.setlimit(category, value)
-            conn.cost_gates = CostGates(_LIMITS)
+            conn.cost_gates = CostGates(LIMITS)
             conn.cost_gates.install(conn)
         except sqlite3.Error as exc:
             raise BackendUnavailable(
@@ -316,99 +312,3 @@ def _reduce(value: object, i: int, declared: list[str | None]) -> object:
     if isinstance(value, bytes):
         return BinaryLength(len(value))
     return value
-
-
-# -- errors ------------------------------------------------------------------
-# The model sees a rule and a reason, never SQLite's text (it names tables, columns
-# and internals); the driver error stays in __cause__ for the operator log.
-_REASONS = {
-    "table": (
-        "it reads a table or view that is not on the allowed list.",
-        "The tool description lists the views you can query.",
-    ),
-    "wall": (
-        "it reads something outside the allowed views, calls a function that is not allowed, or tries to change data.",
-        "Only SELECT over the views in the tool description is allowed.",
-    ),
-    "column": (
-        "it names a column that is missing, or that more than one view in the query has.",
-        "Use the columns the tool description lists; qualify shared names with the view.",
-    ),
-    "function": (
-        "it calls a function that does not exist here, or with the wrong number of arguments.",
-        "Use the functions the tool description lists.",
-    ),
-    "too-big": (
-        f"a value it reads or builds is larger than the limit ({VALUE_BYTES // 1024 // 1024} MiB).",
-        "A document's full text (knowledge_base_document.content) can be that large: name the "
-        "columns you need instead of *, use token_count for its size and knowledge_base_chunk "
-        "for its text.",
-    ),
-    "too-costly": (
-        "a text function would compare values too long to finish in time.",
-        "Compare shorter text: search knowledge_base_chunk rather than whole documents, or use a shorter needle.",
-    ),
-    "pattern": (
-        f"a LIKE or GLOB pattern is longer than {LIKE_PATTERN_BYTES} bytes.",
-        "Use a shorter pattern, or several shorter ones joined with AND.",
-    ),
-    "columns": (f"it returns more than {_COLUMNS} columns.", "Name the columns you need instead of SELECT *."),
-    "characters": (
-        "it contains a NUL character or an unpaired surrogate.",
-        "Remove control characters from the query.",
-    ),
-    "one-statement": ("it holds more than one statement.", "Send exactly one SELECT."),
-    "placeholder": ("it has a bind placeholder.", "Write the values into the query as literals."),
-    "select-only": ("only a SELECT statement is accepted.", "Send one SELECT statement."),
-    "invalid": (
-        "the database could not run it as written.",
-        "Check it against the views and columns in the tool description.",
-    ),
-}
-
-
-def _rejected(rule: str) -> QueryRejected:
-    reason, hint = _REASONS[rule]
-    return QueryRejected(f"query refused (rule {rule}): {reason}", rule=rule, hint=hint)
-
-
-def translate_query_error(
-    exc: sqlite3.Error, timeout_s: float, past_deadline: bool, refused: str | None = None
-) -> MemgateError:
-    """Map a driver error from a query onto a rule the model can act on, without its text.
-
-    `refused` is the rule a cost gate refused a call by (function_costs.py), if one did.
-    """
-    text = str(exc).lower()
-    if "interrupted" in text and past_deadline:
-        return QueryTimeout(
-            f"the query was stopped after {timeout_s:g} s, its time limit.",
-            hint="Narrow the query: filter earlier, aggregate, or read fewer rows.",
-        )
-    if refused is not None and "user-defined function" in text:
-        return _rejected(refused)
-    if "pattern too complex" in text:
-        return _rejected("pattern")
-    if "too many columns" in text:
-        return _rejected("columns")
-    if isinstance(exc, sqlite3.ProgrammingError):
-        if "one statement" in text:
-            return _rejected("one-statement")
-        if "binding" in text:
-            return _rejected("placeholder")
-        return _rejected("invalid")
-    if any(w in text for w in ("not authorized", "authorization denied", "prohibited", "readonly", "read-only")):
-        return _rejected("wall")
-    if "too big" in text:
-        return _rejected("too-big")
-    if "no such table" in text:
-        return _rejected("table")
-    if "no such column" in text or "ambiguous column" in text:
-        return _rejected("column")
-    if "no such function" in text or "wrong number of arguments" in text:
-        return _rejected("function")
-    if "locked" in text or "busy" in text:
-        return BackendUnavailable("the database is busy; try again", hint="Another process holds a lock.")
-    if isinstance(exc, sqlite3.OperationalError | sqlite3.DataError):
-        return _rejected("invalid")
-    return BackendUnavailable("the database failed to run the query")

@@ -5,7 +5,8 @@
 --
 -- Substitution variables (SQL*Plus/SQLcl DEFINE them first, or the Python installer replaces
 -- them before it sends a statement): &&memgate_owner_password, &&memgate_app_password,
--- &&memgate_query_password, &&memgate_tablespace (DATA on Autonomous AI Database).
+-- &&memgate_query_password, &&memgate_tablespace (DATA on Autonomous AI Database),
+-- &&memgate_query_temp_mb (the query account's temporary tablespace, in MB; 1024 by default).
 -- Folder format: every statement ends with a line holding only "/" (see README.md).
 --
 -- CREATE USER IF NOT EXISTS is 23ai+ syntax (PL/SQL Language Reference 23, release changes,
@@ -87,6 +88,32 @@ GRANT EXECUTE ON SYS.DBMS_FLASHBACK TO memgate_app
 -- /
 -- query: connect; READ on the reviewed views comes from the owner (050)
 GRANT CREATE SESSION TO memgate_query
+/
+-- query: a temporary tablespace of its own, of a fixed size, so execute_query's sorts, DISTINCTs and
+-- hash joins (every MEMGATE_QUERY session together) stop with ORA-01652 there instead of filling
+-- the shared TEMP that the application account's statements need too: SQLite's
+-- caps.query_temp_total_mb, on Oracle. Oracle takes no quota on a temporary tablespace (ORA-30041,
+-- "Cannot grant quota on the tablespace"), so the tablespace's size is the bound:
+-- &&memgate_query_temp_mb MB (`memgate init` passes caps.query_temp_total_mb). A re-run leaves an
+-- existing tablespace as it is; resize its tempfile by hand (docs/oracle.md, "Temporary space").
+-- TEMPFILE without a file name needs Oracle-managed files (DB_CREATE_FILE_DEST); without them
+-- create the tablespace by hand with a path first. Autonomous AI Database manages TEMP itself and
+-- refuses CREATE TABLESPACE: the block skips on ORA-01031 (insufficient privileges) and re-raises
+-- anything else (NOT VERIFIED against a live database which error the service raises).
+DECLARE
+  present NUMBER;
+BEGIN
+  SELECT COUNT(*) INTO present FROM dba_tablespaces WHERE tablespace_name = 'MEMGATE_QUERY_TEMP';
+  IF present = 0 THEN
+    EXECUTE IMMEDIATE 'CREATE TEMPORARY TABLESPACE memgate_query_temp TEMPFILE SIZE &&memgate_query_temp_mb.M AUTOEXTEND OFF';
+  END IF;
+  EXECUTE IMMEDIATE 'ALTER USER memgate_query TEMPORARY TABLESPACE memgate_query_temp';
+EXCEPTION
+  WHEN OTHERS THEN
+    IF SQLCODE != -1031 THEN
+      RAISE;
+    END IF;
+END;
 /
 -- After the install (or before each re-install, grant it again):
 -- REVOKE CREATE ANY CONTEXT FROM memgate_owner
