@@ -58,7 +58,10 @@ def column_name(name: str) -> str:
 
 
 def row_value(value: Any) -> Any:
-    """A fetched value as the manager reads it (LOBs were fetched as str/bytes)."""
+    """A fetched value as the manager reads it: LOBs come as str/bytes (fetch_types.py); a LOB
+    locator that still arrives is read here, while the session holds its connection."""
+    if isinstance(value, oracledb.LOB):
+        return value.read()
     if isinstance(value, array.array):
         return np.asarray(value, dtype="<f4").tobytes()
     return value
