@@ -37,7 +37,7 @@ from .dialect import ORACLE_QUERY_DIALECT
 from .errors import DSN_SETTING, codes, is_call_timeout, translate
 from .kb import text_expression, unit_rows
 from .query import ReadonlyQueries
-from .values import binds, column_name, cut_bytes, row_value
+from .values import binds, column_name, cut_bytes, long_document_sizes, row_value
 
 __all__ = ["OracleBackend", "OracleSession"]
 
@@ -209,6 +209,8 @@ class OracleSession:
         try:
             if rows is not None:
                 cur.arraysize = cur.prefetchrows = rows
+            if isinstance(params, Mapping) and (sizes := long_document_sizes(sql, params)):
+                cur.setinputsizes(**sizes)
             try:
                 cur.execute(sql, binds(params) if isinstance(params, Mapping) else list(params), fetch_lobs=False)
             except oracledb.Error as exc:
