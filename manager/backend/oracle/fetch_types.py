@@ -4,7 +4,7 @@ python-oracledb 2.0 and later fetch a column that carries an enabled `IS JSON` c
 constraint (FetchInfo.is_json) as a Python object, decoded with json.loads, and that choice
 comes before fetch_lobs=False (the driver's BaseCursorImpl._create_fetch_var; the maintainers
 call it "the python-oracledb 2.0 change in default handling of columns with IS JSON
-constraints", oracle/python-oracledb issue 271). The manager reads these columns as text
+constraints", github.com/oracle/python-oracledb/issues/271). The manager reads these columns as text
 (json.loads of tool_schema, content_json, ...) and hashes a context manifest over its exact
 stored text, so a decoded object, or one serialised again, is wrong. An output type handler
 that returns a variable replaces that default ("If a type handler exists and returns a
