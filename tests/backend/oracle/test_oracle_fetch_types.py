@@ -117,13 +117,16 @@ class _StandInPool:
         return self.conn
 
 
-def test_the_app_and_owner_connections_fetch_text_and_the_query_connection_keeps_locators(
-    offline_connection, monkeypatch
-):
+@pytest.fixture
+def accounts(offline_connection, monkeypatch):
+    """The backend's Accounts, its pools standing in for python-oracledb's: each hands out the offline connection."""
     for account in ("OWNER", "APP", "QUERY"):
         monkeypatch.setenv(f"MEMGATE_ORACLE_{account}_PASSWORD", "not-used")
     monkeypatch.setattr(oracle_connect.oracledb, "create_pool", lambda **_kw: _StandInPool(offline_connection))
-    accounts = oracle_connect.Accounts(DatabaseSettings(backend="oracle", dsn="127.0.0.1:1/x"))
+    return oracle_connect.Accounts(DatabaseSettings(backend="oracle", dsn="127.0.0.1:1/x"))
+
+
+def test_the_app_and_owner_connections_fetch_text_and_the_query_connection_keeps_locators(accounts):
     assert accounts.acquire("app").outputtypehandler is fetch_as_text
     assert accounts.acquire("owner").outputtypehandler is fetch_as_text
     assert accounts.acquire("query").outputtypehandler is None  # execute_query shows <LOB>, reads none
@@ -202,10 +205,11 @@ def test_the_schema_has_is_json_clobs_and_lobs_and_no_json_type_column():
     assert "JSON type" not in columns.values()
 
 
-def test_every_statement_reading_a_lob_or_json_column_is_covered_by_the_handler(offline_connection):
+def test_every_statement_reading_a_lob_or_json_column_is_covered_by_the_handler(accounts):
     """Each named statement that returns a LOB or IS JSON column, and how it arrives: a SQL cursor
-    (fetch_lobs=False covers LOBs, not IS JSON) or an implicit result (covers neither). The handler
-    on the app and owner connections turns each kind found into a str or bytes, with no decoding."""
+    (fetch_lobs=False covers LOBs, not IS JSON) or an implicit result (covers neither, so a LOB
+    arrives as a locator, unread when the session gives its connection back). The connection the
+    app's pool hands out must turn each kind found into a str or bytes, with no decoding."""
     columns = schema_lob_columns()
     by_name: dict[str, set[str]] = {}
     for (table, column), kind in columns.items():
@@ -224,9 +228,14 @@ def test_every_statement_reading_a_lob_or_json_column_is_covered_by_the_handler(
         reading
     )
     assert "kb_source_item" in implicit_lobs  # its chunk text came back as an unread LOB locator
-    cursor = prepare_connection(offline_connection, "app").cursor()
+    conn = accounts.acquire("app")
+    assert conn.outputtypehandler is not None, (
+        f"the app connection has no output type handler: {sorted(reading)} read LOB or IS JSON columns, "
+        f"{implicit_lobs} through implicit results"
+    )
+    cursor = conn.cursor()
     as_db_type = {"JSON": oracledb.DB_TYPE_CLOB, "CLOB": oracledb.DB_TYPE_CLOB, "BLOB": oracledb.DB_TYPE_BLOB}
     for kind in set().union(*reading.values()):
-        var = offline_connection.outputtypehandler(cursor, fetch_info("C", as_db_type[kind], is_json=kind == "JSON"))
+        var = conn.outputtypehandler(cursor, fetch_info("C", as_db_type[kind], is_json=kind == "JSON"))
         assert var is not None and var.type in (oracledb.DB_TYPE_LONG, oracledb.DB_TYPE_LONG_RAW), kind
         assert var.outconverter is None, kind
