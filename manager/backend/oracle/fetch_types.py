@@ -60,5 +60,6 @@ def fetch_as_text(cursor: oracledb.Cursor, metadata: oracledb.FetchInfo) -> orac
 
 def prepare_connection(conn: oracledb.Connection, account: str) -> oracledb.Connection:
     """`conn` with the text handler when `account` reads memgate's rows (app, owner, a DBA)."""
-    conn.outputtypehandler = fetch_as_text if account in TEXT_ACCOUNTS else None
+    # None is the driver's default: execute_query's account keeps LOB locators unread (values.py)
+    conn.outputtypehandler = fetch_as_text if account in TEXT_ACCOUNTS else None  # type: ignore[assignment]
     return conn

@@ -140,7 +140,7 @@ class OracleSchema:
 
 def _dict_rows(cur: oracledb.Cursor, sql: str) -> list[dict[str, Any]]:
     cur.execute(sql)
-    names = [d.name.lower() for d in cur.description]
+    names = [d.name.lower() for d in cur.description or ()]
     return [dict(zip(names, row)) for row in cur.fetchall()]
 
 
