@@ -88,6 +88,10 @@ class MemoryManager:
     def describe(self) -> dict[str, Any]:
         return self.backend.describe()
 
+    def install_checks(self) -> list:
+        """`memgate doctor`'s post-install checks (backend.InstallCheck: name, ok, detail, fix)."""
+        return self.backend.install_checks()
+
     def close(self) -> None:
         self.backend.close()
 

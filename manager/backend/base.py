@@ -151,6 +151,15 @@ class Session(Protocol):
         """
 
 
+class InstallCheck(NamedTuple):
+    """One post-install check `memgate doctor` prints: what, whether it holds, and the fix when not."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
 class Backend(Protocol):
     #: "sqlite" or "oracle": the folder under sql/ its statements come from
     dialect: str
@@ -192,6 +201,10 @@ class Backend(Protocol):
 
     def describe(self) -> dict[str, Any]:
         """What `memgate doctor` shows about the database (never secrets)."""
+
+    def install_checks(self) -> list[InstallCheck]:
+        """`memgate doctor`'s checks of what the install made (objects valid, policies, indexes),
+        each failing one with its fix; empty where check_schema() already says it all (SQLite)."""
 
     def run_readonly_query(
         self,

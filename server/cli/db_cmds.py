@@ -146,6 +146,7 @@ def _check_database(settings, report) -> None:
             return
         info = manager.describe()
         report(True, "database", f"{where} (schema {info['schema_version']}, {info['summary']})")
+        _check_install(manager, report)
         tenants = manager.operator_tenants()
         report(
             bool(tenants),
@@ -172,6 +173,18 @@ def _check_database(settings, report) -> None:
             )
     finally:
         manager.close()
+
+
+def _check_install(manager, report) -> None:
+    """What the install made (Oracle: packages VALID, VPD policies, the text index, the contexts),
+    each failing check with its fix; nothing on SQLite, whose schema check says it all."""
+    try:
+        checks = manager.install_checks()
+    except MemgateError as exc:  # e.g. the owner's password is not in the environment
+        report(None, "install checks", f"not run: {exc.with_hint()}")
+        return
+    for check in checks:
+        report(check.ok, check.name, check.detail if check.ok else f"{check.detail} Fix: {check.fix}")
 
 
 def _check_transport(settings, report) -> None:

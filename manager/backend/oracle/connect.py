@@ -9,7 +9,8 @@ password", python-oracledb user guide, mTLS connections to Autonomous Database).
 A pool's session_callback runs only for a session the pool has not handed out before
 (python-oracledb user guide, Session Callbacks), so it sets only what is constant for the
 session (schema, byte-order comparison); a call's identity is bound on every acquire and
-cleared before every release, by the backend.
+cleared before every release, by the backend. Every connection handed out for the app, the
+owner or a DBA fetches LOB and JSON columns as text (fetch_types.prepare_connection).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from ...errors import ConfigError
 from ..settings import ORACLE_ACCOUNTS, ORACLE_PASSWORD_ENV, ORACLE_WALLET_PASSWORD_ENV, DatabaseSettings
 from . import statements as q
 from .errors import connect_error
+from .fetch_types import prepare_connection
 
 __all__ = ["Accounts", "init_driver"]
 
@@ -127,8 +129,9 @@ class Accounts:
             return self._pools[account]
 
     def acquire(self, account: str) -> oracledb.Connection:
+        """A pooled connection; the app's and the owner's fetch LOB and JSON columns as text (fetch_types.py)."""
         try:
-            return self.pool(account).acquire()
+            return prepare_connection(self.pool(account).acquire(), account)
         except oracledb.Error as exc:
             raise connect_error(exc, self.settings.dsn, ORACLE_ACCOUNTS[account]) from exc
 
@@ -150,6 +153,7 @@ class Accounts:
             conn = oracledb.connect(**self._params(account))
         except oracledb.Error as exc:
             raise connect_error(exc, self.settings.dsn, ORACLE_ACCOUNTS.get(account, self.settings.admin_user)) from exc
+        prepare_connection(conn, account)
         _session_setup(conn, own_schema=True)
         return conn
 

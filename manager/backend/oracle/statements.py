@@ -84,4 +84,21 @@ CHANGE_MARKER = Inline("SELECT DBMS_FLASHBACK.GET_SYSTEM_CHANGE_NUMBER AS scn FR
 ENABLE_AS_OF = Inline("BEGIN DBMS_FLASHBACK.ENABLE_AT_SYSTEM_CHANGE_NUMBER(:scn); END;", "plsql", ("scn",))
 DISABLE_AS_OF = Inline("BEGIN DBMS_FLASHBACK.DISABLE; END;", "plsql")
 
+# -- `memgate doctor`'s post-install reads, as the owner (doctor.py judges the rows) ------------
+# USER_OBJECTS, USER_POLICIES and USER_INDEXES describe objects the current user owns (Database
+# Reference); ALL_CONTEXT the context namespaces active in the session, so it is read once
+# doctor has bound a probe identity with memgate_ctx_pkg.set_identity (the owner owns the package).
+DOCTOR_OBJECTS = Inline(
+    "SELECT object_name, object_type, status FROM user_objects "
+    "WHERE object_type IN ('PACKAGE', 'PACKAGE BODY', 'TRIGGER', 'VIEW') ORDER BY object_name, object_type",
+    "sql",
+)
+DOCTOR_POLICIES = Inline("SELECT object_name, policy_name, enable FROM user_policies ORDER BY object_name", "sql")
+DOCTOR_TEXT_INDEXES = Inline(
+    "SELECT index_name, status, domidx_status, domidx_opstatus FROM user_indexes "
+    "WHERE index_type = 'DOMAIN' ORDER BY index_name",
+    "sql",
+)
+DOCTOR_CONTEXTS = Inline("SELECT namespace, schema, package FROM all_context ORDER BY namespace", "sql")
+
 ALL: dict[str, Inline] = {name: value for name, value in globals().items() if isinstance(value, Inline)}

@@ -13,6 +13,7 @@ dimension count. Text is cut to the cell width as it arrives.
 from __future__ import annotations
 
 import array
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,7 +22,18 @@ import oracledb
 
 from ..base import BinaryLength
 
-__all__ = ["LOB_TYPES", "bind_value", "column_name", "cut_bytes", "declared_type", "query_cell", "row_value"]
+__all__ = [
+    "LOB_TYPES",
+    "VARCHAR2_BIND_BYTES",
+    "bind_value",
+    "column_name",
+    "cut_bytes",
+    "declared_type",
+    "json_document_binds",
+    "long_document_sizes",
+    "query_cell",
+    "row_value",
+]
 
 LOB_TYPES = {
     oracledb.DB_TYPE_CLOB: "CLOB",
@@ -47,6 +59,33 @@ def binds(params: Mapping[str, Any]) -> dict[str, Any]:
     return {k: bind_value(v) for k, v in params.items()}
 
 
+#: the longest str SQL takes as a VARCHAR2 bind (MAX_STRING_SIZE = STANDARD, the default)
+VARCHAR2_BIND_BYTES = 4000
+#: a bind that is the JSON document JSON_TABLE reads (the id and term lists of the named statements)
+_JSON_DOCUMENT = re.compile(r"\bJSON_TABLE\s*\(\s*:([A-Za-z][A-Za-z0-9_$#]*)", re.IGNORECASE)
+
+
+def json_document_binds(sql: str) -> set[str]:
+    """The binds a statement hands to JSON_TABLE as its JSON document, lower-cased."""
+    return {name.lower() for name in _JSON_DOCUMENT.findall(sql)}
+
+
+def long_document_sizes(sql: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """setinputsizes() for the JSON documents longer than a VARCHAR2 bind: bound as CLOB.
+
+    python-oracledb binds a longer str as LONG, which JSON_TABLE does not take (a context window
+    naming more than about 60 to 130 rows made its id list that long); a str bound as
+    DB_TYPE_CLOB becomes a temporary LOB, which it does. Shorter lists stay VARCHAR2 binds.
+    """
+    return {
+        name: oracledb.DB_TYPE_CLOB
+        for name, value in params.items()
+        if name.lower() in json_document_binds(sql)
+        and isinstance(value, str)
+        and len(value.encode("utf-8")) > VARCHAR2_BIND_BYTES
+    }
+
+
 def cut_bytes(text: str, size: int) -> str:
     """At most `size` UTF-8 bytes of `text`, never half a character (session attributes are byte-limited)."""
     return text.encode("utf-8")[:size].decode("utf-8", "ignore")
@@ -58,7 +97,10 @@ def column_name(name: str) -> str:
 
 
 def row_value(value: Any) -> Any:
-    """A fetched value as the manager reads it (LOBs were fetched as str/bytes)."""
+    """A fetched value as the manager reads it: LOBs come as str/bytes (fetch_types.py); a LOB
+    locator that still arrives is read here, while the session holds its connection."""
+    if isinstance(value, oracledb.LOB):
+        return value.read()
     if isinstance(value, array.array):
         return np.asarray(value, dtype="<f4").tobytes()
     return value

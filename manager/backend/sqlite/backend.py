@@ -21,7 +21,7 @@ import numpy as np
 
 from ...errors import BackendUnavailable, InvalidArgument, NotFound
 from ...identity import Identity
-from ..base import ChunkFilters, QueryRows, Row, ViewCatalog
+from ..base import ChunkFilters, InstallCheck, QueryRows, Row, ViewCatalog
 from ..sql_files import load_sql
 from . import kb, lexical, schema, vector_cache
 from .context import ConnectionContext, install_context_functions
@@ -339,6 +339,9 @@ class SqliteBackend:
             info["journal_mode"] = conn.execute("PRAGMA journal_mode").fetchone()[0]
         info["summary"] = f"SQLite {info['sqlite_version']}, journal {info['journal_mode']}"
         return info
+
+    def install_checks(self) -> list[InstallCheck]:
+        return []  # the migrations are the whole install: check_schema() says what is wrong
 
     # -- execute_query -----------------------------------------------------
     def run_readonly_query(

@@ -67,10 +67,8 @@ GRANT EXECUTE ON CTXSYS.CTX_DDL TO memgate_owner
 -- count, while the direct grant keeps definer's-rights code working
 GRANT CTXAPP TO memgate_owner
 /
--- owner, only if an in-database ONNX embedder is loaded with DBMS_VECTOR.LOAD_ONNX_MODEL
--- ("Grant CREATE MINING MODEL privilege", AI Vector Search guide, Import ONNX Models example):
--- GRANT CREATE MINING MODEL TO memgate_owner
--- /
+-- owner, only if an in-database ONNX embedder is used: sql/oracle/onnx/ (CREATE MINING MODEL,
+-- READ on the model folder, then the owner loads the model and grants the app SELECT on it)
 -- app: connect; every object privilege it has comes from the owner (030, 045)
 GRANT CREATE SESSION TO memgate_app
 /
@@ -80,12 +78,6 @@ GRANT CREATE SESSION TO memgate_app
 -- DBMS_FLASHBACK" (PL/SQL Packages, DBMS_FLASHBACK).
 GRANT EXECUTE ON SYS.DBMS_FLASHBACK TO memgate_app
 /
--- app, only with [database] onnx_model set: scoring the owner's ONNX embedding model with
--- VECTOR_EMBEDDING ("SELECT MINING MODEL: Apply the specified mining model object", e.g.
--- "GRANT SELECT ON MINING MODEL sh.testmodel TO dmuser", Data Mining User's Guide, Object
--- Privileges for Mining Models; not yet run against a live database):
--- GRANT SELECT ON MINING MODEL memgate_owner.<model> TO memgate_app
--- /
 -- query: connect; READ on the reviewed views comes from the owner (050)
 GRANT CREATE SESSION TO memgate_query
 /

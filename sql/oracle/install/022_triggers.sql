@@ -46,17 +46,28 @@ CREATE OR REPLACE PACKAGE BODY memgate_guard_pkg AS
       'memgate: write refused, the row is scoped to another user, agent or thread');
   END refuse_scope;
 
+  -- TRUE when a row's scope column names someone other than the bound id. A NULL column is shared
+  -- at that level and never differs; a set column must equal the bound id, so with no id bound
+  -- (NULL) it always differs. Written as plain comparisons with the NULLs handled first: DECODE,
+  -- which compares NULLs as equal, is a SQL function only and does not compile in a PL/SQL
+  -- expression (PLS-00204; PL/SQL Language Reference, "SQL Functions in PL/SQL Expressions").
+  FUNCTION differs(p_value IN VARCHAR2, p_bound IN VARCHAR2) RETURN BOOLEAN IS
+  BEGIN
+    IF p_value IS NULL THEN
+      RETURN FALSE;
+    END IF;
+    RETURN p_bound IS NULL OR p_value <> p_bound;
+  END differs;
+
   PROCEDURE check_row(p_tenant IN VARCHAR2, p_user IN VARCHAR2, p_agent IN VARCHAR2, p_thread IN VARCHAR2) IS
   BEGIN
     IF operator_path THEN
       RETURN;
     END IF;
     check_tenant(p_tenant);
-    -- DECODE compares NULLs as equal ("In a DECODE function, Oracle considers two nulls to be
-    -- equivalent"): a set column must equal the bound id, and an unbound id matches no set column.
-    IF (p_user IS NOT NULL AND DECODE(p_user, SYS_CONTEXT('MEMGATE_CTX', 'USER_ID'), 1, 0) = 0)
-       OR (p_agent IS NOT NULL AND DECODE(p_agent, SYS_CONTEXT('MEMGATE_CTX', 'AGENT_ID'), 1, 0) = 0)
-       OR (p_thread IS NOT NULL AND DECODE(p_thread, SYS_CONTEXT('MEMGATE_CTX', 'THREAD_ID'), 1, 0) = 0) THEN
+    IF differs(p_user, SYS_CONTEXT('MEMGATE_CTX', 'USER_ID'))
+       OR differs(p_agent, SYS_CONTEXT('MEMGATE_CTX', 'AGENT_ID'))
+       OR differs(p_thread, SYS_CONTEXT('MEMGATE_CTX', 'THREAD_ID')) THEN
       refuse_scope;
     END IF;
   END check_row;

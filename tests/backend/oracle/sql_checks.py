@@ -13,11 +13,29 @@ import re
 
 import sqlglot
 
-from memgate.manager.backend.oracle.dialect import RESERVED_WORDS
-
-#: Oracle SQL reserved words, upper-case: one list with admission's (the Oracle dialect's
-#: reserved_bind_names). An unquoted bind with one of these names fails with ORA-01745.
-RESERVED = frozenset(word.upper() for word in RESERVED_WORDS)
+#: Oracle SQL reserved words, kept here as the table reads. Source: Oracle Database SQL Language
+#: Reference (19c, and unchanged in 23ai/26ai), Appendix D "Oracle SQL Reserved Words and Keywords",
+#: "Oracle SQL Reserved Words": "You cannot use Oracle SQL reserved words as nonquoted identifiers."
+#: (Note 1 there: COLUMN_VALUE and NESTED_TABLE_ID are reserved as attribute names; Note 2: ROWID
+#: not as a column name, quoted or not.) The 11.2 table also listed PRIVILEGES; the 19c one does not.
+#: An unquoted identifier with one of these names fails on the server (ORA-00904, ORA-00923), an
+#: unquoted bind with ORA-01745; sqlglot accepts both. test_static_oracle_semantics.py checks that
+#: admission's list (the Oracle dialect's reserved_bind_names) is this one.
+RESERVED = frozenset(
+    (
+        "ACCESS", "ADD", "ALL", "ALTER", "AND", "ANY", "AS", "ASC", "AUDIT", "BETWEEN", "BY", "CHAR", "CHECK",
+        "CLUSTER", "COLUMN", "COLUMN_VALUE", "COMMENT", "COMPRESS", "CONNECT", "CREATE", "CURRENT", "DATE",
+        "DECIMAL", "DEFAULT", "DELETE", "DESC", "DISTINCT", "DROP", "ELSE", "EXCLUSIVE", "EXISTS", "FILE",
+        "FLOAT", "FOR", "FROM", "GRANT", "GROUP", "HAVING", "IDENTIFIED", "IMMEDIATE", "IN", "INCREMENT",
+        "INDEX", "INITIAL", "INSERT", "INTEGER", "INTERSECT", "INTO", "IS", "LEVEL", "LIKE", "LOCK", "LONG",
+        "MAXEXTENTS", "MINUS", "MLSLABEL", "MODE", "MODIFY", "NESTED_TABLE_ID", "NOAUDIT", "NOCOMPRESS", "NOT",
+        "NOWAIT", "NULL", "NUMBER", "OF", "OFFLINE", "ON", "ONLINE", "OPTION", "OR", "ORDER", "PCTFREE",
+        "PRIOR", "PUBLIC", "RAW", "RENAME", "RESOURCE", "REVOKE", "ROW", "ROWID", "ROWNUM", "ROWS", "SELECT",
+        "SESSION", "SET", "SHARE", "SIZE", "SMALLINT", "START", "SUCCESSFUL", "SYNONYM", "SYSDATE", "TABLE",
+        "THEN", "TO", "TRIGGER", "UID", "UNION", "UNIQUE", "UPDATE", "USER", "VALIDATE", "VALUES", "VARCHAR",
+        "VARCHAR2", "VIEW", "WHENEVER", "WHERE", "WITH",
+    )
+)  # fmt: skip
 
 #: qualifiers memgate's SQL may name, each with where the docs list it
 ALLOWED_QUALIFIERS = {
@@ -30,6 +48,7 @@ ALLOWED_QUALIFIERS = {
     "DBMS_SQL": "PL/SQL Packages and Types Reference, DBMS_SQL (RETURN_RESULT); python-oracledb, "
     "Cursor.getimplicitresults",
     "CTX_DDL": "Oracle Text Reference, CTX_DDL (CREATE_PREFERENCE, SET_ATTRIBUTE)",
+    "DBMS_VECTOR": "PL/SQL Packages and Types Reference 23, DBMS_VECTOR (LOAD_ONNX_MODEL), sql/oracle/onnx/",
     "CTXSYS": "Oracle Text Reference: the CTXSYS schema owns CTX_DDL and the CONTEXT indextype",
     "SYS": "the SYS schema owns DBMS_RLS and DBMS_FLASHBACK (GRANT EXECUTE ON SYS.<package>)",
     "MEMGATE_OWNER": "memgate's schema (sql/oracle/install/010_accounts.sql)",
@@ -164,8 +183,7 @@ def parse_sql(text: str) -> str | None:
     code = strip_code(text).strip()
     if code.endswith(";"):
         raise ValueError("a SQL statement has no trailing ';' (the '/' line or the driver runs it)")
-    sql = re.sub(r"&&(\w+)\.?", r"\1_subst", text)  # install substitution variables
-    sql = re.sub(r"\bVECTOR\([^)]*\)", "VECTOR", sql, flags=re.IGNORECASE)  # sqlglot 30 reads VECTOR, not VECTOR(n, f)
+    sql = sqlglot_text(text)
     before = _FALLBACK.hits
     trees = [t for t in sqlglot.parse(sql, read="oracle") if t is not None]
     if len(trees) != 1:
@@ -195,3 +213,157 @@ def binds(text: str) -> set[str]:
 def reserved_binds(text: str) -> list[str]:
     """Unquoted bind names that are Oracle reserved words (ORA-01745 on the server)."""
     return sorted(u for _q, u in _BIND.findall(strip_code(text)) if u and u.upper() in RESERVED)
+
+
+# -- SQL-only functions in procedural PL/SQL -------------------------------------------------------
+
+#: SQL functions PL/SQL expressions cannot use, each with its category. Source: PL/SQL Language
+#: Reference (19c, 23ai), "SQL Functions in PL/SQL Expressions": "In PL/SQL expressions, you can
+#: use all SQL functions except: aggregate functions (such as AVG and COUNT), ... analytic
+#: functions (such as LAG and RATIO_TO_REPORT), conversion function BIN_TO_NUM, data mining
+#: functions (such as CLUSTER_ID and FEATURE_VALUE), encoding and decoding functions (such as
+#: DECODE and DUMP), model functions (such as ITERATION_NUMBER and PREVIOUS), object reference
+#: functions (such as REF and VALUE), XML functions (such as APPENDCHILDXML and EXISTSNODE),
+#: CUBE_TABLE, DATAOBJ_TO_PARTITION, LNNVL, NVL2, SYS_CONNECT_BY_PATH, SYS_TYPEID, WIDTH_BUCKET"
+#: (also the JSON aggregates JSON_ARRAYAGG and JSON_OBJECTAGG). The categories are filled from the
+#: SQL Language Reference's function lists (Encoding and Decoding: DECODE, DUMP, ORA_HASH,
+#: STANDARD_HASH, VSIZE). Used in a procedural statement, each fails to compile with PLS-00204
+#: ("function or pseudo-column may be used inside a SQL statement only") or PLS-00201.
+SQL_ONLY_FUNCTIONS: dict[str, str] = {
+    **dict.fromkeys(("DECODE", "DUMP", "ORA_HASH", "STANDARD_HASH", "VSIZE"), "encoding and decoding"),
+    **dict.fromkeys(
+        ("AVG", "COUNT", "SUM", "MIN", "MAX", "LISTAGG", "MEDIAN", "STDDEV", "VARIANCE", "COLLECT"), "aggregate"
+    ),
+    **dict.fromkeys(("JSON_ARRAYAGG", "JSON_OBJECTAGG", "XMLAGG"), "aggregate (JSON/XML)"),
+    **dict.fromkeys(
+        ("LAG", "LEAD", "RANK", "DENSE_RANK", "ROW_NUMBER", "RATIO_TO_REPORT", "NTILE", "FIRST_VALUE", "LAST_VALUE"),
+        "analytic",
+    ),
+    **dict.fromkeys(("CLUSTER_ID", "FEATURE_VALUE", "PREDICTION", "PREDICTION_PROBABILITY"), "data mining"),
+    **dict.fromkeys(("ITERATION_NUMBER", "PREVIOUS", "PRESENTNNV", "PRESENTV"), "model"),
+    **dict.fromkeys(("REF", "DEREF", "MAKE_REF", "REFTOHEX"), "object reference"),
+    **dict.fromkeys(("APPENDCHILDXML", "EXISTSNODE", "EXTRACTVALUE", "XMLELEMENT", "XMLFOREST"), "XML"),
+    **dict.fromkeys(
+        (
+            "BIN_TO_NUM",
+            "CUBE_TABLE",
+            "DATAOBJ_TO_PARTITION",
+            "LNNVL",
+            "NVL2",
+            "SYS_CONNECT_BY_PATH",
+            "SYS_TYPEID",
+            "WIDTH_BUCKET",
+        ),
+        "named in the list itself",
+    ),
+}
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_$#]*|[();.,]")
+_SQL_OPENERS = {"SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE"}
+#: a DML word after one of these is a trigger's event (BEFORE INSERT OR UPDATE OF c ON t), not a statement
+_TRIGGER_EVENT = {"BEFORE", "AFTER", "OR", "OF", ",", "INSTEAD"}
+
+
+def procedural_tokens(text: str) -> list[str]:
+    """The upper-cased tokens of a PL/SQL unit that PL/SQL itself evaluates: every embedded SQL
+    statement (SELECT ... INTO, DML, OPEN ... FOR SELECT, a cursor FOR loop's query, a subquery)
+    is cut out, from its first word to its ';' or to the ')' that closes the parenthesis it opened in."""
+    tokens = [t.upper() for t in _TOKEN.findall(strip_code(text))]
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        t, prev = tokens[i], tokens[i - 1] if i else ""
+        if t in _SQL_OPENERS and prev != "." and prev not in _TRIGGER_EVENT:
+            depth, in_paren = 0, prev == "("
+            while i < len(tokens):
+                if tokens[i] == "(":
+                    depth += 1
+                elif tokens[i] == ")":
+                    if depth == 0 and in_paren:
+                        break  # the ')' that closes the subquery's parenthesis stays procedural
+                    depth -= 1
+                elif tokens[i] == ";" and depth <= 0:
+                    break
+                i += 1
+            continue
+        out.append(t)
+        i += 1
+    return out
+
+
+def sql_only_calls(text: str) -> list[str]:
+    """SQL-only functions (SQL_ONLY_FUNCTIONS) called in a PL/SQL unit's procedural statements."""
+    tokens = procedural_tokens(text)
+    return sorted(
+        {
+            f"{t} ({SQL_ONLY_FUNCTIONS[t]})"
+            for k, t in enumerate(tokens[:-1])
+            if t in SQL_ONLY_FUNCTIONS and tokens[k + 1] == "(" and (not k or tokens[k - 1] != ".")
+        }
+    )
+
+
+def embedded_sql(text: str) -> list[str]:
+    """The SQL statements embedded in a PL/SQL unit (the regions procedural_tokens cuts out), as text
+    sqlglot can read: comments and literals blanked, a SELECT's INTO list dropped."""
+    code = strip_code(text)
+    spans = [(m.start(), m.group(0)) for m in _TOKEN.finditer(code)]
+    found: list[str] = []
+    i = 0
+    while i < len(spans):
+        t, prev = spans[i][1].upper(), spans[i - 1][1].upper() if i else ""
+        if t in _SQL_OPENERS and prev != "." and prev not in _TRIGGER_EVENT:
+            start, depth, in_paren = spans[i][0], 0, prev == "("
+            while i < len(spans):
+                tok = spans[i][1]
+                if tok == "(":
+                    depth += 1
+                elif tok == ")":
+                    if depth == 0 and in_paren:
+                        break
+                    depth -= 1
+                elif tok == ";" and depth <= 0:
+                    break
+                i += 1
+            end = spans[i][0] if i < len(spans) else len(code)
+            sql = code[start:end]
+            sql = re.sub(r"\bINTO\s+[\w$#.:]+(\s*,\s*[\w$#.:]+)*\s+(?=FROM\b)", "", sql, flags=re.IGNORECASE)
+            found.append(sql)
+            continue
+        i += 1
+    return found
+
+
+# -- reserved words as identifiers -------------------------------------------------------------------
+
+#: reserved words that are also pseudo-columns or functions without parentheses: legal, unquoted, as a
+#: bare column reference (SELECT ROWNUM, USER, LEVEL), never as a name a statement defines
+PSEUDO_COLUMNS = frozenset({"ROWNUM", "ROWID", "LEVEL", "USER", "UID", "SYSDATE", "COLUMN_VALUE", "NESTED_TABLE_ID"})
+
+
+def sqlglot_text(text: str) -> str:
+    """A statement as sqlglot 30 reads it: install substitution variables named, VECTOR(n, f) as VECTOR."""
+    sql = re.sub(r"&&(\w+)\.?", r"\1_subst", text)
+    return re.sub(r"\bVECTOR\([^)]*\)", "VECTOR", sql, flags=re.IGNORECASE)
+
+
+def reserved_identifiers(sql: str) -> list[str]:
+    """Unquoted identifiers of one SQL statement (columns, aliases, table aliases, JSON_TABLE and
+    CREATE TABLE columns) that are Oracle reserved words: ORA-00904/ORA-00923 on the server, though
+    sqlglot accepts them. ValueError when sqlglot cannot read the statement."""
+    from sqlglot import exp
+
+    try:
+        tree = sqlglot.parse_one(sqlglot_text(sql), read="oracle")
+    except sqlglot.errors.ParseError as exc:
+        raise ValueError(f"sqlglot cannot read it: {str(exc).splitlines()[0]}") from exc
+    found = set()
+    for node in tree.find_all(exp.Identifier):
+        name = node.name.upper()
+        if node.quoted or name not in RESERVED:
+            continue
+        parent = node.parent
+        bare_column = isinstance(parent, exp.Column) and parent.this is node and not parent.table
+        if bare_column and name in PSEUDO_COLUMNS:
+            continue
+        found.add(node.name)
+    return sorted(found)

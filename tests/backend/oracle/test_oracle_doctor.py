@@ -1,0 +1,160 @@
+"""`memgate doctor`'s post-install checks on Oracle, judged from recorded dictionary rows (no database).
+
+The rows are what the DOCTOR_* reads return as the owner (USER_OBJECTS, USER_POLICIES, USER_INDEXES,
+ALL_CONTEXT after binding a probe identity), in python-oracledb's shape: lower-case keys,
+upper-case names. A healthy install passes in four lines; each broken object fails on its own
+line with its fix.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memgate.manager.backend.base import InstallCheck
+from memgate.manager.backend.oracle import statements
+from memgate.manager.backend.oracle.doctor import Recorded, expected, judge
+
+WANT = expected()
+
+#: USER_OBJECTS rows of a healthy install, as recorded: the packages, then every trigger and view
+HEALTHY_OBJECTS = [
+    {"object_name": "MEMGATE_CTX_PKG", "object_type": "PACKAGE", "status": "VALID"},
+    {"object_name": "MEMGATE_CTX_PKG", "object_type": "PACKAGE BODY", "status": "VALID"},
+    {"object_name": "MEMGATE_GUARD_PKG", "object_type": "PACKAGE", "status": "VALID"},
+    {"object_name": "MEMGATE_GUARD_PKG", "object_type": "PACKAGE BODY", "status": "VALID"},
+    {"object_name": "MEMGATE_VPD_PKG", "object_type": "PACKAGE", "status": "VALID"},
+    {"object_name": "MEMGATE_VPD_PKG", "object_type": "PACKAGE BODY", "status": "VALID"},
+    *(
+        {"object_name": name, "object_type": kind, "status": "VALID"}
+        for name, kind in sorted(WANT.objects)
+        if kind in ("TRIGGER", "VIEW")
+    ),
+    # an object memgate does not make, valid: ignored
+    {"object_name": "DR$KB_CHUNK_TEXT_IX$I", "object_type": "TABLE", "status": "VALID"},
+]
+HEALTHY_POLICIES = [{"object_name": t, "policy_name": "MEMGATE_WALL", "enable": "YES"} for t in WANT.policy_tables]
+HEALTHY_INDEXES = [
+    {"index_name": "KB_CHUNK_TEXT_IX", "status": "VALID", "domidx_status": "VALID", "domidx_opstatus": "VALID"}
+]
+HEALTHY_CONTEXTS = [{"namespace": "MEMGATE_CTX", "schema": "MEMGATE_OWNER", "package": "MEMGATE_CTX_PKG"}]
+
+
+def recorded(**changes) -> Recorded:
+    rows = {
+        "objects": HEALTHY_OBJECTS,
+        "policies": HEALTHY_POLICIES,
+        "indexes": HEALTHY_INDEXES,
+        "contexts": HEALTHY_CONTEXTS,
+    }
+    return Recorded(**{**rows, **changes})
+
+
+def failing(checks: list[InstallCheck]) -> dict[str, InstallCheck]:
+    return {c.name: c for c in checks if not c.ok}
+
+
+def test_the_expected_objects_are_read_from_the_install_scripts():
+    packages = {name for name, kind in WANT.objects if kind == "PACKAGE BODY"}
+    assert packages == {"MEMGATE_CTX_PKG", "MEMGATE_GUARD_PKG", "MEMGATE_VPD_PKG"}
+    assert ("GUIDELINE_MEMORY_GUARD", "TRIGGER") in WANT.objects and ("QV_ENTITY_MEMORY", "VIEW") in WANT.objects
+    assert len(WANT.policy_tables) == 15 and "IMAGE_MEMORY" in WANT.policy_tables
+    assert WANT.text_indexes == ("KB_CHUNK_TEXT_IX",)
+    assert WANT.contexts == {
+        "MEMGATE_CTX": ("MEMGATE_OWNER", "MEMGATE_CTX_PKG"),
+        "MEMGATE_QCTX": ("MEMGATE_OWNER", "MEMGATE_CTX_PKG"),
+    }
+    assert {"DOCTOR_OBJECTS", "DOCTOR_POLICIES", "DOCTOR_TEXT_INDEXES", "DOCTOR_CONTEXTS"} <= set(statements.ALL)
+
+
+def test_a_healthy_install_passes_in_one_line_per_kind():
+    checks = judge(recorded(), WANT)
+    assert [c for c in checks if not c.ok] == []
+    assert [c.name for c in checks] == [
+        "install objects",
+        "VPD policies",
+        "text index KB_CHUNK_TEXT_IX",
+        "context namespaces",
+    ]
+    assert checks[0].detail == "36 VALID (package, package body, trigger, view)"
+
+
+def test_a_package_body_that_did_not_compile_fails_with_where_to_read_why():
+    """022's guard package as it was (DECODE in PL/SQL): created, INVALID, with a warning only."""
+    objects = [
+        {**r, "status": "INVALID"}
+        if (r["object_name"], r["object_type"]) == ("MEMGATE_GUARD_PKG", "PACKAGE BODY")
+        else r
+        for r in HEALTHY_OBJECTS
+    ]
+    found = failing(judge(recorded(objects=objects), WANT))
+    assert list(found) == ["package body MEMGATE_GUARD_PKG"]
+    check = found["package body MEMGATE_GUARD_PKG"]
+    assert "INVALID in USER_OBJECTS" in check.detail and "022_triggers.sql" in check.detail
+    assert "USER_ERRORS (name = 'MEMGATE_GUARD_PKG')" in check.fix and "memgate init" in check.fix
+
+
+def test_a_missing_trigger_and_a_stray_invalid_object_each_fail():
+    objects = [r for r in HEALTHY_OBJECTS if r["object_name"] != "IMAGE_MEMORY_GUARD"]
+    objects.append({"object_name": "OLD_HELPER", "object_type": "PACKAGE BODY", "status": "INVALID"})
+    found = failing(judge(recorded(objects=objects), WANT))
+    assert set(found) == {"trigger IMAGE_MEMORY_GUARD", "other objects"}
+    assert found["trigger IMAGE_MEMORY_GUARD"].detail.startswith("missing: sql/oracle/install/022_triggers.sql")
+    assert "package body OLD_HELPER" in found["other objects"].detail
+
+
+def test_a_missing_or_disabled_policy_fails_per_table_with_its_fix():
+    policies = [
+        {**p, "enable": "NO"} if p["object_name"] == "MEMORY_LINK" else p
+        for p in HEALTHY_POLICIES
+        if p["object_name"] != "IMAGE_MEMORY"
+    ]
+    policies.append({"object_name": "IMAGE_MEMORY", "policy_name": "SOMETHING_ELSE", "enable": "YES"})
+    found = failing(judge(recorded(policies=policies), WANT))
+    assert set(found) == {"VPD policy on IMAGE_MEMORY", "VPD policy on MEMORY_LINK"}
+    assert "040_vpd.sql" in found["VPD policy on IMAGE_MEMORY"].fix
+    assert found["VPD policy on MEMORY_LINK"].fix == (
+        "As MEMGATE_OWNER: EXEC DBMS_RLS.ENABLE_POLICY(USER, 'MEMORY_LINK', 'MEMGATE_WALL', TRUE)"
+    )
+
+
+@pytest.mark.parametrize(
+    "indexes,says,fix",
+    [
+        (
+            [
+                {
+                    "index_name": "KB_CHUNK_TEXT_IX",
+                    "status": "VALID",
+                    "domidx_status": "VALID",
+                    "domidx_opstatus": "FAILED",
+                }
+            ],
+            "DOMIDX_OPSTATUS = FAILED",
+            "ALTER INDEX kb_chunk_text_ix REBUILD",
+        ),
+        (
+            [{"index_name": "KB_CHUNK_TEXT_IX", "status": "UNUSABLE", "domidx_status": None, "domidx_opstatus": None}],
+            "STATUS = UNUSABLE",
+            "CTX_USER_INDEX_ERRORS",
+        ),
+        ([], "missing: sql/oracle/install/023_text_index.sql", "CTXAPP"),
+    ],
+)
+def test_a_text_index_that_is_not_valid_or_missing_fails_with_its_fix(indexes, says, fix):
+    found = failing(judge(recorded(indexes=indexes), WANT))
+    assert list(found) == ["text index KB_CHUNK_TEXT_IX"]
+    assert says in found["text index KB_CHUNK_TEXT_IX"].detail and fix in found["text index KB_CHUNK_TEXT_IX"].fix
+
+
+def test_contexts_fail_when_an_identity_cannot_be_bound_or_handed_over():
+    # ORA-01031: DBMS_SESSION.SET_CONTEXT refuses a namespace that is missing or not USING the package
+    found = failing(judge(recorded(contexts=[], identity_error="ORA-01031"), WANT))
+    assert list(found) == ["context namespaces"]
+    assert "ORA-01031" in found["context namespaces"].detail and "CREATE ANY CONTEXT" in found["context namespaces"].fix
+    found = failing(judge(recorded(handover_error="ORA-01031"), WANT))
+    assert list(found) == ["context MEMGATE_QCTX"] and "execute_query" in found["context MEMGATE_QCTX"].detail
+    other = [{"namespace": "MEMGATE_CTX", "schema": "SOMEONE", "package": "EVIL_PKG"}]
+    found = failing(judge(recorded(contexts=other), WANT))
+    assert "MEMGATE_CTX USING SOMEONE.EVIL_PKG" in found["context MEMGATE_CTX"].detail
+    found = failing(judge(recorded(contexts=[]), WANT))
+    assert "ALL_CONTEXT shows no MEMGATE_CTX" in found["context MEMGATE_CTX"].detail
