@@ -20,6 +20,7 @@ __all__ = [
     "CapsSettings",
     "ChunkSettings",
     "ContextBudget",
+    "ContextSettings",
     "MemoryFileSettings",
     "RankWeights",
     "SliceShares",
@@ -51,6 +52,9 @@ class CapsSettings(BaseModel):
         le=MAX_STORED_IMAGE_BYTES,
         description="largest image a result carries (expand include_bytes, fetch_image)",
     )
+    elicit_timeout_s: float = Field(
+        120.0, gt=0, le=3600, description="clarify waits this long for the user's answer (2025-11-25 era)"
+    )
 
     @model_validator(mode="after")
     def _default_within_max(self) -> CapsSettings:
@@ -61,6 +65,16 @@ class CapsSettings(BaseModel):
     def rows(self, asked: int | None) -> int:
         """The row cap for a call: what it asked for, never above max_rows."""
         return self.default_rows if asked is None else max(1, min(int(asked), self.max_rows))
+
+
+class ContextSettings(BaseModel):
+    """memgate.toml [context]: how long a context window lasts after its last call."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    window_idle_s: float = Field(
+        300.0, gt=0, le=7 * 86400, description="a window ends after this long without a call that used it"
+    )
 
 
 class MemoryFileSettings(BaseModel):

@@ -29,7 +29,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from memgate.manager import CapsSettings, ConfigError, DatabaseSettings, Identity, MemoryFileSettings
+from memgate.manager import CapsSettings, ConfigError, ContextSettings, DatabaseSettings, Identity, MemoryFileSettings
 
 from .auth_settings import HttpAuthSettings
 
@@ -108,6 +108,7 @@ class Settings(BaseSettings):
     stdio: StdioIdentitySettings = Field(default_factory=StdioIdentitySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
     caps: CapsSettings = Field(default_factory=CapsSettings)
+    context: ContextSettings = Field(default_factory=ContextSettings)
     memory_files: MemoryFileSettings = Field(default_factory=MemoryFileSettings)
 
     @classmethod

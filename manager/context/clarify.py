@@ -36,6 +36,7 @@ def record_clarification(
     action: str,
     answer: str | None,
     now: str,
+    idle_s: float | None = None,
 ) -> ToolOutput:
     if action not in ACTIONS:
         raise InvalidArgument(f"action must be one of {', '.join(ACTIONS)}, got {action!r}", field="action")
@@ -44,7 +45,7 @@ def record_clarification(
     key = WindowKey.of(identity)
     data = {"question": question, "options": list(options) if options else None, "action": action, "answer": answer}
     with session.transaction():
-        window = current_window(session, key)
+        window = current_window(session, key, now=now, idle_s=idle_s)
         common = dict(now=now, data=data, window_id=window.manifest_id if window else None)
         if action == FALLBACK:
             event = write_event(

@@ -31,7 +31,9 @@ def settings_from(ctx: click.Context, **overrides: Any) -> Settings:
 
 def open_manager(settings: Settings, *, create: bool = True) -> MemoryManager:
     """The manager on the configured database (the SQLite file is created on first use)."""
-    return MemoryManager(open_backend(settings.database, create=create), settings.caps, settings.memory_files)
+    return MemoryManager(
+        open_backend(settings.database, create=create), settings.caps, settings.memory_files, context=settings.context
+    )
 
 
 class IdType(click.ParamType):
