@@ -28,7 +28,7 @@ def _window(run):
 
 def test_context_prints_the_window_and_names_its_manifest(run):
     text, manifest_id = _window(run)
-    assert text.startswith("context window: fact_check |")
+    assert text.startswith('<slice name="guidelines">') and "</slice>\ncontext window: fact_check |" in text
     assert "<content>model:helios-rag beir_ndcg10 = 0.78" in text
     assert '<annotation current_fact_id="ent_acme_helios_v2">' in text
     listed = run("manifest", "ls", "-t", "acme").stdout

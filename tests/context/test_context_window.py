@@ -104,7 +104,8 @@ def test_the_budget_arithmetic_starts_from_3100_and_splits_the_rest_by_shares(wi
         start = lines.index(f'<slice name="{name}">')
         block = "\n".join(lines[start : lines.index("</slice>", start) + 1])
         assert a["fixed"][name] == count_tokens(block) + 1, name
-    assert a["fixed"]["question"] == count_tokens(lines[0]) + 1 + count_tokens(lines[-1]) + 1  # metadata line too
+    head = next(line for line in lines if line.startswith("context window: "))  # after the stable slices
+    assert a["fixed"]["question"] == count_tokens(head) + 1 + count_tokens(lines[-1]) + 1  # metadata line too
     assert a["remainder"] == 3100 - sum(a["fixed"].values())
     shares = {"durable_facts": 0.40, "evidence": 0.25, "recalled_history": 0.10, "volatile_tail": 0.25}
     assert a["allowances"] == {k: math.floor(a["remainder"] * v) for k, v in shares.items()}
@@ -157,7 +158,7 @@ def test_every_window_writes_one_thread_scoped_manifest_event(manager, backend, 
     m = json.loads(row["content_json"])
     assert m["budget_ref"] == {"type": "guideline_memory", "row_id": "context_context_budget", "version": 1}
     assert m["intent"] == "fact_check" and m["evaluated_at"] == row["valid_from"]
-    assert m["renderer_version"] == "window-1" and m["selection_version"] == "selection-1/retrieval"
+    assert m["renderer_version"] == "window-2" and m["selection_version"] == "selection-1/retrieval"
     assert m["request"] == {
         "question": FACT_CHECK,
         "intent": "fact_check",
