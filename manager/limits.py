@@ -117,6 +117,8 @@ class ChunkSettings(BaseModel):
 DEFAULT_RESULT_TOKENS = 2000
 #: the four variable slices of a context window, each with a share of what the fixed slices leave
 SHARE_NAMES = ("durable_facts", "evidence", "recalled_history", "volatile_tail")
+#: the intents whose windows admit linked history when the budget names none
+DEFAULT_LINKED_HISTORY = {"comparison": True}
 #: keys older budgets used, and what they are now
 RENAMED_BUDGET_KEYS = {"max_window_tokens": "usable_context", "max_tool_rounds": "max_rounds"}
 
@@ -193,6 +195,9 @@ class ContextBudget(BaseModel):
     overflow_order: list[str] = Field(
         default_factory=lambda: ["evidence", "durable_facts", "volatile_tail", "recalled_history"]
     )
+    #: per intent, whether its windows admit linked history (an ended version beside the memory
+    #: linked to it); an intent not named is off. None: DEFAULT_LINKED_HISTORY.
+    linked_history: dict[str, bool] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -209,6 +214,9 @@ class ContextBudget(BaseModel):
             raise _KeyError(
                 "overflow_order", f"must name each of {', '.join(SHARE_NAMES)} once, got {list(self.overflow_order)}"
             )
+        unknown = sorted(set(self.linked_history or {}) - set(self.shares))
+        if unknown:
+            raise _KeyError("linked_history", f"names no intent of shares: {', '.join(unknown)}")
         if self.available <= 0:
             raise _KeyError(
                 "usable_context", f"must exceed the reserves ({self.reserved} tokens), got {self.usable_context}"
@@ -235,6 +243,11 @@ class ContextBudget(BaseModel):
             raise InvalidArgument(
                 f"intent must be one of {', '.join(self.shares)}, got {intent!r}", field="intent"
             ) from None
+
+    def links_history(self, intent: str) -> bool:
+        """Whether `intent`'s windows admit linked history (opt-in; a fact check wants current facts)."""
+        chosen = DEFAULT_LINKED_HISTORY if self.linked_history is None else self.linked_history
+        return chosen.get(intent, False)
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

@@ -71,7 +71,7 @@ async def test_the_prompt_assembles_the_fact_check_window_and_records_its_manife
     [m] = manifests(backend)
     assert m["window_hash"] == hashlib.sha256(text.encode()).hexdigest()
     assert placed(m)["ent_acme_helios_v2"] == ("durable_facts", "full", "current")
-    assert placed(m)["ent_acme_helios_v1"] == ("durable_facts", "full", "historical")  # v2's linked history
+    assert "ent_acme_helios_v1" not in placed(m)  # superseded; fact_check admits no linked history
     assert placed(m)["sum_acme_july"] == ("recalled_history", "full", "historical")
     assert '<annotation current_fact_id="ent_acme_helios_v2">' in text
     assert m["arithmetic"]["available"] == 3100 and m["request"]["thread"] == "helios-review"
