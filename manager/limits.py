@@ -250,7 +250,10 @@ class ContextBudget(BaseModel):
         return chosen.get(intent, False)
 
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        data = self.model_dump(mode="json")
+        if data.get("linked_history") is None:  # unset: the default applies, and `budget set` can add to it
+            data.pop("linked_history", None)
+        return data
 
     @classmethod
     def from_guideline(cls, data: dict[str, Any] | None) -> ContextBudget:
