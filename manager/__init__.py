@@ -61,7 +61,15 @@ from .kb.images import NOT_SEARCHABLE, sidecar_paths
 from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
 from .kb.links import is_web_url
 from .kb.parse import SUPPORTED_EXTENSIONS
-from .limits import ROWS_CEILING, CapsSettings, ChunkSettings, ContextBudget, KbSettings, MemoryFileSettings
+from .limits import (
+    ROWS_CEILING,
+    CapsSettings,
+    ChunkSettings,
+    ContextBudget,
+    ContextSettings,
+    KbSettings,
+    MemoryFileSettings,
+)
 from .links.kinds import RELATIONS, REVERSE
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
@@ -105,6 +113,7 @@ __all__ = [
     "ConfigError",
     "Conflict",
     "ContextBudget",
+    "ContextSettings",
     "ContextTooSmall",
     "ContextWindow",
     "DatabaseBusy",

@@ -44,7 +44,7 @@ from .kb import sources as kb_sources
 from .kb.embed import Embedder, default_embedder
 from .kb.image_header import is_image_path
 from .kb.render import render_hits
-from .limits import CapsSettings, ChunkSettings, ContextBudget, KbSettings, MemoryFileSettings
+from .limits import CapsSettings, ChunkSettings, ContextBudget, ContextSettings, KbSettings, MemoryFileSettings
 from .links import kinds as link_kinds
 from .links import render as link_render
 from .links import store as link_store
@@ -69,9 +69,11 @@ class MemoryManager:
         *,
         embedder: Embedder | None = None,
         kb: KbSettings | None = None,
+        context: ContextSettings | None = None,
     ):
         self.backend = backend
         self.caps = caps or CapsSettings()
+        self.context = context or ContextSettings()
         backend.set_call_timeout(self.caps.query_timeout_s)
         backend.set_query_temp_caps(self.caps.query_temp_mb, self.caps.query_temp_total_mb)
         self.memory_files = memory_files or MemoryFileSettings()
@@ -352,7 +354,9 @@ class MemoryManager:
                 return context_expand.expand_image(
                     s, memory_id, now, include_bytes=include_bytes, max_image_bytes=self.caps.max_image_bytes
                 )
-            return context_expand.expand(s, WindowKey.of(identity), memory_id)
+            return context_expand.expand(
+                s, WindowKey.of(identity), memory_id, now=now, idle_s=self.context.window_idle_s
+            )
 
     def fetch_image(self, identity: Identity, image_id: str) -> ToolOutput:
         """Handler `fetch_image`: an image the caller may read now, by id, with its bytes (within the cap).
@@ -389,7 +393,14 @@ class MemoryManager:
         now = now_iso()
         with self.backend.session(identity, now=now) as s:
             return context_clarify.record_clarification(
-                s, identity, question=question, options=options, action=action, answer=answer, now=now
+                s,
+                identity,
+                question=question,
+                options=options,
+                action=action,
+                answer=answer,
+                now=now,
+                idle_s=self.context.window_idle_s,
             )
 
     def record_turn(self, identity: Identity, role: str, content: str | Sequence[Mapping[str, Any]]) -> Row:
@@ -420,8 +431,9 @@ class MemoryManager:
         event referencing mcp_call_log row `call_id`; with no round left it does not run
         and the answer is one sentence.
         """
-        with self.backend.session(identity, now=now_iso()) as s:
-            opened = context_rounds.open_round(s, WindowKey.of(identity))
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            opened = context_rounds.open_round(s, WindowKey.of(identity), now=now, idle_s=self.context.window_idle_s)
         if not isinstance(opened, context_rounds.Round):
             return call() if opened is None else opened
         output = context_rounds.run_capped(opened, call)

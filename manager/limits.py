@@ -21,6 +21,7 @@ __all__ = [
     "ChunkSettings",
     "ContextBudget",
     "KbSettings",
+    "ContextSettings",
     "MemoryFileSettings",
     "RankWeights",
     "SliceShares",
@@ -58,6 +59,9 @@ class CapsSettings(BaseModel):
         le=MAX_STORED_IMAGE_BYTES,
         description="largest image a result carries (expand include_bytes, fetch_image)",
     )
+    elicit_timeout_s: float = Field(
+        120.0, gt=0, le=3600, description="clarify waits this long for the user's answer (2025-11-25 era)"
+    )
 
     @model_validator(mode="after")
     def _default_within_max(self) -> CapsSettings:
@@ -81,6 +85,16 @@ class KbSettings(BaseModel):
 
     max_image_bytes: int = Field(
         10_000_000, ge=1, le=MAX_STORED_IMAGE_BYTES, description="largest image file `memgate ingest` stores"
+    )
+
+
+class ContextSettings(BaseModel):
+    """memgate.toml [context]: how long a context window lasts after its last call."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    window_idle_s: float = Field(
+        300.0, gt=0, le=7 * 86400, description="a window ends after this long without a call that used it"
     )
 
 
@@ -124,6 +138,8 @@ class ChunkSettings(BaseModel):
 DEFAULT_RESULT_TOKENS = 2000
 #: the four variable slices of a context window, each with a share of what the fixed slices leave
 SHARE_NAMES = ("durable_facts", "evidence", "recalled_history", "volatile_tail")
+#: the intents whose windows admit linked history when the budget names none
+DEFAULT_LINKED_HISTORY = {"comparison": True}
 #: keys older budgets used, and what they are now
 RENAMED_BUDGET_KEYS = {"max_window_tokens": "usable_context", "max_tool_rounds": "max_rounds"}
 
@@ -200,6 +216,9 @@ class ContextBudget(BaseModel):
     overflow_order: list[str] = Field(
         default_factory=lambda: ["evidence", "durable_facts", "volatile_tail", "recalled_history"]
     )
+    #: per intent, whether its windows admit linked history (an ended version beside the memory
+    #: linked to it); an intent not named is off. None: DEFAULT_LINKED_HISTORY.
+    linked_history: dict[str, bool] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -216,6 +235,9 @@ class ContextBudget(BaseModel):
             raise _KeyError(
                 "overflow_order", f"must name each of {', '.join(SHARE_NAMES)} once, got {list(self.overflow_order)}"
             )
+        unknown = sorted(set(self.linked_history or {}) - set(self.shares))
+        if unknown:
+            raise _KeyError("linked_history", f"names no intent of shares: {', '.join(unknown)}")
         if self.available <= 0:
             raise _KeyError(
                 "usable_context", f"must exceed the reserves ({self.reserved} tokens), got {self.usable_context}"
@@ -243,8 +265,16 @@ class ContextBudget(BaseModel):
                 f"intent must be one of {', '.join(self.shares)}, got {intent!r}", field="intent"
             ) from None
 
+    def links_history(self, intent: str) -> bool:
+        """Whether `intent`'s windows admit linked history (opt-in; a fact check wants current facts)."""
+        chosen = DEFAULT_LINKED_HISTORY if self.linked_history is None else self.linked_history
+        return chosen.get(intent, False)
+
     def to_json(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        data = self.model_dump(mode="json")
+        if data.get("linked_history") is None:  # unset: the default applies, and `budget set` can add to it
+            data.pop("linked_history", None)
+        return data
 
     @classmethod
     def from_guideline(cls, data: dict[str, Any] | None) -> ContextBudget:

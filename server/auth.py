@@ -268,6 +268,7 @@ def identity_from_access_token(token: AccessToken, settings: HttpAuthSettings) -
         settings.tenant_claim,
         settings.user_claim,
         settings.agent_claim,
+        settings.thread_claim,
         settings.roles_claim,
         "sub",
         *_SCOPE_CLAIMS,
@@ -281,6 +282,7 @@ def identity_from_access_token(token: AccessToken, settings: HttpAuthSettings) -
         tenant=tenant,
         user=user,
         agent=_str_claim(claims, settings.agent_claim),
+        thread=_str_claim(claims, settings.thread_claim),  # an id by the tenant gate's check
         principal=_str_claim(claims, "sub"),
         scopes=frozenset(token.scopes),
         roles=_roles(claims.get(settings.roles_claim)),

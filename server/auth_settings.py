@@ -74,6 +74,8 @@ class HttpAuthSettings(BaseModel):
     tenant_claim: str = "tenant"
     user_claim: str = "sub"
     agent_claim: str = "agent"
+    #: the claim naming the conversation thread a token's calls belong to (windows, rounds, the wall)
+    thread_claim: str = "thread"
     roles_claim: str = "roles"
     authorization_servers: list[str] = []
     resource_url: str | None = None  # public base URL advertised in RFC 9728 metadata

@@ -7,10 +7,12 @@ recorded, never trusted for access.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from dataclasses import replace
 
 from fastmcp.server.dependencies import get_access_token, get_context
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from memgate.manager import Identity, NoCaller
 from memgate.toolbox import CallContext, CallContextResolver
@@ -40,18 +42,46 @@ def stdio_resolver(identity: Identity) -> CallContextResolver:
 
 
 def http_resolver(auth: HttpAuthSettings) -> CallContextResolver:
-    """Every request speaks for the tenant and user in its verified bearer token."""
+    """Every request speaks for the tenant, user, agent and thread in its verified bearer token.
+
+    In the 2026-07-28 era a request has no lasting session (its MCP session id is new
+    every time), so the caller's session is made from its identity (`caller_session`):
+    its window, conversation and session store are found in the database by who it is,
+    whichever server process takes the next request. The legacy era keeps its
+    mcp-session-id.
+    """
 
     def resolve() -> CallContext:
         token = get_access_token()
         if token is None:
             # Only outside a request (start-up); on /mcp the auth middleware rejects first.
             raise NoCaller("no verified access token on this request")
+        identity = identity_from_access_token(token, auth)
+        session = caller_session(identity) if _modern_era() else None
         return CallContext(
-            identity=_with_client(identity_from_access_token(token, auth)), transport=_transport() or "streamable-http"
+            identity=_with_client(identity, session=session), transport=_transport() or "streamable-http"
         )
 
     return resolve
+
+
+def caller_session(identity: Identity) -> str:
+    """A stateless caller's lasting session: the same for the same tenant, user and agent, in any process.
+
+    Hashed, so the key has one length whatever the ids; the tenant is part of it though the
+    wall already keeps tenants apart. Callers that share a user and agent share it: a
+    `thread` claim keeps their conversations apart (a thread keys the window before this).
+    """
+    parts = "\x00".join((identity.tenant, identity.user or "", identity.agent or ""))
+    return "caller-" + hashlib.sha256(parts.encode()).hexdigest()[:32]
+
+
+def _modern_era() -> bool:
+    try:
+        session = get_context().session
+    except RuntimeError:
+        return False
+    return getattr(session, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
 
 
 def _transport() -> str | None:

@@ -29,7 +29,15 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from memgate.manager import CapsSettings, ConfigError, DatabaseSettings, Identity, KbSettings, MemoryFileSettings
+from memgate.manager import (
+    CapsSettings,
+    ConfigError,
+    ContextSettings,
+    DatabaseSettings,
+    Identity,
+    KbSettings,
+    MemoryFileSettings,
+)
 
 from .auth_settings import HttpAuthSettings
 
@@ -114,6 +122,7 @@ class Settings(BaseSettings):
     stdio: StdioIdentitySettings = Field(default_factory=StdioIdentitySettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
     caps: CapsSettings = Field(default_factory=CapsSettings)
+    context: ContextSettings = Field(default_factory=ContextSettings)
     memory_files: MemoryFileSettings = Field(default_factory=MemoryFileSettings)
     kb: KbSettings = Field(default_factory=KbSettings)
 

@@ -41,7 +41,7 @@ log = logging.getLogger("memgate.server.auth")
 UNMAPPED_SENTENCE = "This account is not mapped to a memgate tenant; ask the memgate operator to map it."
 MISMATCH_SENTENCE = "This token's tenant and the operator's tenant mapping disagree, so the request is refused."
 INVALID_ID_SENTENCE = (
-    "This token's tenant, user or agent claim is not a valid memgate id, so the request is "
+    "This token's tenant, user, agent or thread claim is not a valid memgate id, so the request is "
     "refused; ask the memgate operator to check which claims carry them."
 )
 _MAX_LOGGED = 200
@@ -81,7 +81,11 @@ class TenantGate:
         """
         if claimed is not None:
             check_id(claimed, "tenant")
-        for kind, claim in (("user", self.settings.user_claim), ("agent", self.settings.agent_claim)):
+        for kind, claim in (
+            ("user", self.settings.user_claim),
+            ("agent", self.settings.agent_claim),
+            ("thread", self.settings.thread_claim),
+        ):
             value = token.claims.get(claim)
             if isinstance(value, str) and value:
                 check_id(value, kind)

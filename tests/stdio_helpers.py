@@ -122,3 +122,23 @@ class RawStdio:
             if self.proc.poll() is None:
                 self.proc.kill()
             self._stderr.close()
+
+
+def stdio_env(home, **extra: str) -> dict[str, str]:
+    """The environment a host's launch configuration gives `memgate serve` (subprocesses inherit none)."""
+    return {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "FASTMCP_CHECK_FOR_UPDATES": "off",
+        "FASTMCP_SHOW_SERVER_BANNER": "false",
+        **extra,
+    }
+
+
+def serve_stdio(args: list[str], home, **env: str):
+    """A fastmcp StdioTransport running `python -m memgate *args` with `env` added to its launch environment."""
+    from fastmcp.client.transports import StdioTransport
+
+    return StdioTransport(sys.executable, ["-m", "memgate", *args], env=stdio_env(home, **env), cwd=str(home))

@@ -201,7 +201,7 @@ class ToolDispatcher:
             with anyio.fail_after(timeout):
                 return await anyio.to_thread.run_sync(call_and_log, abandon_on_cancel=True)
         spec, kwargs = await anyio.to_thread.run_sync(lambda: self._prepare(tool, arguments, identity))
-        step = await spec.interact(dict(kwargs))  # in the request's event loop: it talks to the client
+        step = await self._interact(spec, kwargs, record.call_id, tool.name)
         if isinstance(step, ToolResult):
             return step, None, False
         kwargs.update(step)
@@ -210,6 +210,18 @@ class ToolDispatcher:
                 lambda: self._invoke(spec, kwargs, identity, record.call_id, tool.name), abandon_on_cancel=True
             )
         return output, _structured(tool, output), False
+
+    async def _interact(self, spec: Any, kwargs: dict[str, Any], call_id: str, tool_name: str) -> Any:
+        """The handler's talk with the client (in the request's event loop), under caps.elicit_timeout_s.
+
+        Past the deadline the step is `{"action": "timeout"}`: the method records it and the
+        call answers (and is logged) as a timeout, instead of holding the call open.
+        """
+        limit = self.manager.caps.elicit_timeout_s
+        with anyio.move_on_after(limit):
+            return await spec.interact(dict(kwargs))
+        log.warning("call %s to %s: the client did not answer within %s s", call_id, tool_name, limit)
+        return {"action": "timeout"}
 
     def _prepare(self, tool: RowTool, arguments: dict[str, Any], identity: Identity) -> tuple[Any, dict[str, Any]]:
         """Re-read and re-check the row, validate the arguments: the handler spec and the method's kwargs."""

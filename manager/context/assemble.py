@@ -97,7 +97,8 @@ def assemble(
     candidates = gather(session, embedder, question, now, window)
     admitted, excluded = select(candidates, question=question, now=now, budget=budget, reranker=reranker, window=window)
     admitted = _require_current_facts(session, admitted, now, budget, reranker, question)
-    admitted, excluded = linked_history(session, admitted, excluded, now)
+    if budget.links_history(intent):  # opt-in per intent: otherwise an ended version stays a lifecycle exclusion
+        admitted, excluded = linked_history(session, admitted, excluded, now)
     by_slice: dict[str, list[Candidate]] = {name: [] for name in VARIABLE}
     for c in admitted:
         by_slice[c.slice].append(c)

@@ -2,8 +2,9 @@
 
 An answer (or a decline, or a cancel) is a `clarify_answer` event with the window's next
 turn index, so the next window's volatile tail holds it. When the client cannot ask the
-user, the question is kept as a `clarify_request` event and the model is told to ask
-the user in its reply.
+user, or the user did not answer in time (`timeout`: the 2025-11-25 era's wait past
+caps.elicit_timeout_s), the question is kept as a `clarify_request` event and the model
+is told to ask the user in its reply; a timeout's call-log row has status `timeout`.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from .window import WindowKey, current_window
 
 __all__ = ["ACTIONS", "record_clarification"]
 
-ACCEPT, DECLINE, CANCEL, FALLBACK = "accept", "decline", "cancel", "fallback"
-ACTIONS = (ACCEPT, DECLINE, CANCEL, FALLBACK)
+ACCEPT, DECLINE, CANCEL, FALLBACK, TIMEOUT = "accept", "decline", "cancel", "fallback", "timeout"
+ACTIONS = (ACCEPT, DECLINE, CANCEL, FALLBACK, TIMEOUT)
 _PAST = {DECLINE: "declined", CANCEL: "chose not"}
 _MAX_ANSWER = 2000
 
@@ -36,6 +37,7 @@ def record_clarification(
     action: str,
     answer: str | None,
     now: str,
+    idle_s: float | None = None,
 ) -> ToolOutput:
     if action not in ACTIONS:
         raise InvalidArgument(f"action must be one of {', '.join(ACTIONS)}, got {action!r}", field="action")
@@ -44,9 +46,9 @@ def record_clarification(
     key = WindowKey.of(identity)
     data = {"question": question, "options": list(options) if options else None, "action": action, "answer": answer}
     with session.transaction():
-        window = current_window(session, key)
+        window = current_window(session, key, now=now, idle_s=idle_s)
         common = dict(now=now, data=data, window_id=window.manifest_id if window else None)
-        if action == FALLBACK:
+        if action in (FALLBACK, TIMEOUT):
             event = write_event(
                 session,
                 identity,
@@ -72,7 +74,9 @@ def record_clarification(
 
 
 def _checked(answer: str | None, options: Sequence[str] | None) -> str:
-    if not isinstance(answer, str) or not answer.strip():
+    if answer is not None and not isinstance(answer, str):
+        raise InvalidArgument("the user's answer is not text", field="answer")
+    if not answer or not answer.strip():
         raise InvalidArgument("the user's answer is empty", field="answer")
     if len(answer) > _MAX_ANSWER:
         raise InvalidArgument(f"the user's answer is longer than {_MAX_ANSWER} characters", field="answer")
@@ -92,15 +96,19 @@ def _output(event: dict, question: str, options: Sequence[str] | None, action: s
             turn=event["turn_index"],
         )
         text = f"{metadata_line(clarify='answered', question=' '.join(question.split())[:200])}\n{body}"
-    elif action == FALLBACK:
+    elif action in (FALLBACK, TIMEOUT):
         choices = f" Offer these options: {'; '.join(options)}." if options else ""
-        text = (
-            f"This client cannot ask the user directly: ask the user in your reply: "
-            f"{' '.join(question.split())}{choices}"
-        )
+        why = "This client cannot ask the user directly" if action == FALLBACK else "The user did not answer in time"
+        text = f"{why}: ask the user in your reply: {' '.join(question.split())}{choices}"
     else:
         text = (
             f"The user {'declined' if action == DECLINE else 'dismissed'} the question; do not ask it again "
             "now: answer with what you have and say what is missing."
         )
-    return ToolOutput(text=text, rows=1 if action == ACCEPT else 0, tokens=count_tokens(text), cited_ids=(event["id"],))
+    return ToolOutput(
+        text=text,
+        rows=1 if action == ACCEPT else 0,
+        tokens=count_tokens(text),
+        cited_ids=(event["id"],),
+        status="timeout" if action == TIMEOUT else "ok",
+    )

@@ -32,8 +32,8 @@ from .window import WindowKey, current_window
 __all__ = ["expand", "expand_image"]
 
 
-def expand(session: Session, key: WindowKey, memory_id: str) -> ToolOutput:
-    window = current_window(session, key)
+def expand(session: Session, key: WindowKey, memory_id: str, *, now: str, idle_s: float) -> ToolOutput:
+    window = current_window(session, key, now=now, idle_s=idle_s)
     entry = next(
         (
             m

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from ..limits import SHARE_NAMES
 
-__all__ = ["FIXED", "SLICES", "TYPES", "VARIABLE", "MemoryType"]
+__all__ = ["FIXED", "SLICES", "STABLE", "TYPES", "VARIABLE", "MemoryType"]
 
 GUIDELINES, PERSONA, TOOL_SURFACE, QUESTION = "guidelines", "persona", "tool_surface", "question"
 DURABLE_FACTS, EVIDENCE, RECALLED_HISTORY, VOLATILE_TAIL = SHARE_NAMES
 
 #: every slice in the order the window shows them
 SLICES = (GUIDELINES, PERSONA, TOOL_SURFACE, DURABLE_FACTS, EVIDENCE, RECALLED_HISTORY, VOLATILE_TAIL, QUESTION)
+#: the same bytes in every window of a caller until a row changes: shown before the metadata line
+STABLE = (GUIDELINES, PERSONA, TOOL_SURFACE)
 #: charged first, at their real cost, never cut: if they do not fit, assembly fails naming the slice
 FIXED = (GUIDELINES, PERSONA, TOOL_SURFACE, QUESTION)
 #: split by the intent's shares

@@ -1,13 +1,22 @@
-"""The window's text: a metadata line, one block per slice in layout order, the question last.
+"""The window's text: the stable slices, then the metadata line, the other slices, the question last.
 
-    context window: fact_check | evaluated at: ... | budget: 3100 tokens | expand: ...
     <slice name="guidelines">
     <memory id="..." type="guideline" status="current" key="..." version="1">
     <content>...</content>
     </memory>
     </slice>
+    <slice name="persona">...</slice>
+    <slice name="tool_surface">...</slice>
+    context window: fact_check | evaluated at: ... | budget: 3100 tokens | expand: ...
+    <slice name="durable_facts">...</slice>
     ...
     <question>...</question>
+
+Stable first, so host prompt caching works: guidelines, persona and tools are the same
+bytes in every window of a caller until one of them changes, and the metadata line
+(intent, evaluation time) follows them (renderer `window-2`). Manifests rendered by
+`window-1` put the metadata line first; replay renders each manifest by its own
+renderer version, so its hash is over the same bytes.
 
 Rendering reads only what a manifest keeps (row versions, tier, status, annotations), so
 replay renders the same bytes again. Every memory is a record of output/records.py.
@@ -21,11 +30,22 @@ from ..backend.base import Row
 from ..output.records import StaleFact, attr, escape_body, memory_record, metadata_line
 from ..tokens import count_tokens
 from .forms import attributes, full_body, one_line, summary_body
-from .layout import FULL, QUESTION, SLICES, SUMMARY
+from .layout import FULL, QUESTION, SLICES, STABLE, SUMMARY
 
-__all__ = ["RENDERER_VERSION", "cost", "header", "question_block", "record", "slice_block", "window_text"]
+__all__ = [
+    "RENDERERS",
+    "RENDERER_VERSION",
+    "cost",
+    "header",
+    "question_block",
+    "record",
+    "slice_block",
+    "window_text",
+]
 
-RENDERER_VERSION = "window-1"
+#: window-1: the metadata line first; window-2: the stable slices first, then the metadata line
+RENDERERS = ("window-1", "window-2")
+RENDERER_VERSION = RENDERERS[-1]
 #: a linked history record's label, in the order it is shown
 _LINK_LABEL = ("linked_to", "relation", "direction")
 #: a window record is never clipped: tiers decide how much of it is shown
@@ -103,12 +123,19 @@ def question_block(question: str) -> str:
     return f"<question>{escape_body(question)}</question>"
 
 
-def window_text(head: str, blocks: dict[str, Sequence[str]], question: str) -> str:
-    """The window: `blocks` maps a slice to its records; empty slices are left out."""
-    parts = [head]
+def window_text(head: str, blocks: dict[str, Sequence[str]], question: str, renderer: str = RENDERER_VERSION) -> str:
+    """The window: `blocks` maps a slice to its records; empty slices are left out.
+
+    `renderer` is a manifest's renderer_version (one of RENDERERS): where the metadata line goes.
+    """
+    if renderer not in RENDERERS:
+        raise ValueError(f"unknown window renderer {renderer!r}")
+    parts = [] if renderer != "window-1" else [head]
     for name in SLICES:
         if name == QUESTION:
             parts.append(question_block(question))
         elif blocks.get(name):
             parts.append(slice_block(name, blocks[name]))
+        if renderer != "window-1" and name == STABLE[-1]:
+            parts.append(head)
     return "\n".join(parts)

@@ -25,7 +25,7 @@ from ..backend.base import Row, Session
 from . import manifest as manifests
 from .assemble import fixed_records
 from .layout import FIXED, QUESTION, SLICES
-from .render import RENDERER_VERSION, header, record, window_text
+from .render import RENDERER_VERSION, RENDERERS, header, record, window_text
 
 __all__ = ["Replay", "Unreplayable", "replay"]
 
@@ -78,7 +78,7 @@ def replay(
     the caller may no longer see; without it every missing row is reported as deleted.
     """
     m = manifests.read(session, manifest_id, tenant)
-    if m.get("renderer_version") != RENDERER_VERSION:
+    if m.get("renderer_version") not in RENDERERS:
         return Replay(
             manifest_id,
             m,
@@ -115,7 +115,7 @@ def replay(
                 )
             )
     head = header(m["intent"], m["evaluated_at"], m["arithmetic"]["available"])
-    text = window_text(head, blocks, m["request"]["question"])
+    text = window_text(head, blocks, m["request"]["question"], m["renderer_version"])
     digest = manifests.sha256(text)
     return Replay(manifest_id, m, text, digest, digest == m["window_hash"], as_of=marker)
 

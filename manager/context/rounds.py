@@ -1,8 +1,9 @@
 """Tool rounds after a window: each tool result is charged to the window's shared tool reserve.
 
 A round is one tool call that brings memory into the window (every tool but clarify)
-after a window was assembled for the caller's thread (or server session). The counter
-starts at 0 with each new window and counts that window's `tool_result` events, so it
+after a window was assembled for the caller's thread (or server session), while that
+window lasts (window.py: until the next window, or context.window_idle_s without an
+event). The counter starts at 0 with each new window and counts that window's `tool_result` events, so it
 lives in the database and every server process sees the same count. A round runs with
 its result bounded by what the reserve has left (and by max_tool_result_tokens); its
 result gets a memory id, its provenance (the mcp_call_log row) and its token count, and
@@ -57,9 +58,13 @@ class Round:
     cap: int
 
 
-def open_round(session: Session, key: WindowKey) -> Round | ToolOutput | None:
-    """The round a call would be; a one-sentence ToolOutput when none is left; None with no window."""
-    window = current_window(session, key)
+def open_round(session: Session, key: WindowKey, *, now: str, idle_s: float) -> Round | ToolOutput | None:
+    """The round a call would be; a one-sentence ToolOutput when none is left; None with no window.
+
+    Rounds are counted per window: a window that ended (a newer one was assembled, or it
+    idled past `idle_s`) is no window, so it never refuses a call.
+    """
+    window = current_window(session, key, now=now, idle_s=idle_s)
     if window is None:
         return None
     limits = window.manifest["limits"]

@@ -32,7 +32,11 @@ def settings_from(ctx: click.Context, **overrides: Any) -> Settings:
 def open_manager(settings: Settings, *, create: bool = True) -> MemoryManager:
     """The manager on the configured database (the SQLite file is created on first use)."""
     return MemoryManager(
-        open_backend(settings.database, create=create), settings.caps, settings.memory_files, kb=settings.kb
+        open_backend(settings.database, create=create),
+        settings.caps,
+        settings.memory_files,
+        kb=settings.kb,
+        context=settings.context,
     )
 
 

@@ -1,9 +1,13 @@
 -- The caller's current context window: the latest manifest of its thread (:thread), or with
 -- no thread of its server session (:session). The wall keeps other users' rows out.
-SELECT id, content_json, created_at
-FROM conversation_memory
-WHERE event_type = 'context_manifest' AND valid_from <= app_now()
-  AND ((:thread IS NOT NULL AND thread_id = :thread)
-       OR (:thread IS NULL AND thread_id IS NULL AND session_id = :session))
-ORDER BY created_at DESC, id DESC
+-- last_at is the window's latest event (the manifest itself, a tool round, a clarify answer):
+-- the manager ends a window idle past context.window_idle_s.
+SELECT m.id, m.content_json, m.created_at,
+       (SELECT max(e.created_at) FROM conversation_memory e
+        WHERE e.tenant_id = m.tenant_id AND e.window_id = m.id) AS last_at
+FROM conversation_memory m
+WHERE m.event_type = 'context_manifest' AND m.valid_from <= app_now()
+  AND ((:thread IS NOT NULL AND m.thread_id = :thread)
+       OR (:thread IS NULL AND m.thread_id IS NULL AND m.session_id = :session))
+ORDER BY m.created_at DESC, m.id DESC
 LIMIT 1

@@ -13,6 +13,7 @@ from context_helpers import FACT_CHECK, JANE_IN_REVIEW, placed
 from fastmcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import log_rows, stdio_app
+from stdio_helpers import serve_stdio
 
 from memgate.manager import ACME
 from memgate.manager.demo.dataset import ACME_BUDGET
@@ -70,7 +71,7 @@ async def test_the_prompt_assembles_the_fact_check_window_and_records_its_manife
     [m] = manifests(backend)
     assert m["window_hash"] == hashlib.sha256(text.encode()).hexdigest()
     assert placed(m)["ent_acme_helios_v2"] == ("durable_facts", "full", "current")
-    assert placed(m)["ent_acme_helios_v1"] == ("durable_facts", "full", "historical")  # v2's linked history
+    assert "ent_acme_helios_v1" not in placed(m)  # superseded; fact_check admits no linked history
     assert placed(m)["sum_acme_july"] == ("recalled_history", "full", "historical")
     assert '<annotation current_fact_id="ent_acme_helios_v2">' in text
     assert m["arithmetic"]["available"] == 3100 and m["request"]["thread"] == "helios-review"
@@ -296,10 +297,8 @@ async def test_a_declined_question_is_kept_as_declined(servers, backend, mode):
 async def test_a_real_stdio_server_keeps_its_window_across_requests_without_a_thread(
     sqlite_path, manager, backend, tmp_path, two_tenants, mode
 ):
-    from test_server_stdio import _serve
-
     _small_budget(manager)
-    transport = _serve(
+    transport = serve_stdio(
         ["--db", str(sqlite_path), "serve", "--tenant", "acme", "--user", "jane", "--agent", "research-assistant"],
         tmp_path,
     )

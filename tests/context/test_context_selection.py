@@ -63,10 +63,8 @@ def test_deleted_pending_and_expired_versions_are_left_out_each_with_its_state(m
     assert _exclusion(m, "ent_deleted") == ("lifecycle", "deleted")
     assert _exclusion(m, "ent_pending") == ("lifecycle", "pending")
     assert _exclusion(m, "ent_expired") == ("lifecycle", "expired")
-    # version 1 is closed with a newer version: it enters only as version 2's linked history, labelled
-    assert placed(m)["ent_acme_helios_v1"] == ("durable_facts", "full", "historical")
-    [v1] = [e for e in m["memories"] if e["ref"]["id"] == "ent_acme_helios_v1"]
-    assert v1["link"] == {"linked_to": "ent_acme_helios_v2", "relation": "is_superseded_by", "direction": "out"}
+    # version 1 is closed with a newer version, and fact_check admits no linked history
+    assert _exclusion(m, "ent_acme_helios_v1") == ("lifecycle", "superseded")
     assert not {"ent_deleted", "ent_pending", "ent_expired"} & set(placed(m))
     for version in ("ent_deleted", "ent_pending", "ent_expired"):
         assert ["entity_memory", version, 1] in m["change_marker"]["versions"]  # read, then excluded
@@ -147,8 +145,7 @@ def test_the_score_is_the_budgets_weights_over_rerank_confidence_and_recency(man
     assert scores["ent_acme_helios_owner"] == pytest.approx(0.60 + 0.25 * 0.9)  # older than 60 days
     assert scores["chk_acme_1_0"] == pytest.approx(0.60 + 0.25 * 0.5)  # no confidence: 0.5
     durable = [e["ref"]["id"] for e in m["memories"] if e["slice"] == "durable_facts"]
-    # best first; version 1 follows version 2 as its linked history
-    assert durable == ["ent_acme_helios_v2", "ent_acme_helios_v1", "ent_acme_helios_owner"]
+    assert durable == ["ent_acme_helios_v2", "ent_acme_helios_owner"]  # best first
 
 
 def test_equal_scores_are_ordered_by_priority_valid_from_table_and_id():

@@ -29,18 +29,9 @@ def window(manager, two_tenants):
 def test_the_fact_check_window_holds_the_current_fact_whole_and_labels_the_july_summary(window):
     m = window.manifest
     assert placed(m)["ent_acme_helios_v2"] == ("durable_facts", "full", "current")
-    # version 1 enters only as version 2's linked history, with the relation label (never alone)
-    assert "ent_acme_helios_v1" not in excluded(m)
-    assert placed(m)["ent_acme_helios_v1"] == ("durable_facts", "full", "historical")
-    [v1] = [e for e in m["memories"] if e["ref"]["id"] == "ent_acme_helios_v1"]
-    assert (v1["ref"]["version"], v1["link"]) == (
-        1,
-        {"linked_to": "ent_acme_helios_v2", "relation": "is_superseded_by", "direction": "out"},
-    )
-    assert (
-        '<memory id="ent_acme_helios_v1" type="entity" status="historical" linked_to="ent_acme_helios_v2" '
-        'relation="is_superseded_by" direction="out" version="1"'
-    ) in window.text
+    # version 1 is superseded: linked history is off for fact_check, so it stays a lifecycle exclusion
+    assert excluded(m)["ent_acme_helios_v1"] == "lifecycle" and "ent_acme_helios_v1" not in placed(m)
+    assert '<memory id="ent_acme_helios_v1"' not in window.text
     assert placed(m)["sum_acme_july"] == ("recalled_history", "full", "historical")
     [july] = [e for e in m["memories"] if e["ref"]["id"] == "sum_acme_july"]
     assert [(n["current_fact_id"], n["used"]["id"]) for n in july["annotations"]] == [
@@ -54,6 +45,29 @@ def test_the_fact_check_window_holds_the_current_fact_whole_and_labels_the_july_
     assert "<content>model:helios-rag beir_ndcg10 = 0.78" in window.text
 
 
+def test_linked_history_is_opt_in_per_intent_in_the_budget(manager, two_tenants):
+    """Opted in, version 1 enters only as version 2's linked history, with the relation label (never alone)."""
+    assert ContextBudget.from_guideline(ACME_BUDGET).links_history("comparison")
+    assert not ContextBudget.from_guideline(ACME_BUDGET).links_history("fact_check")
+    manager.set_context_budget(ACME, {**ACME_BUDGET, "linked_history": {"fact_check": True}})
+    window = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
+    m = window.manifest
+    assert "ent_acme_helios_v1" not in excluded(m)
+    assert placed(m)["ent_acme_helios_v1"] == ("durable_facts", "full", "historical")
+    [v1] = [e for e in m["memories"] if e["ref"]["id"] == "ent_acme_helios_v1"]
+    assert (v1["ref"]["version"], v1["link"]) == (
+        1,
+        {"linked_to": "ent_acme_helios_v2", "relation": "is_superseded_by", "direction": "out"},
+    )
+    assert (
+        '<memory id="ent_acme_helios_v1" type="entity" status="historical" linked_to="ent_acme_helios_v2" '
+        'relation="is_superseded_by" direction="out" version="1"'
+    ) in window.text
+    assert m["budget"]["linked_history"] == {"fact_check": True}
+    with pytest.raises(InvalidArgument, match="context_budget.linked_history: names no intent of shares: triage"):
+        manager.set_context_budget(ACME, {**ACME_BUDGET, "linked_history": {"triage": True}})
+
+
 def test_the_fact_check_window_selects_these_refs_in_these_slices(window):
     m = window.manifest
     assert refs(m, "guidelines") == [
@@ -64,7 +78,6 @@ def test_the_fact_check_window_selects_these_refs_in_these_slices(window):
     assert [r[0] for r in refs(m, "tool_surface")] == ["toolbox_memory"] * len(TOOLS)
     assert refs(m, "durable_facts") == [
         ("entity_memory", "ent_acme_helios_v2", 2),
-        ("entity_memory", "ent_acme_helios_v1", 1),
         ("entity_memory", "ent_acme_helios_owner", 1),
     ]
     assert refs(m, "evidence") == [
@@ -104,7 +117,8 @@ def test_the_budget_arithmetic_starts_from_3100_and_splits_the_rest_by_shares(wi
         start = lines.index(f'<slice name="{name}">')
         block = "\n".join(lines[start : lines.index("</slice>", start) + 1])
         assert a["fixed"][name] == count_tokens(block) + 1, name
-    assert a["fixed"]["question"] == count_tokens(lines[0]) + 1 + count_tokens(lines[-1]) + 1  # metadata line too
+    head = next(line for line in lines if line.startswith("context window: "))  # after the stable slices
+    assert a["fixed"]["question"] == count_tokens(head) + 1 + count_tokens(lines[-1]) + 1  # metadata line too
     assert a["remainder"] == 3100 - sum(a["fixed"].values())
     shares = {"durable_facts": 0.40, "evidence": 0.25, "recalled_history": 0.10, "volatile_tail": 0.25}
     assert a["allowances"] == {k: math.floor(a["remainder"] * v) for k, v in shares.items()}
@@ -157,7 +171,7 @@ def test_every_window_writes_one_thread_scoped_manifest_event(manager, backend, 
     m = json.loads(row["content_json"])
     assert m["budget_ref"] == {"type": "guideline_memory", "row_id": "context_context_budget", "version": 1}
     assert m["intent"] == "fact_check" and m["evaluated_at"] == row["valid_from"]
-    assert m["renderer_version"] == "window-1" and m["selection_version"] == "selection-1/retrieval"
+    assert m["renderer_version"] == "window-2" and m["selection_version"] == "selection-1/retrieval"
     assert m["request"] == {
         "question": FACT_CHECK,
         "intent": "fact_check",

@@ -96,7 +96,9 @@ async def test_a_globex_token_never_sees_acme_data(base_url, backend):
     assert {r["tenant_id"] for r in log_rows(backend)} == {"globex"}
 
 
-@pytest.mark.parametrize("claim", [{"tenant": "bad tenant!"}, {"sub": "jane acme"}, {"agent": "../x"}])
+@pytest.mark.parametrize(
+    "claim", [{"tenant": "bad tenant!"}, {"sub": "jane acme"}, {"agent": "../x"}, {"thread": "t" * 201}]
+)
 async def test_a_token_whose_ids_break_the_id_rule_gets_403_and_a_logged_denial(base_url, backend, claim):
     before = table_digest(backend, skip=("mcp_call_log",))
     response = httpx.post(
@@ -114,7 +116,7 @@ async def test_a_token_whose_ids_break_the_id_rule_gets_403_and_a_logged_denial(
     assert response.json() == {
         "error": "invalid_identity",
         "error_description": (
-            "This token's tenant, user or agent claim is not a valid memgate id, so the request is refused; "
+            "This token's tenant, user, agent or thread claim is not a valid memgate id, so the request is refused; "
             "ask the memgate operator to check which claims carry them."
         ),
     }

@@ -7,9 +7,13 @@ capabilities it declared (the handshake's in the 2025-11-25 era, each request's 
   client asks the user and repeats the call with the answer in `input_responses` (the
   request state that binds the two legs is sealed with the key every server process on
   the database shares, so any process can take the second leg);
-- 2025-11-25 with elicitation: `ctx.elicit` asks within the call;
+- 2025-11-25 with elicitation: the session's elicit asks within the call, with the same
+  requested schema, under the dispatcher's deadline (caps.elicit_timeout_s; past it the
+  call answers `timeout` and the model is told to ask in its reply);
 - no elicitation: the manager tells the model to ask the user in its reply.
-Whatever happens (answer, decline, cancel, fallback) the manager records it in the thread.
+Whatever happens (answer, decline, cancel, timeout, fallback) the manager records it in the
+thread, and judges an answer the same way in both eras (an answer that does not fit the
+question is one "Invalid arguments for 'answer'" sentence and an `invalid` log row).
 clarify is not a tool round: it brings the user's words, not memory.
 """
 
@@ -21,7 +25,6 @@ from typing import Any
 
 import mcp_types
 from fastmcp.server.dependencies import get_context
-from fastmcp.server.elicitation import AcceptedElicitation, DeclinedElicitation
 from fastmcp.tools.base import InputRequiredToolResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
@@ -29,6 +32,8 @@ from pydantic import Field
 from .spec import HandlerSpec, StrictArgs
 
 _KEY = "clarify"
+#: the requested schema's one field, in both eras
+ANSWER_FIELD = "answer"
 
 
 class ClarifyArgs(StrictArgs):
@@ -71,21 +76,32 @@ async def ask_user(arguments: dict[str, Any]) -> dict[str, Any] | InputRequiredT
                     request_state=state,
                 )
             )
-        content = response.content or {}
-        return {"action": response.action, "answer": content.get("answer") if response.action == "accept" else None}
+        return _outcome(response.action, response.content)
     if mode == "legacy":
-        result = await ctx.elicit(question, response_type=list(options) if options else str)
-        if isinstance(result, AcceptedElicitation):
-            return {"action": "accept", "answer": result.data}
-        return {"action": "decline" if isinstance(result, DeclinedElicitation) else "cancel"}
+        # The session's own elicit, not ctx.elicit: the same requested schema as the modern era
+        # (its field is `answer`), and the answer is judged by the manager as in that era, so a
+        # reply that does not fit is the same one sentence, not a client-side validation error.
+        # The dispatcher bounds this wait by caps.elicit_timeout_s.
+        result = await ctx.session.elicit(
+            message=question, requested_schema=_schema(options), related_request_id=ctx.request_id
+        )
+        return _outcome(result.action, result.content)
     return {"action": "fallback"}
 
 
+def _outcome(action: str, content: dict[str, Any] | None) -> dict[str, Any]:
+    """What the client answered, as the manager's clarify takes it (it judges the answer)."""
+    if action == "accept":
+        return {"action": action, "answer": (content or {}).get(ANSWER_FIELD)}
+    return {"action": action}
+
+
 def _schema(options: list[str] | None) -> dict[str, Any]:
+    """The form the user fills in, in both eras: one text field `answer`, one of the options if given."""
     answer: dict[str, Any] = {"type": "string", "title": "Answer"}
     if options:
         answer["enum"] = list(options)
-    return {"type": "object", "properties": {"answer": answer}, "required": ["answer"]}
+    return {"type": "object", "properties": {ANSWER_FIELD: answer}, "required": [ANSWER_FIELD]}
 
 
 def _state(question: str, options: list[str] | None) -> str:
