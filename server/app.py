@@ -13,7 +13,7 @@ from memgate.manager import MemoryManager
 from memgate.toolbox import CallContextResolver, ToolboxProvider
 
 from .auth import MCP_PATH, add_health_route, build_auth
-from .capabilities import advertise_only_what_is_served
+from .capabilities import advertise_only_what_is_served, refuse_foreign_cursors
 from .context_prompt import add_context_window
 from .identity import http_resolver, stdio_resolver
 from .prompts import add_memory_protocol
@@ -61,6 +61,7 @@ def build_server(manager: MemoryManager, resolve: CallContextResolver, *, auth=N
     mcp.provider_error_strategy = "raise"
     mcp.add_middleware(ClipToolNames())
     advertise_only_what_is_served(mcp)
+    refuse_foreign_cursors(mcp)
     add_health_route(mcp)
     add_memory_protocol(mcp)
     add_context_window(mcp, manager, resolve)

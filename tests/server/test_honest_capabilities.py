@@ -46,3 +46,25 @@ async def test_stdio_clients_are_promised_no_list_changed_and_no_ui(sqlite_path,
             assert_honest(c.server_capabilities)
     finally:
         manager.close()
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_cursor_memgate_never_issued_is_invalid_params_over_http(sqlite_path, two_tenants, mode):
+    from mcp.shared.exceptions import MCPError
+    from mcp.types import INVALID_PARAMS
+
+    now = int(time.time())
+    bearer = make_token(KEYS.private_pem, iss=ISS, aud="memgate", sub="jane", tenant="acme", iat=now, exp=now + 300)
+    auth = {"issuer": ISS, "audience": "memgate", "public_key": KEYS.public_pem}
+
+    async def lists(url):
+        async with Client(f"{url}/mcp", auth=bearer, mode=mode) as c:
+            first = await c.list_tools_mcp()
+            assert first.tools and first.next_cursor is None  # one page, no cursor issued
+            for method in (c.list_tools_mcp, c.list_resources_mcp, c.list_prompts_mcp):
+                with pytest.raises(MCPError, match="^Invalid cursor: memgate lists everything in one page") as err:
+                    await method(cursor="eyJvZmZzZXQiOiAxMH0=")
+                assert err.value.error.code == INVALID_PARAMS
+
+    with serve_memgate(memgate_settings(sqlite_path, auth)) as url:
+        asyncio.run(lists(url))
