@@ -12,7 +12,7 @@ from memgate import __version__
 from memgate.manager import MemoryManager
 from memgate.toolbox import CallContextResolver, ToolboxProvider
 
-from .auth import MCP_PATH, add_health_route, build_auth
+from .auth import MCP_PATH, MemgateAuthProvider, add_health_route, build_auth
 from .capabilities import advertise_only_what_is_served, refuse_foreign_cursors
 from .context_prompt import add_context_window
 from .identity import http_resolver, stdio_resolver
@@ -91,9 +91,12 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
 
     from .body_limit import BodySizeLimit
     from .host_guard import HostOriginGuard
+    from .step_up import StepUpChallenge
 
     server = settings.server
     middleware = [Middleware(BodySizeLimit, max_bytes=server.max_request_bytes)]
+    if isinstance(mcp.auth, MemgateAuthProvider):  # after the bearer backend: the token is verified
+        middleware.append(Middleware(StepUpChallenge, provider=mcp.auth))
     if server.allowed_origins:
         middleware.insert(
             0,
