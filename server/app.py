@@ -91,12 +91,17 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
 
     from .body_limit import BodySizeLimit
     from .host_guard import HostOriginGuard
+    from .session_slots import SessionOwners, SessionSlots
     from .step_up import StepUpChallenge
 
     server = settings.server
     middleware = [Middleware(BodySizeLimit, max_bytes=server.max_request_bytes)]
+    owners = SessionOwners(MCP_PATH)
     if isinstance(mcp.auth, MemgateAuthProvider):  # after the bearer backend: the token is verified
         middleware.append(Middleware(StepUpChallenge, provider=mcp.auth))
+        middleware.append(
+            Middleware(SessionSlots, limit=server.max_sessions_per_principal, owners=owners, path=MCP_PATH)
+        )
     if server.allowed_origins:
         middleware.insert(
             0,
@@ -110,6 +115,7 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
             ),
         )
     app = mcp.http_app(path=MCP_PATH, middleware=middleware, host_origin_protection=False)
+    owners.bind(app)
     # Outermost, so a foreign Host or Origin is refused before any token is verified.
     app.add_middleware(
         HostOriginGuard,

@@ -60,6 +60,8 @@ class ServerSettings(_Section):
     allowed_origins: list[str] = []
     #: Host names the HTTP server answers besides loopback and base_url's host; any other Host gets 421
     allowed_hosts: list[str] = []
+    #: handshake-era (2025-11-25) MCP sessions one principal may hold open; another gets 429
+    max_sessions_per_principal: int = Field(32, ge=1, le=10000)
 
     @field_validator("log_level", mode="before")
     @classmethod
