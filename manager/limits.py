@@ -51,6 +51,12 @@ class CapsSettings(BaseModel):
         le=MAX_STORED_IMAGE_BYTES,
         description="largest image a result carries (expand include_bytes, fetch_image)",
     )
+    search_min_cosine: float = Field(
+        0.35,
+        ge=-1.0,
+        le=1.0,
+        description="search (ChatGPT): a passage no query word matches must be at least this similar, else it is left out",
+    )
 
     @model_validator(mode="after")
     def _default_within_max(self) -> CapsSettings:
