@@ -654,6 +654,7 @@ class MemoryManager:
         """Handler `search` (ChatGPT): search_memory's retrieval as `{"results": [{id, title, url}]}`."""
         _require_text(query, "query")
         hits = self.search_chunks(identity, query, limit=self.caps.rows(kb_search.DEFAULT_RESULTS))
+        hits = kb_sources.relevant(hits, query, self.caps.search_min_cosine)
         with self.backend.session(identity) as s:
             sources = kb_sources.document_sources(s, (h.document_id for h in hits))
         return kb_sources.render_search(

@@ -20,8 +20,8 @@ __all__ = [
     "CapsSettings",
     "ChunkSettings",
     "ContextBudget",
-    "KbSettings",
     "ContextSettings",
+    "KbSettings",
     "MemoryFileSettings",
     "RankWeights",
     "SliceShares",
@@ -61,6 +61,12 @@ class CapsSettings(BaseModel):
     )
     elicit_timeout_s: float = Field(
         120.0, gt=0, le=3600, description="clarify waits this long for the user's answer (2025-11-25 era)"
+    )
+    search_min_cosine: float = Field(
+        0.35,
+        ge=-1.0,
+        le=1.0,
+        description="search (ChatGPT): a passage no query word matches must be at least this similar, else it is left out",
     )
 
     @model_validator(mode="after")

@@ -12,7 +12,8 @@ from memgate import __version__
 from memgate.manager import MemoryManager
 from memgate.toolbox import CallContextResolver, ToolboxProvider
 
-from .auth import MCP_PATH, add_health_route, build_auth
+from .auth import MCP_PATH, MemgateAuthProvider, add_health_route, build_auth
+from .capabilities import advertise_only_what_is_served, refuse_foreign_cursors
 from .context_prompt import add_context_window
 from .identity import http_resolver, stdio_resolver
 from .prompts import add_memory_protocol
@@ -59,6 +60,8 @@ def build_server(manager: MemoryManager, resolve: CallContextResolver, *, auth=N
     # A database outage must not look like "no tools": raise it to the client.
     mcp.provider_error_strategy = "raise"
     mcp.add_middleware(ClipToolNames())
+    advertise_only_what_is_served(mcp)
+    refuse_foreign_cursors(mcp)
     add_health_route(mcp)
     add_memory_protocol(mcp)
     add_context_window(mcp, manager, resolve)
@@ -77,18 +80,28 @@ def public_base_url(server: ServerSettings) -> str:
 def http_asgi_app(mcp: FastMCP, settings: Settings):
     """The Starlette app `memgate serve --transport http` runs: MCP at /mcp.
 
-    FastMCP's Host/Origin guard runs first on every route (the transport spec's DNS-rebinding
-    defence): a Host other than loopback, base_url's host or server.allowed_hosts gets 421;
-    an Origin other than the server's own or server.allowed_origins gets 403; no Origin passes.
-    CORS headers go only to the listed origins. Bodies are size-limited.
+    memgate's Host/Origin guard (host_guard.py) runs first on every route (the transport
+    spec's DNS-rebinding defence): a Host other than loopback, base_url's host or
+    server.allowed_hosts gets 421 (except on /health); an Origin other than the server's own
+    or one in server.allowed_origins gets 403; no Origin passes. CORS headers go only to the
+    listed origins. Bodies are size-limited.
     """
     from starlette.middleware import Middleware
     from starlette.middleware.cors import CORSMiddleware
 
     from .body_limit import BodySizeLimit
+    from .host_guard import HostOriginGuard
+    from .session_slots import SessionOwners, SessionSlots
+    from .step_up import StepUpChallenge
 
     server = settings.server
     middleware = [Middleware(BodySizeLimit, max_bytes=server.max_request_bytes)]
+    owners = SessionOwners(MCP_PATH)
+    if isinstance(mcp.auth, MemgateAuthProvider):  # after the bearer backend: the token is verified
+        middleware.append(Middleware(StepUpChallenge, provider=mcp.auth))
+        middleware.append(
+            Middleware(SessionSlots, limit=server.max_sessions_per_principal, owners=owners, path=MCP_PATH)
+        )
     if server.allowed_origins:
         middleware.insert(
             0,
@@ -101,14 +114,18 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
                 max_age=600,
             ),
         )
-    return mcp.http_app(
-        path=MCP_PATH,
-        middleware=middleware,
-        stateless_http=server.stateless,
-        host_origin_protection=True,
-        allowed_hosts=allowed_hosts(server),
-        allowed_origins=list(server.allowed_origins),
+    app = mcp.http_app(
+        path=MCP_PATH, middleware=middleware, stateless_http=server.stateless, host_origin_protection=False
     )
+    owners.bind(app)
+    # Outermost, so a foreign Host or Origin is refused before any token is verified.
+    app.add_middleware(
+        HostOriginGuard,
+        hosts=allowed_hosts(server),
+        origins=server.allowed_origins,
+        own_origins=[f"{u.scheme}://{u.netloc}" for u in map(urlsplit, filter(None, [server.base_url]))],
+    )
+    return app
 
 
 def allowed_hosts(server: ServerSettings) -> list[str]:

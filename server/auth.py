@@ -4,9 +4,8 @@ One request's way in (MemgateBearerBackend, run by starlette's AuthenticationMid
 on every path but /health and /.well-known/):
 
 1. An oversized token is refused (401) without reaching any verifier.
-2. The configured verifiers (verifiers.py: JWT, introspection, Google), tried in order
-   through FastMCP's MultiAuth when there are several, check the token; a failure is
-   401 `invalid_token`. A verifier endpoint that could not be asked while nobody
+2. The verifier the token's shape and issuer route it to (verifier_routing.py; verifiers.py:
+   JWT, introspection, Google) checks the token; a failure is 401 `invalid_token`. A verifier endpoint that could not be asked while nobody
    accepted the token is 503 with Retry-After (outage.py), never 401. Accepted tokens
    are cached for at most `cache_s` and never past their expiry.
 3. Required scopes are checked per verifier afterwards, so a valid token that lacks a
@@ -26,7 +25,7 @@ from urllib.parse import urlsplit
 
 import anyio
 from fastmcp import FastMCP
-from fastmcp.server.auth import AccessToken, MultiAuth, RemoteAuthProvider
+from fastmcp.server.auth import AccessToken, RemoteAuthProvider
 from fastmcp.utilities.token_cache import TokenCache
 from mcp.server.auth.middleware.auth_context import AuthContextMiddleware
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser, BearerAuthBackend
@@ -45,6 +44,7 @@ from .auth_responses import AuthResponses, InsufficientScope, TokenRefused
 from .auth_settings import HttpAuthSettings
 from .outage import VerifierUnavailable, watch
 from .tenant_gate import TenantGate
+from .verifier_routing import RoutedVerifiers
 from .verifiers import MemgateJWTVerifier, VerifiedToken, build_verifiers
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "add_health_route",
     "build_auth",
     "identity_from_access_token",
+    "resource_url",
 ]
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ class MemgateAuthProvider(RemoteAuthProvider):
         gate: TenantGate | None = None,
         manager: MemoryManager | None = None,
     ):
-        verifier = next(iter(verifiers.values())) if len(verifiers) == 1 else MultiAuth(verifiers=verifiers)
+        verifier = RoutedVerifiers(verifiers, settings)
         challenge = list(settings.required_scopes)
         super().__init__(
             verifier,
@@ -98,7 +99,7 @@ class MemgateAuthProvider(RemoteAuthProvider):
         self.settings = settings
         self.gate = gate
         self.manager = manager
-        self.resource = f"{(settings.resource_url or base_url).rstrip('/')}{MCP_PATH}"
+        self.resource = resource_url(settings, base_url)
         self._cache = TokenCache(ttl_seconds=settings.cache_s)
 
     async def verify_token(self, token: str) -> AccessToken | None:
@@ -223,7 +224,7 @@ def build_auth(
                 hint="Point it at a PEM public key file readable by the memgate process.",
             ) from e
     try:
-        verifiers = build_verifiers(settings, public_key)
+        verifiers = build_verifiers(settings, public_key, resource=resource_url(settings, base_url))
     except ValueError as e:
         raise ConfigError(
             f"http.auth is not usable: {e}",
@@ -232,6 +233,11 @@ def build_auth(
         ) from e
     gate = TenantGate(manager, settings) if manager is not None else None
     return MemgateAuthProvider(verifiers, settings, base_url=base_url, gate=gate, manager=manager)
+
+
+def resource_url(settings: HttpAuthSettings, base_url: str) -> str:
+    """This server's protected-resource URL (RFC 9728 `resource`, RFC 8707 audience): the public base + /mcp."""
+    return f"{(settings.resource_url or base_url).rstrip('/')}{MCP_PATH}"
 
 
 def _authorization_servers(settings: HttpAuthSettings) -> list[str]:

@@ -67,6 +67,10 @@ class AuthResponses:
             return self._challenge(401, "invalid_token", str(exc))
         return _json(400, {"error": "invalid_request", "error_description": "The request could not be authenticated."})
 
+    def insufficient_scope(self, description: str, scopes: list[str]) -> Response:
+        """403 insufficient_scope naming exactly `scopes`, what the operation needs (step_up.py)."""
+        return self._challenge(403, "insufficient_scope", description, scopes)
+
     def _challenge(self, status: int, error: str, description: str, scopes: list[str] | None = None) -> Response:
         parts = [f'error="{error}"', f'error_description="{description}"']
         scopes = self.challenge_scopes if scopes is None else scopes

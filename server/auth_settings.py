@@ -49,6 +49,9 @@ class GoogleSettings(BaseModel):
     #: Google scopes every token must carry, e.g. ["openid", "email"]; a token without them gets 401
     #: (Google tokens never carry memgate's own scopes, so http.auth.required_scopes does not apply)
     required_scopes: list[str] = []
+    #: only opaque tokens starting with one of these are sent to Google (its access tokens start with
+    #: "ya29."), so other IdPs' tokens never reach Google; [] sends every opaque token (after introspection)
+    token_prefixes: list[str] = ["ya29."]
     tokeninfo_url: str = "https://oauth2.googleapis.com/tokeninfo"
     userinfo_url: str = "https://www.googleapis.com/oauth2/v2/userinfo"
 
@@ -65,7 +68,8 @@ class HttpAuthSettings(BaseModel):
     #: which verifiers to try, in order: "jwt", "introspection", "google", or a list of them
     verifier: list[Literal["jwt", "introspection", "google"]] = ["jwt"]
     issuer: str | None = None
-    audience: str | None = None
+    #: audiences a JWT may carry besides this server's resource URL (RFC 8707), which is always accepted
+    audience: str | list[str] | None = None
     jwks_uri: str | None = None
     public_key: str | None = None  # PEM text (or the shared secret for HS*)
     public_key_file: Path | None = None
@@ -141,13 +145,12 @@ class HttpAuthSettings(BaseModel):
             )
 
     def _check_jwt(self) -> None:
-        for key in ("issuer", "audience"):
-            if not getattr(self, key):
-                raise ConfigError(
-                    f"http.auth.{key} is required for HTTP transport.",
-                    field=f"http.auth.{key}",
-                    hint=_where(key),
-                )
+        if not self.issuer:
+            raise ConfigError(
+                "http.auth.issuer is required for HTTP transport.",
+                field="http.auth.issuer",
+                hint=_where("issuer"),
+            )
         if not any(getattr(self, k) for k in _KEY_SOURCES):
             raise ConfigError(
                 "http.auth needs a token signing key for HTTP transport: set exactly one "
@@ -156,10 +159,19 @@ class HttpAuthSettings(BaseModel):
                 hint=_where("jwks_uri"),
             )
 
-    def describe(self) -> str:
+    def jwt_audiences(self, resource: str | None) -> list[str]:
+        """What a JWT's `aud` may name: the configured audiences, then this server's resource URL.
+
+        Identity providers that follow RFC 8707 (resource indicators) issue `aud` = the
+        resource URL the client asked for, e.g. https://memgate.example.com/mcp.
+        """
+        configured = [self.audience] if isinstance(self.audience, str) else list(self.audience or [])
+        return list(dict.fromkeys(a for a in [*configured, resource] if a))
+
+    def describe(self, resource: str | None = None) -> str:
         """One line for `memgate doctor`: each verifier and what it trusts (never a secret)."""
         parts = {
-            "jwt": f"jwt (issuer {self.issuer}, audience {self.audience})",
+            "jwt": f"jwt (issuer {self.issuer}, audience {' or '.join(self.jwt_audiences(resource))})",
             "introspection": f"introspection ({self.introspection.url}, audience {self.introspection.audience})",
             "google": f"google (audience {self.google.audience})",
         }

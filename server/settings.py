@@ -74,6 +74,8 @@ class ServerSettings(_Section):
     stateless: bool = False
     #: HTTP worker processes (`memgate serve --workers N`); more than one implies stateless
     workers: int = Field(1, ge=1, le=64)
+    #: handshake-era (2025-11-25) MCP sessions one principal may hold open; another gets 429
+    max_sessions_per_principal: int = Field(32, ge=1, le=10000)
 
     @field_validator("log_level", mode="before")
     @classmethod

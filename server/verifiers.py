@@ -206,8 +206,13 @@ class MemgateGoogleVerifier(GoogleTokenVerifier):
         )
 
 
-def build_verifiers(settings: HttpAuthSettings, public_key: str | None) -> dict[str, Any]:
-    """The configured verifiers by name, in the order they are tried."""
+def build_verifiers(
+    settings: HttpAuthSettings, public_key: str | None, *, resource: str | None = None
+) -> dict[str, Any]:
+    """The configured verifiers by name, in the order they are tried.
+
+    A JWT's audience may be any configured one or `resource`, this server's resource URL (RFC 8707).
+    """
     timeout = settings.timeout_s
     built: dict[str, Any] = {}
     for name in settings.verifier:
@@ -216,7 +221,7 @@ def build_verifiers(settings: HttpAuthSettings, public_key: str | None) -> dict[
                 public_key=public_key,
                 jwks_uri=settings.jwks_uri,
                 issuer=settings.issuer,
-                audience=settings.audience,
+                audience=settings.jwt_audiences(resource),
                 algorithm=settings.algorithm,
                 http_client=recording_client(timeout) if settings.jwks_uri else None,
             )

@@ -8,6 +8,7 @@ from .argument_values import argument_problem
 from .dispatch import CallContext, CallContextResolver, ToolDispatcher
 from .handlers import HANDLERS, HandlerSpec
 from .handlers.execute_query import FUNCTIONS_URI
+from .policy import missing_scopes
 from .provider import ToolboxProvider
 from .rows import check_row, tool_from_row
 
@@ -22,5 +23,6 @@ __all__ = [
     "argument_problem",
     "check_row",
     "invalid_arguments",
+    "missing_scopes",
     "tool_from_row",
 ]

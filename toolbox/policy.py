@@ -107,5 +107,18 @@ def check_access(policy: dict[str, Any], identity: Identity) -> None:
         raise AccessDenied(f"needs one of the roles {sorted(roles)}")
 
 
+def missing_scopes(policy: dict[str, Any], identity: Identity) -> list[str]:
+    """The row's required scopes the identity lacks, in the row's order."""
+    return [s for s in policy.get("required_scopes", ()) if s not in identity.scopes]
+
+
+def may_call(policy: dict[str, Any], identity: Identity) -> bool:
+    try:
+        check_access(policy, identity)
+    except AccessDenied:
+        return False
+    return True
+
+
 def allowed_commands(policy: dict[str, Any]) -> list[str] | None:
     return policy.get("allowed_commands")

@@ -1,7 +1,10 @@
 """ToolboxProvider: the caller's active toolbox rows, as MCP tools, read on every request.
 
 `_list_tools` and `_get_tool` re-read the database each time, so enabling,
-disabling or expiring a row shows on the next request with no restart. A row
+disabling or expiring a row shows on the next request with no restart. A row whose
+access_policy the caller does not meet (a scope or role it lacks) is not listed; a call to
+it is still refused and logged by the dispatcher (over HTTP a missing scope is a 403
+step-up challenge before that, server/step_up.py). A row
 that cannot be served is left out and the operator log says why. A database
 failure is raised, not hidden: the server sets provider_error_strategy="raise"
 so the client gets a clear server error instead of an empty tool list.
@@ -22,6 +25,7 @@ from memgate.manager import Identity, MemgateError, MemoryManager, NoCaller, Too
 
 from .dispatch import CallContextResolver, ToolDispatcher
 from .handlers import HANDLERS
+from .policy import may_call
 from .rows import GoneTool, RowTool, tool_from_row
 
 log = logging.getLogger("memgate.toolbox")
@@ -72,6 +76,8 @@ class ToolboxProvider(Provider):
         for raw in rows:
             try:
                 row = ToolRow.from_row(raw)
+                if name is None and not may_call(row.access_policy, identity):
+                    continue  # listed only to whoever may call it; a call still gets its logged refusal
                 help_text = await self._help(row, identity) if with_help else None
                 tools.append(tool_from_row(row, self.dispatcher, generated_help=help_text))
             except MemgateError as exc:

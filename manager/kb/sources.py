@@ -10,6 +10,7 @@ search drops its lowest-ranked results to fit, fetch clips `text` and says so in
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,7 +22,7 @@ from ..tokens import count_tokens
 from .links import source_link
 from .search import SearchHit
 
-__all__ = ["CHUNK", "DOCUMENT", "document_sources", "read_item", "render_fetch", "render_search"]
+__all__ = ["CHUNK", "DOCUMENT", "document_sources", "read_item", "relevant", "render_fetch", "render_search"]
 
 CHUNK, DOCUMENT = "kb_chunk", "kb_document"
 _TITLE_CHARS = 200
@@ -38,6 +39,116 @@ def document_sources(session: Session, document_ids: Iterable[str]) -> dict[str,
 def read_item(session: Session, item_id: str, now: str) -> Row | None:
     """The current chunk or document `item_id` as the caller sees it, or None (absent and hidden alike)."""
     return session.fetch_one("kb_source_item", id=item_id, now=now)
+
+
+#: words too common to count as a match for search's relevance floor (the lexical leg ORs every word)
+COMMON_WORDS = frozenset(
+    [
+        "a",
+        "about",
+        "after",
+        "all",
+        "also",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "before",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "may",
+        "me",
+        "more",
+        "most",
+        "my",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "our",
+        "out",
+        "over",
+        "shall",
+        "should",
+        "so",
+        "some",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "under",
+        "up",
+        "us",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+    ]
+)
+_WORD = re.compile(r"\w+", re.UNICODE)
+#: a query word matches a passage word that starts with its first this many characters (porter-ish)
+_STEM_CHARS = 5
+
+
+def relevant(hits: list[SearchHit], query: str, min_cosine: float) -> list[SearchHit]:
+    """The hits that clear search's relevance floor: a query word other than a common one
+    matched them (found by the lexical leg, and the word is in the passage), or their
+    embedding is at least `min_cosine` similar to the query's.
+
+    Rank fusion ranks whatever there is, so without a floor a query that matches nothing
+    (or only "the") still returns every passage, and deep research reads a ranked list as
+    evidence; with it, such a query gets `{"results": []}`.
+    """
+    stems = {w[:_STEM_CHARS] for w in _WORD.findall(query.lower()) if w not in COMMON_WORDS}
+
+    def lexical_match(hit: SearchHit) -> bool:
+        if hit.lexical_rank is None or not stems:
+            return False
+        return any(w[:_STEM_CHARS] in stems or w.startswith(tuple(stems)) for w in _WORD.findall(hit.content.lower()))
+
+    return [h for h in hits if lexical_match(h) or (h.cosine is not None and h.cosine >= min_cosine)]
 
 
 def render_search(

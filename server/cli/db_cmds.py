@@ -200,6 +200,10 @@ def _check_transport(settings, report) -> None:
         return
     try:
         settings.http.auth.check_complete()
-        report(True, "http auth", settings.http.auth.describe())
+        from memgate.server.app import public_base_url
+        from memgate.server.auth import resource_url
+
+        resource = resource_url(settings.http.auth, public_base_url(settings.server))
+        report(True, "http auth", settings.http.auth.describe(resource))
     except MemgateError as exc:
         report(False, "http auth", exc.with_hint())

@@ -151,13 +151,20 @@ def test_search_and_fetch_answer_in_openais_shapes_over_http(sqlite_path, backen
         "type": "object",
         "required": ["query"],
         "properties": {
-            "query": {"type": "string", "description": "What to look for, in natural language or keywords."}
+            "query": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 2000,
+                "description": "What to look for, in natural language or keywords.",
+            }
         },
     }
     assert tools["fetch"].input_schema == {
         "type": "object",
         "required": ["id"],
-        "properties": {"id": {"type": "string", "description": "An id search returned."}},
+        "properties": {
+            "id": {"type": "string", "minLength": 1, "maxLength": 200, "description": "An id search returned."}
+        },
     }
     assert all(tools[n].annotations.read_only_hint for n in ("search", "fetch"))
     for tool in tools.values():

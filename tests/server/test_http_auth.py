@@ -290,11 +290,6 @@ def test_unreadable_public_key_file_is_a_config_error(tmp_path):
     "given, message",
     [
         (
-            {"issuer": ISSUER, "public_key": "pem"},
-            "http.auth.audience is required for HTTP transport. "
-            "Set it in memgate.toml [http.auth] or MEMGATE_HTTP__AUTH__AUDIENCE.",
-        ),
-        (
             {"audience": AUDIENCE, "public_key": "pem"},
             "http.auth.issuer is required for HTTP transport. "
             "Set it in memgate.toml [http.auth] or MEMGATE_HTTP__AUTH__ISSUER.",

@@ -1,0 +1,96 @@
+"""Step-up: a tool the token lacks a scope for is not listed, and calling it is a 403 insufficient_scope challenge."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from backend_helpers import table_digest
+from fastmcp import Client
+from jwt_helpers import make_keypair, make_token
+from mcp.shared.exceptions import MCPError
+from mcp_helpers import log_rows
+from remote_helpers import memgate_settings, post_mcp, serve_memgate
+
+from memgate.manager import ACME, load_tool_definitions
+
+ISS = "https://idp.example.test"
+PUBLIC = "https://memgate.example.test"
+KEYS = make_keypair()
+ARGS = {"subject": "model:helios-rag", "predicate": "beir_ndcg10"}
+
+
+def token(scope):
+    now = int(time.time())
+    return make_token(
+        KEYS.private_pem, iss=ISS, aud="memgate", sub="jane@acme", tenant="acme", scope=scope, iat=now, exp=now + 300
+    )
+
+
+@pytest.fixture
+def url(sqlite_path, manager, two_tenants):
+    lookup = next(d for d in load_tool_definitions() if d["tool_name"] == "lookup_entity")
+    admin = dict(lookup, tool_name="lookup_entity_admin", access_policy={"required_scopes": ["memory:admin"]})
+    manager.seed_tools(ACME, [admin])
+    auth = {"issuer": ISS, "audience": "memgate", "public_key": KEYS.public_pem, "required_scopes": ["memory:read"]}
+    with serve_memgate(memgate_settings(sqlite_path, auth, base_url=PUBLIC)) as url:
+        yield url
+
+
+def names(url, bearer, mode):
+    async def go():
+        async with Client(f"{url}/mcp", auth=bearer, mode=mode) as c:
+            return [t.name for t in await c.list_tools()]
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_tool_the_token_cannot_call_is_not_listed(url, mode):
+    assert "lookup_entity_admin" not in names(url, token("memory:read"), mode)
+    assert "lookup_entity" in names(url, token("memory:read"), mode)
+    assert "lookup_entity_admin" in names(url, token("memory:read memory:admin"), mode)
+
+
+def test_calling_it_is_a_403_step_up_challenge_naming_the_scopes_and_nothing_runs(url, backend):
+    before = table_digest(backend, skip=("mcp_call_log",))
+    response = post_mcp(url, token("memory:read"), name="lookup_entity_admin", arguments=ARGS)
+    assert response.status_code == 403
+    challenge = response.headers["www-authenticate"]
+    assert challenge.startswith("Bearer ")
+    assert 'error="insufficient_scope"' in challenge
+    assert 'scope="memory:read memory:admin"' in challenge
+    assert f'resource_metadata="{PUBLIC}/.well-known/oauth-protected-resource/mcp"' in challenge
+    assert response.json()["error"] == "insufficient_scope"
+    assert "<content>0.78" not in response.text
+    assert table_digest(backend, skip=("mcp_call_log",)) == before
+    [row] = log_rows(backend)
+    assert (row["tool_name"], row["status"], row["error_class"]) == (
+        "lookup_entity_admin",
+        "denied",
+        "InsufficientScope",
+    )
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_a_real_client_gets_the_challenge_and_succeeds_once_the_scope_is_granted(url, backend, mode):
+    async def call(bearer):
+        async with Client(f"{url}/mcp", auth=bearer, mode=mode) as c:
+            r = await c.call_tool("lookup_entity_admin", ARGS)
+            return r.content[0].text
+
+    with pytest.raises(MCPError, match="^Server returned an error response$"):
+        asyncio.run(call(token("memory:read")))
+    assert "<content>0.78" in asyncio.run(call(token("memory:read memory:admin")))
+    assert [r["status"] for r in log_rows(backend)] == ["denied", "ok"]
+
+
+def test_a_legacy_json_rpc_body_is_read_and_replayed_unchanged(url):
+    """Tools the token may call still work through the body-reading middleware, in the handshake era."""
+
+    async def go():
+        async with Client(f"{url}/mcp", auth=token("memory:read"), mode="legacy") as c:
+            return (await c.call_tool("lookup_entity", ARGS)).content[0].text
+
+    assert "<content>0.78" in asyncio.run(go())
