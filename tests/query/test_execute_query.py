@@ -134,7 +134,7 @@ def test_admission_refuses_views_off_the_reviewed_list(manager, two_tenants):
     assert err.value.hint == (
         "Allowed views: conversation_memory, entity_memory, entity_memory_history, "
         "guideline_memory, guideline_memory_history, knowledge_base_chunk, "
-        "knowledge_base_document, persona_memory, persona_memory_history, "
+        "knowledge_base_document, memory_candidate, persona_memory, persona_memory_history, "
         "summarization_memory, workflow_memory, workflow_memory_history."
     )
 
