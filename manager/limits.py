@@ -51,6 +51,9 @@ class CapsSettings(BaseModel):
         le=MAX_STORED_IMAGE_BYTES,
         description="largest image a result carries (expand include_bytes, fetch_image)",
     )
+    max_memory_chars: int = Field(
+        2_000, ge=16, le=4_000, description="longest memory the remember tool may propose, in characters"
+    )
 
     @model_validator(mode="after")
     def _default_within_max(self) -> CapsSettings:
