@@ -34,7 +34,19 @@ _INTERNAL_COLUMNS = {
     # the gate's bookkeeping: the hash duplicates are found by, which policy version and assessor
     # decided (memgate candidates show has them), when and by whom a review decided
     "memory_candidate": frozenset(
-        {"content_hash", "record_type", "assessor", "policy_version", "reassess", "decided_by", "decided_at"}
+        {
+            "scope",
+            "subject",
+            "predicate",
+            "content_hash",
+            "evidence_json",
+            "record_type",
+            "assessor",
+            "policy_version",
+            "reassess",
+            "decided_by",
+            "decided_at",
+        }
     ),
 }
 
