@@ -15,6 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from . import promotion
 from .backend.base import Backend, Row
 from .claims import entities, guidelines, stale
 from .claims.entities import ClaimLookup
@@ -195,7 +196,34 @@ class MemoryManager:
                 user_id=user_id,
                 agent_id=agent_id,
                 thread_id=thread_id,
+                on_replaced=promotion.on_replaced,
             )
+
+    # -- remembering (the promotion gate) -------------------------------------
+    def remember(
+        self,
+        identity: Identity,
+        content: str,
+        kind: str = "note",
+        subject: str | None = None,
+        predicate: str | None = None,
+        evidence: Sequence[str] | None = None,
+        scope: str | None = None,
+        *,
+        policy: dict[str, Any] | None = None,
+        sampler: promotion.Sampler | None = None,
+    ) -> ToolOutput:
+        """Handler `remember`: propose a durable memory; the promotion gate decides (manager/promotion/)."""
+        proposal = promotion.Proposal(content, kind, subject, predicate, tuple(evidence or ()), scope or "")
+        return promotion.remember(
+            self.backend,
+            identity,
+            proposal,
+            caps=self.caps,
+            embedder=lambda: self.embedder,
+            row_policy=policy,
+            sampler=sampler,
+        )
 
     # -- links between memories ---------------------------------------------
     def link_memory(

@@ -68,6 +68,9 @@ class CapsSettings(BaseModel):
         le=1.0,
         description="search (ChatGPT): a passage no query word matches must be at least this similar, else it is left out",
     )
+    max_memory_chars: int = Field(
+        2_000, ge=16, le=4_000, description="longest memory the remember tool may propose, in characters"
+    )
 
     @model_validator(mode="after")
     def _default_within_max(self) -> CapsSettings:

@@ -21,13 +21,14 @@ REVIEWED = [
     "guideline_memory_history",
     "knowledge_base_chunk",
     "knowledge_base_document",
+    "memory_candidate",
     "persona_memory",
     "persona_memory_history",
     "summarization_memory",
     "workflow_memory",
     "workflow_memory_history",
 ]
-UNREVIEWED = ["mcp_call_log", "toolbox_memory", "memory_file", "memory_store"]
+UNREVIEWED = ["mcp_call_log", "toolbox_memory", "memory_file", "memory_store", "memory_assessment"]
 #: driver text, internals and names off the list; "SQLite" alone is the documented dialect, not a leak
 LEAK_WORDS = [
     "sqlite_",

@@ -13,6 +13,9 @@ Policy JSON keys (all optional):
   public_links: for the search and fetch handlers, the base URL of the operator's pages for
     knowledge-base documents: a citation link is <base>/<document id>[#<chunk id>] unless the
     document's source is itself a web address (manager/kb/links.py)
+  remember: for the remember handler, {"default_scope": "user", "scopes": ["user", "agent", "thread"]}:
+    the scope a proposal gets when it names none, and the scopes a caller may ask for (tenant-wide
+    only when listed); manager/promotion/gate.py
   report: for the report handler, the reviewed statement: {"sql": "SELECT ... :name ...",
     "max_rows": 100 (optional; clamped to caps.max_rows)}
 """
@@ -34,6 +37,7 @@ POLICY_KEYS = {
     "structured_output",
     "report",
     "public_links",
+    "remember",
 }
 REPORT_KEYS = {"sql", "max_rows"}
 #: keys whose value is a list of strings

@@ -10,6 +10,7 @@ and a unique index on the version makes a concurrent second correction fail.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,37 +108,76 @@ def correct(
     user_id: str | None = None,
     agent_id: str | None = None,
     thread_id: str | None = None,
+    on_replaced: Callable[[Session, Row, str], None] | None = None,
 ) -> Row:
-    """Close the latest version of the claim in this exact scope and insert the next one."""
+    """Close the latest version of the claim in this exact scope and insert the next one.
+
+    `on_replaced(session, replaced_version, now)` runs in the same transaction after the close."""
+    with session.transaction():
+        return correct_in(
+            session,
+            identity,
+            subject=subject,
+            predicate=predicate,
+            content=content,
+            now=now,
+            content_json=content_json,
+            confidence=confidence,
+            expected_version=expected_version,
+            user_id=user_id,
+            agent_id=agent_id,
+            thread_id=thread_id,
+            on_replaced=on_replaced,
+        )
+
+
+def correct_in(
+    session: Session,
+    identity: Identity,
+    *,
+    subject: str,
+    predicate: str,
+    content: str,
+    now: str,
+    content_json: Any = None,
+    confidence: float | None = None,
+    expected_version: int | None = None,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    thread_id: str | None = None,
+    on_replaced: Callable[[Session, Row, str], None] | None = None,
+) -> Row:
+    """correct() inside the caller's transaction (the promotion gate writes a fact with its links)."""
     if not subject or not predicate:
         raise InvalidArgument("subject and predicate are required", field="subject" if not subject else "predicate")
     if confidence is not None and not 0.0 <= confidence <= 1.0:
         raise InvalidArgument(f"confidence must be between 0 and 1, got {confidence}", field="confidence")
     scope = {"user_id": user_id, "agent_id": agent_id, "thread_id": thread_id}
-    with session.transaction():
-        latest = session.fetch_one("entity_latest_in_scope", subject=subject, predicate=predicate, **scope)
-        have = latest["version"] if latest else 0
-        if expected_version is not None and expected_version != have:
-            raise Conflict(
-                f"{subject} {predicate} is at version {have}, not {expected_version}; nothing was written",
-                hint="Look the claim up again and correct the current version.",
-            )
-        if latest is not None:
-            session.execute("entity_close_version", id=latest["id"], now=now)
-        row = {
-            "id": new_id("ent"),
-            "tenant_id": identity.tenant,
-            **scope,
-            "subject": subject,
-            "predicate": predicate,
-            "content": content,
-            "content_json": json.dumps(content_json, sort_keys=True) if content_json is not None else None,
-            "confidence": confidence,
-            **next_version("entity_memory", latest, identity, now),
-        }
-        session.insert("entity_memory", row)
-        if latest is not None:
-            link_correction(session, identity, row, latest, now)
+    latest = session.fetch_one("entity_latest_in_scope", subject=subject, predicate=predicate, **scope)
+    have = latest["version"] if latest else 0
+    if expected_version is not None and expected_version != have:
+        raise Conflict(
+            f"{subject} {predicate} is at version {have}, not {expected_version}; nothing was written",
+            hint="Look the claim up again and correct the current version.",
+        )
+    if latest is not None:
+        session.execute("entity_close_version", id=latest["id"], now=now)
+        if on_replaced is not None:  # e.g. the promotion gate: what rests on it is reassessed, not trusted
+            on_replaced(session, latest, now)
+    row = {
+        "id": new_id("ent"),
+        "tenant_id": identity.tenant,
+        **scope,
+        "subject": subject,
+        "predicate": predicate,
+        "content": content,
+        "content_json": json.dumps(content_json, sort_keys=True) if content_json is not None else None,
+        "confidence": confidence,
+        **next_version("entity_memory", latest, identity, now),
+    }
+    session.insert("entity_memory", row)
+    if latest is not None:
+        link_correction(session, identity, row, latest, now)
     return row
 
 

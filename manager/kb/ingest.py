@@ -134,14 +134,16 @@ def ingest_text(
     content_hash: str | None = None,
     label: str | None = None,
     write_also: Callable[[Session, str], None] | None = None,
+    thread_id: str | None = None,
 ) -> IngestResult:
     """Ingest text that is already parsed (benchmarks, demo data, other callers).
 
     `content_hash` is what makes the source unchanged (default: the text's sha256; an image's
     description document hashes the image's bytes too); `write_also(session, document_id)`
-    writes more rows in the same transaction as the document (the image row).
+    writes more rows in the same transaction as the document (the image row, a remembered
+    note's candidate and links); `thread_id` scopes the document to one thread.
     """
-    scope = _Scope(collection, user_id, agent_id, None)
+    scope = _Scope(collection, user_id, agent_id, thread_id)
     fingerprint = _fingerprint(content_hash or source_hash(text.encode("utf-8")), embedder, settings)
     return _store(
         open_session,

@@ -78,10 +78,10 @@ def function_families(dialect: QueryDialect) -> dict[str, list[str]]:
 
 
 def functions_summary(dialect: QueryDialect, full_list: str | None = None) -> str:
-    """One line: the families, and where the full list is (a resource's URI), if anywhere."""
+    """One line: every function, or where the full list by family is (a resource's URI)."""
     if full_list is None:
         return f"Functions: {', '.join(sorted(dialect.allowed_functions))}."
-    return f"Functions ({', '.join(function_families(dialect))}): {full_list}."
+    return f"Functions by family: {full_list}."
 
 
 def functions_text(dialect: QueryDialect) -> str:

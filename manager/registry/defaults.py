@@ -13,8 +13,17 @@ from ..errors import ConfigError
 #: sha256 (schema_digest) of tool_schemas an earlier memgate seeded by default, by tool name:
 #: `memgate init` moves a row still holding one to the current default schema.
 RETIRED_SCHEMAS = {
-    # had no include_bytes (an image's bytes beside its record)
-    "expand": frozenset({"32553db52be8ea0dbc25555cd6f292ba1a66ec3ec43057d808cf2d33d6f74172"}),
+    "expand": frozenset(
+        {
+            # had no include_bytes (an image's bytes beside its record)
+            "32553db52be8ea0dbc25555cd6f292ba1a66ec3ec43057d808cf2d33d6f74172",
+            # bounded memory_id's length in the schema (ExpandArgs does) and described it at length
+            "7f55a866a37bc6633ab62504fa31dc8469449b4eae76ce35804550f12fec7fe6",
+        }
+    ),
+    # described its arguments and bounded the question in the schema (ClarifyArgs does): the menu
+    # made room for remember
+    "clarify": frozenset({"07928e5774c5a73be16b3e928e469441b56f09fb73254b4e73ddb1893a1e3c88"}),
     "execute_query": frozenset(
         {
             # named its SQL argument `sql`; the toolbox contract calls it `query`
@@ -42,8 +51,15 @@ RETIRED_SCHEMAS = {
 #: sha256 (notes_digest) of usage_notes an earlier memgate seeded by default, by tool name: init
 #: gives a row still holding one the current default's notes.
 RETIRED_NOTES = {
-    # said only ids issued in the current window work (an image a result showed works too)
-    "expand": frozenset({"1cb8323837983d6b45cb9f1a62e47e1f39f3528dab73798b058c5723b21d1060"}),
+    "expand": frozenset(
+        {
+            # said only ids issued in the current window work (an image a result showed works too)
+            "1cb8323837983d6b45cb9f1a62e47e1f39f3528dab73798b058c5723b21d1060",
+            # longer words for the same rules (the menu made room for remember)
+            "86f0fe0d521f4827314b03cd2f3fc98a4007d3f8202b8c6859513466b576286e",
+        }
+    ),
+    "clarify": frozenset({"44226f2f54419565a0c88f18b416ee3a98dbba80c38ac18184048b9a3d098e39"}),
     "execute_query": frozenset({"d61830c146a8d6e5007c1e34c6fca7cf4bd33e830853ec038318b2e5442757ea"}),
     "lookup_entity": frozenset(
         {
@@ -51,7 +67,13 @@ RETIRED_NOTES = {
             "458f32092b1b2488b464250b853faafc564b6dcd3adf210b78a014d1d26b27e4",
         }
     ),
-    "memory": frozenset({"75c66298be3dca27b6f1513b1a5fd61a6d1b2796ce11504870723260dd2b0340"}),
+    "memory": frozenset(
+        {
+            "75c66298be3dca27b6f1513b1a5fd61a6d1b2796ce11504870723260dd2b0340",
+            # the commands' arguments at greater length (the menu made room for remember)
+            "7f2fdd8137b730bfc7b21acacedea457d0a74800fe306658ef1a16dcee2ba537",
+        }
+    ),
     "search_memory": frozenset(
         {
             "2959389cbb761ffc9ed51736295f97a921dbf04d866b8b3ccc59a28381cb35ec",

@@ -18,13 +18,16 @@
 --   entity_memory, guideline_memory, persona_memory, workflow_memory (versioned),
 --   summarization_memory, knowledge_base_document (content is a CLOB: shown as <LOB>),
 --   knowledge_base_chunk, conversation_memory (turns and events of the caller's threads:
---   the wall scopes them by user, agent and thread).
+--   the wall scopes them by user, agent and thread), memory_candidate (what the caller
+--   proposed with `remember` and what the promotion gate decided, with its rule).
 -- Left out, on purpose:
 --   memory_store,        the memory tool's files are working memory, read and written
 --   memory_file          through the memory tool with its caps and texts.
 --   toolbox_memory       tool definitions and access policies: configuration, not memory,
 --                        and it would show the agent tools its roles do not have.
 --   mcp_call_log         the audit trail: arguments and results, for the operator.
+--   memory_assessment    the gate's typed assessments: the operator reads them with
+--                        `memgate candidates show`; a candidate row names its decision.
 --   image_memory         its bytes are for expand and fetch_image; its rows would add a line
 --                        to execute_query's description, sent on every turn, and the images
 --                        are rows of knowledge_base_document already (mime_type image/...,
@@ -37,4 +40,5 @@ FROM (VALUES ('entity_memory', 'subject predicate'),
              ('summarization_memory', NULL),
              ('knowledge_base_document', NULL),
              ('knowledge_base_chunk', NULL),
-             ('conversation_memory', NULL))
+             ('conversation_memory', NULL),
+             ('memory_candidate', NULL))

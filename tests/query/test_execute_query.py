@@ -134,7 +134,7 @@ def test_admission_refuses_views_off_the_reviewed_list(manager, two_tenants):
     assert err.value.hint == (
         "Allowed views: conversation_memory, entity_memory, entity_memory_history, "
         "guideline_memory, guideline_memory_history, knowledge_base_chunk, "
-        "knowledge_base_document, persona_memory, persona_memory_history, "
+        "knowledge_base_document, memory_candidate, persona_memory, persona_memory_history, "
         "summarization_memory, workflow_memory, workflow_memory_history."
     )
 
@@ -172,11 +172,7 @@ def test_the_help_lists_the_reviewed_views_and_columns_from_the_catalog(manager)
         "current|superseded|expired|deleted|pending.\n"
     ) in help_text
     # functions by family, the full list one resource away
-    assert (
-        "\nFunctions (aggregate, window, date/time, text, JSON, number, null): memgate://query/functions.\n"
-        in help_text
-        and "julianday" not in help_text
-    )
+    assert "\nFunctions by family: memgate://query/functions.\n" in help_text and "julianday" not in help_text
     assert help_text.endswith("\nRows: 25, max_rows up to 500; cells cut at 500 chars; one SELECT.")
 
 

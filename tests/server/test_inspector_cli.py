@@ -47,6 +47,8 @@ CALLS = {
     "execute_query": {"query": "SELECT subject, predicate, content FROM entity_memory ORDER BY id"},
     "memory": {"command": "view", "path": "/memories"},
     "clarify": {"question": "Which dataset do you mean: BEIR or the support tickets?"},
+    # an id no result gave (none exists): the gate refuses the same way each time, writing nothing
+    "remember": {"content": "The August re-run found nDCG@10 of 0.78.", "evidence": ["chk_acme_9_9"]},
 }
 #: tools whose success needs state a one-shot Inspector run cannot hold (expand: an id issued in
 #: this session's context window); the Inspector must show the same one-sentence refusal

@@ -30,6 +30,8 @@ EXPECTED = {
     "expand": READ_ONLY,
     "memory": WRITES,
     "clarify": ASKS,
+    # remember writes a candidate (maybe a memory) and never removes or overwrites one
+    "remember": ASKS,
 }
 
 

@@ -28,8 +28,27 @@ __all__ = ["build_query_views"]
 
 #: bookkeeping columns the reviewed views leave out: the lexical index's rowid and a chunk's
 #: character offsets in its document mean nothing to a query, and the tool description the
-#: catalog becomes is sent to the model on every turn
-_INTERNAL_COLUMNS = {"knowledge_base_chunk": frozenset({"seq", "char_start", "char_end"})}
+#: catalog becomes is sent to the model on every turn (so a candidate shows its decision only)
+_INTERNAL_COLUMNS = {
+    "knowledge_base_chunk": frozenset({"seq", "char_start", "char_end"}),
+    # the gate's bookkeeping: the hash duplicates are found by, which policy version and assessor
+    # decided (memgate candidates show has them), when and by whom a review decided
+    "memory_candidate": frozenset(
+        {
+            "scope",
+            "subject",
+            "predicate",
+            "content_hash",
+            "evidence_json",
+            "record_type",
+            "assessor",
+            "policy_version",
+            "reassess",
+            "decided_by",
+            "decided_at",
+        }
+    ),
+}
 
 
 def build_query_views(conn: sqlite3.Connection) -> tuple[ViewCatalog, frozenset[str]]:

@@ -29,3 +29,5 @@ CREATE OR REPLACE SYNONYM memgate_query.knowledge_base_chunk FOR memgate_owner.q
 /
 CREATE OR REPLACE SYNONYM memgate_query.conversation_memory FOR memgate_owner.qv_conversation_memory
 /
+CREATE OR REPLACE SYNONYM memgate_query.memory_candidate FOR memgate_owner.qv_memory_candidate
+/

@@ -40,6 +40,10 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON memory_file TO memgate_app
 /
 GRANT SELECT, INSERT, UPDATE, DELETE ON memory_link TO memgate_app
 /
+GRANT SELECT, INSERT, UPDATE, DELETE ON memory_candidate TO memgate_app
+/
+GRANT SELECT, INSERT, UPDATE, DELETE ON memory_assessment TO memgate_app
+/
 GRANT SELECT, INSERT ON mcp_call_log TO memgate_app
 /
 GRANT SELECT ON memgate_schema TO memgate_app

@@ -6,7 +6,10 @@
 -- FLASHBACK grant; 3, image memory and memory links (SQLite migrations 009 and 010: the
 -- image_memory and memory_link tables, their guard triggers, VPD policies and grants); 4, the
 -- first install that compiles (022's guard package without DECODE in PL/SQL) and the Oracle Text
--- index with MAINTENANCE MANUAL SYNC (ON COMMIT) (023). A database at version 1, 2 or 3 is upgraded by running every owner file again
+-- index with MAINTENANCE MANUAL SYNC (ON COMMIT) (023); the promotion gate (SQLite migration 013:
+-- memory_candidate and memory_assessment, 024, their VPD policies, grants and the reviewed view
+-- qv_memory_candidate; memory_candidate as a link end).
+-- A database at version 1, 2 or 3 is upgraded by running every owner file again
 -- (`memgate init`): 020 adds the columns and fills the row ids, the others are re-runnable.
 INSERT INTO memgate_schema (version)
 SELECT 4 FROM dual WHERE NOT EXISTS (SELECT 1 FROM memgate_schema WHERE version = 4)

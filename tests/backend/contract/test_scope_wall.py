@@ -44,6 +44,27 @@ def _row(table: str, id: str, **scope) -> dict:
             "sha256": "0" * 64,
             "bytes": b"\x89PNG\r\n\x1a\n",
         },
+        "memory_candidate": {
+            "kind": "note",
+            "scope": "user",
+            "content": f"secret {id}",
+            "content_hash": "0" * 64,
+            "evidence_json": "[]",
+            "decision": "pending",
+            "rule": "review",
+        },
+        "memory_assessment": {
+            "candidate_id": "cand_x",
+            "question": "supported",
+            "question_version": 1,
+            "policy_version": 0,
+            "assessor": "rules",
+            "probability": 0.5,
+            "threshold": 0.9,
+            "passed": 0,
+            "latency_ms": 0.1,
+            "note": f"secret {id}",
+        },
     }[table]
     return {"id": id, "tenant_id": "acme", **body, **scope}
 
@@ -60,6 +81,8 @@ def scoped(backend, two_tenants):
             "knowledge_base_document",
             "knowledge_base_chunk",
             "image_memory",
+            "memory_candidate",
+            "memory_assessment",
         ):
             s.insert(table, _row(table, f"jane_{table}", user_id="jane"))
         s.insert(
@@ -96,7 +119,7 @@ def test_a_second_user_sees_none_of_janes_rows_in_any_table_even_unfiltered(scop
         if t not in ("memory_file", "mcp_call_log")
         for r in operator_rows(scoped, t, "WHERE user_id = 'jane' AND thread_id IS NULL")
     }
-    assert "sum_acme_july" in jane_only and len(jane_only) >= 8  # the demo's summary and the fixture's rows
+    assert "sum_acme_july" in jane_only and len(jane_only) >= 10  # the demo's summary and the fixture's rows
     with scoped.session(BOB) as s:
         for table in scoped.tables():
             rows = s.raw(f"SELECT * FROM {table}")
@@ -141,6 +164,8 @@ def test_a_write_scoped_to_another_user_agent_or_thread_is_refused_and_changes_n
         "conversation_memory",
         "knowledge_base_chunk",
         "image_memory",
+        "memory_candidate",
+        "memory_assessment",
     ):
         with scoped.session(who) as s, pytest.raises(AccessDenied, match=REFUSED):
             s.insert(table, _row(table, f"forged_{table}", **scope))

@@ -46,9 +46,13 @@ def _parse(unit: str) -> exp.Expr:
     return sqlglot.parse_one(re.sub(r"\bVECTOR\([^)]*\)", "VECTOR", unit), read="oracle")
 
 
+#: install files that create tables: 020 the first schema, 024 the promotion gate's
+TABLE_FILES = ("020_schema", "024_promotion")
+
+
 def oracle_tables() -> dict[str, set[str]]:
     tables: dict[str, set[str]] = {}
-    for unit in _units("020_schema"):
+    for unit in (u for name in TABLE_FILES for u in _units(name)):
         if sql_checks.is_plsql(unit):
             for table, column in _ADD_COLUMN.findall(unit):
                 tables[table.lower()].add(column.lower())

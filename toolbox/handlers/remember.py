@@ -1,0 +1,100 @@
+"""The `remember` handler: propose a durable memory; the Manager's promotion gate decides. It writes.
+
+The answer's first line is the decision (promoted | pending | duplicate | refused) with the record
+or candidate id and the rule. kind and scope are plain strings here, so an unknown one gets the
+gate's sentence listing the choices; the row's access_policy.remember says which scopes a caller
+may use and the default one (manager/promotion/gate.py).
+
+When the tenant's assessor is `sampling`, the connected host's own model answers the gate's
+questions over MCP sampling (`sampling/createMessage`): only in the 2025-11-25 era, from a client
+that declared the capability. The 2026-07-28 era deprecates sampling (SEP-2577) and the server
+sends no server-initiated request there, so the gate uses the rules assessor and says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp_types
+from fastmcp.server.dependencies import get_context
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import Field
+
+from .spec import HandlerSpec, StrictArgs
+
+#: the most tokens the host's model may spend on one assessment (a JSON object of three numbers)
+_SAMPLING_TOKENS = 200
+
+
+class RememberArgs(StrictArgs):
+    content: str = Field(min_length=1, max_length=100_000)
+    kind: str = Field("note", max_length=100)
+    subject: str | None = Field(None, min_length=1, max_length=500)
+    predicate: str | None = Field(None, min_length=1, max_length=250)
+    evidence: list[str] = Field(default_factory=list, max_length=100)
+    scope: str | None = Field(None, max_length=100)
+
+
+def remember_hints(policy: dict[str, Any], schema: dict[str, Any]) -> dict[str, bool]:
+    """It writes (a candidate, maybe a memory), so not read-only; it never removes or overwrites
+    (a conflicting fact waits, pending); the same proposal twice is a duplicate, not a second memory."""
+    return {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": False, "openWorldHint": False}
+
+
+def can_sample(ctx: Any) -> bool:
+    """Whether this request may ask the client's model: 2025-11-25 era, sampling declared."""
+    try:
+        caps = ctx.session.client_capabilities
+        era = ctx.session.protocol_version
+    except (RuntimeError, AttributeError):
+        return False
+    return caps is not None and caps.sampling is not None and era not in MODERN_PROTOCOL_VERSIONS
+
+
+async def offer_sampling(arguments: dict[str, Any]) -> dict[str, Any]:
+    """A sampler for the gate when the client can sample, else nothing (the gate falls back to rules)."""
+    try:
+        ctx = get_context()
+    except RuntimeError:
+        return {}
+    if not can_sample(ctx):
+        return {}
+    session = ctx.session
+
+    async def ask(system: str, user: str) -> str:
+        result = await session.create_message(
+            [mcp_types.SamplingMessage(role="user", content=mcp_types.TextContent(type="text", text=user))],
+            max_tokens=_SAMPLING_TOKENS,
+            system_prompt=system,
+            temperature=0.0,
+        )
+        content = result.content
+        return content.text if isinstance(content, mcp_types.TextContent) else ""
+
+    def sampler(system: str, user: str) -> str:  # called from the gate's worker thread
+        return anyio.from_thread.run(ask, system, user)
+
+    return {"sampler": sampler}
+
+
+_DECISION = {
+    "type": "object",
+    "properties": {
+        "decision": {"type": "string", "enum": ["promoted", "pending", "duplicate", "refused"]},
+        "rule": {"type": "string"},
+        "record_id": {"type": ["string", "null"]},
+        "candidate_id": {"type": ["string", "null"]},
+    },
+    "required": ["decision", "rule"],
+}
+
+SPEC = HandlerSpec(
+    "remember",
+    "remember",
+    RememberArgs,
+    takes_policy=True,
+    hints=remember_hints,
+    interact=offer_sampling,
+    output_schema=_DECISION,
+)
