@@ -56,6 +56,7 @@ from .query import reports
 from .registry import calllog, server_keys
 from .registry import toolbox as toolbox_rows
 from .registry.calllog import CallRecord
+from .retention import erased_ids
 from .tenancy import mapping as tenant_mapping
 from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
 
@@ -333,6 +334,7 @@ class MemoryManager:
                 identity.tenant,
                 as_of_marker=as_of_marker,
                 exists=lambda ids: self._operator_rows_exist(identity.tenant, ids),
+                erased=lambda ids: erased_ids(self.backend, identity.tenant, ids),
             )
 
     def expand(self, identity: Identity, memory_id: str, include_bytes: bool = False) -> ToolOutput:

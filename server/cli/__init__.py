@@ -29,6 +29,9 @@ COMMAND_MODULES = {
     "context": "context_cmds",
     "manifest": "context_cmds",
     "budget": "context_cmds",
+    "forget": "retention_cmds",
+    "expire": "retention_cmds",
+    "retention": "retention_cmds",
 }
 
 

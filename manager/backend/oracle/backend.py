@@ -28,9 +28,10 @@ import oracledb
 from ...errors import InvalidArgument, NotFound, SchemaMismatch
 from ...identity import Identity
 from ..base import ChunkFilters, QueryRows, Row, ViewCatalog
+from ..retention_store import RetentionStore
 from ..settings import DatabaseSettings
 from ..sql_files import load_sql
-from . import install
+from . import install, retention
 from . import statements as q
 from .connect import Accounts, password
 from .dialect import ORACLE_QUERY_DIALECT
@@ -347,6 +348,12 @@ class OracleBackend:
             except oracledb.Error:
                 broken = True
             self._accounts.release("owner", conn, broken=broken)
+
+    @contextmanager
+    def retention_store(self, tenant: str) -> Iterator[RetentionStore]:
+        """One tenant's rows whatever their scope, for retention and erasure: the owner (operator only)."""
+        with self.operator_session() as s:
+            yield retention.retention_store(s, tenant)
 
     def physical_table(self, table: str) -> str:
         return table  # tables carry the logical names; VPD is the wall

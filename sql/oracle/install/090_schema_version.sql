@@ -1,14 +1,15 @@
--- 090_schema_version.sql: records that this install (schema version 3) has run.
+-- 090_schema_version.sql: records that this install (schema version 4) has run.
 -- Run by: MEMGATE_OWNER, last. Re-runnable (inserts only a missing version). The number is
 -- SCHEMA_VERSION in manager/backend/oracle/install.py (tests/backend/oracle/test_static_sql.py checks).
 -- Versions: 1, the first install (SQLite migrations 001, 002, 007, 008); 2, context windows
 -- (SQLite migration 004: guideline row ids, thread event columns, server_secret) and no
 -- FLASHBACK grant; 3, image memory and memory links (SQLite migrations 009 and 010: the
--- image_memory and memory_link tables, their guard triggers, VPD policies and grants). A database
--- at version 1 or 2 is upgraded by running every owner file again
+-- image_memory and memory_link tables, their guard triggers, VPD policies and grants); 4, retention
+-- and erasure (SQLite migration 014: erasure_log, erasure_row, 025, and the call log's erasure
+-- update, 022). A database at version 1, 2 or 3 is upgraded by running every owner file again
 -- (`memgate init`): 020 adds the columns and fills the row ids, the others are re-runnable.
 INSERT INTO memgate_schema (version)
-SELECT 3 FROM dual WHERE NOT EXISTS (SELECT 1 FROM memgate_schema WHERE version = 3)
+SELECT 4 FROM dual WHERE NOT EXISTS (SELECT 1 FROM memgate_schema WHERE version = 4)
 /
 COMMIT
 /

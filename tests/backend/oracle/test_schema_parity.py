@@ -48,7 +48,7 @@ def _parse(unit: str) -> exp.Expr:
 
 def oracle_tables() -> dict[str, set[str]]:
     tables: dict[str, set[str]] = {}
-    for unit in _units("020_schema"):
+    for unit in _units("020_schema") + _units("025_retention"):
         if sql_checks.is_plsql(unit):
             for table, column in _ADD_COLUMN.findall(unit):
                 tables[table.lower()].add(column.lower())
