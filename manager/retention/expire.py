@@ -3,7 +3,9 @@
 For every table of the registry and each of its retention rules whose memory type has a number
 of days, the rows written before now - days are deleted a batch at a time (one transaction per
 batch), rows of every scope alike; then the rules that follow an owner (a document's chunks)
-remove the rows whose owner went. A deleted row has left context assembly, search and replay
+remove the rows whose owner went. A copy keeps no longer than what it copies: a manifest (the
+window's text) and a summary (its turns) expire by the shortest rule among their own and their
+sources' (`Retention.carries`), measured from their own writing. A deleted row has left context assembly, search and replay
 at once; the call log's rows go whole (retention is about age, not about a person: erasure is
 `memgate forget`). After the rows, the backend purges what it keeps beside them, as for erasure.
 """
@@ -19,9 +21,9 @@ from ..backend.base import Backend
 from ..backend.retention_store import RetentionStore, RowFilter, TableShape
 from ..clock import now_iso, parse_iso, to_iso
 from .policy import RetentionPolicy, load_policy
-from .registry import REGISTRY
+from .registry import REGISTRY, Retention
 
-__all__ = ["ExpiryReport", "expire"]
+__all__ = ["ExpiryReport", "effective_days", "expire"]
 
 DEFAULT_BATCH = 500
 
@@ -64,13 +66,20 @@ def expire(
     return report
 
 
+def effective_days(policy: RetentionPolicy, rule: Retention) -> int | None:
+    """The rule's days, or fewer when a type it carries keeps its rows for less (None: keep)."""
+    kept = [policy.days.get(t) for t in (rule.memory_type, *rule.carries)]
+    days = [d for d in kept if d is not None]
+    return min(days) if days else None
+
+
 def _run(store: RetentionStore, report: ExpiryReport, batch: int, now: str, say: Callable[[str], None]) -> None:
     steps: list[tuple[str, TableShape, RowFilter]] = []
     follow: list[tuple[str, TableShape, RowFilter]] = []
     for spec in REGISTRY:
         shape = TableShape(spec.table, spec.key, spec.through)
         for rule in spec.retention:
-            days = report.policy.days.get(rule.memory_type)
+            days = effective_days(report.policy, rule)
             if days is None:
                 continue
             label = spec.table if rule.memory_type == spec.table else f"{spec.table} ({rule.memory_type})"

@@ -43,6 +43,9 @@ class Retention:
     not_equals: tuple[tuple[str, str], ...] = ()
     #: (column, owner table, owner key): also the rows whose owner this rule removed
     orphans_of: tuple[str, str, str] | None = None
+    #: memory types this one copies from: a copy keeps no longer than its shortest-lived source
+    #: (a manifest holds the window's text, a summary its turns)
+    carries: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,7 @@ REGISTRY: tuple[TableSpec, ...] = (
     TableSpec(
         "summarization_memory",
         content=("title", "content", "source_versions_json"),
-        retention=(Retention("summarization_memory"),),
+        retention=(Retention("summarization_memory", carries=("conversation_memory",)),),
     ),
     TableSpec(
         "conversation_memory",
@@ -105,7 +108,11 @@ REGISTRY: tuple[TableSpec, ...] = (
         derived=("context manifests and pointer maps (content_json) of the subject's windows",),
         retention=(
             Retention("conversation_memory", not_equals=(("event_type", "context_manifest"),)),
-            Retention("context_manifest", equals=(("event_type", "context_manifest"),)),
+            Retention(
+                "context_manifest",
+                equals=(("event_type", "context_manifest"),),
+                carries=("conversation_memory", "summarization_memory", "knowledge_base", "image_memory"),
+            ),
         ),
     ),
     # Part 1 (`remember`): memory_candidate and memory_assessment go here (see the module docstring).

@@ -6,7 +6,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 
 import pytest
 from backend_helpers import operator_rows
@@ -297,3 +302,55 @@ def test_replay_of_a_window_that_used_an_erased_row_is_unavailable(shop, sqlite_
     assert table_hits(sqlite_path, JANE_MARK) == {}
     out = invoke("manifest", "replay", window.manifest_id, "-t", TENANT, ok=False).output
     assert "unavailable: a source was erased" in out
+
+
+def test_forget_killed_with_sigkill_resumes_on_the_next_run(shop, sqlite_path, monkeypatch, tmp_path):
+    """kill -9 of a real `memgate forget` between batches; the same command again finishes it."""
+    manager, _ids = shop
+    others = rows_not_of(manager.backend, "jane")
+    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "FASTMCP_CHECK_FOR_UPDATES": "off"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memgate",
+            "--db",
+            str(sqlite_path),
+            "forget",
+            "-t",
+            TENANT,
+            "--user",
+            "jane",
+            "--yes",
+            "--batch",
+            "1",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        erased_lines, deadline = 0, time.monotonic() + 60
+        while erased_lines < 5 and time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if not line:
+                break
+            erased_lines += b" erased" in line
+        assert erased_lines == 5, "the erasure ended before it could be killed"
+        proc.send_signal(signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stderr.close()
+    (record,) = operator_rows(manager.backend, "erasure_log")
+    assert record["status"] == "running"
+    assert table_hits(sqlite_path, JANE_MARK)
+    out = cli_runner(sqlite_path, monkeypatch)("forget", "-t", TENANT, "--user", "jane", "--yes").output
+    assert f"erasure {record['erasure_id']}" in out
+    _checkpoint(sqlite_path)
+    assert table_hits(sqlite_path, JANE_MARK) == {}
+    assert file_hits(sqlite_path, JANE_MARK) == 0
+    assert rows_not_of(manager.backend, "jane") == others
+    (done,) = operator_rows(manager.backend, "erasure_log")
+    assert done["status"] == "done" and sum(json.loads(done["counts_json"]).values()) > 5
