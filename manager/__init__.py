@@ -27,6 +27,7 @@ from .context.assemble import ContextWindow
 from .context.messages import ImagePart, TextPart, Turn
 from .context.replay import Replay
 from .context.rerank import Reranker
+from .context.turns import operator_turns
 from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo
 from .errors import (
     AccessDenied,
@@ -158,6 +159,7 @@ __all__ = [
     "load_tool_definitions",
     "now_iso",
     "open_backend",
+    "operator_turns",
     "record_demo_window",
     "seed_demo",
     "set_retention",

@@ -32,6 +32,8 @@ COMMAND_MODULES = {
     "forget": "retention_cmds",
     "expire": "retention_cmds",
     "retention": "retention_cmds",
+    "turn": "turn_cmds",
+    "compact": "turn_cmds",
 }
 
 

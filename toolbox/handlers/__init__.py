@@ -16,6 +16,7 @@ from . import (
     link_memory,
     lookup_entity,
     memory,
+    record_turn,
     report,
     search,
     search_memory,
@@ -36,6 +37,7 @@ _ALLOWLIST = (
     fetch,
     fetch_image,
     link_memory,
+    record_turn,
 )
 
 HANDLERS: dict[str, HandlerSpec] = {m.SPEC.name: m.SPEC for m in _ALLOWLIST}
