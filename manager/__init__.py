@@ -13,6 +13,7 @@ its own docstring saying what it owns and what it may import:
     output/    records, cells, tables, budgets, results
     registry/  toolbox rows, the call log, default tools
     tenancy/   tenant mapping for tokens that name no tenant
+    retention/ retention and erasure for the operator: `memgate expire`, `memgate forget`
     demo/      the demo dataset
     backend/   the storage seam and one folder per dialect
 
@@ -26,6 +27,7 @@ from .context.assemble import ContextWindow
 from .context.messages import ImagePart, TextPart, Turn
 from .context.replay import Replay
 from .context.rerank import Reranker
+from .context.turns import operator_turns
 from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo
 from .errors import (
     AccessDenied,
@@ -77,6 +79,7 @@ from .registry.calllog import STATUSES as CALL_STATUSES
 from .registry.calllog import CallRecord
 from .registry.defaults import load_tool_definitions
 from .registry.toolbox import ToolRow
+from .retention import erase, erasures, expire, load_policy, set_retention
 from .tenancy.mapping import KINDS as TENANT_MAPPING_KINDS
 from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
 from .tokens import count_tokens
@@ -157,13 +160,19 @@ __all__ = [
     "days_ago_iso",
     "default_database_path",
     "default_embedder",
+    "erase",
+    "erasures",
+    "expire",
     "is_image_path",
     "is_web_url",
+    "load_policy",
     "load_tool_definitions",
     "now_iso",
     "open_backend",
+    "operator_turns",
     "record_demo_window",
     "seed_demo",
+    "set_retention",
     "sidecar_paths",
     "validate_store_policy",
 ]

@@ -23,17 +23,19 @@ from .claims.render import render_claims
 from .clock import now_iso
 from .context import assemble as context_assembly
 from .context import clarify as context_clarify
+from .context import compaction as context_compaction
 from .context import expand as context_expand
 from .context import manifest as context_manifests
 from .context import messages as context_messages
 from .context import replay as context_replay
 from .context import rounds as context_rounds
+from .context import turns as context_turns
 from .context.assemble import ContextWindow
 from .context.messages import Turn
 from .context.replay import Replay
 from .context.rerank import Reranker
 from .context.window import WindowKey
-from .errors import ImageNotVisible, InvalidArgument, NotFound, NotVisible
+from .errors import Conflict, ImageNotVisible, InvalidArgument, NotFound, NotVisible
 from .files.commands import MemoryFiles, open_store
 from .files.stores import resolve_store, store_from_key
 from .identity import Identity
@@ -57,8 +59,10 @@ from .query import reports
 from .registry import calllog, server_keys
 from .registry import toolbox as toolbox_rows
 from .registry.calllog import CallRecord
+from .retention import erased_ids
 from .tenancy import mapping as tenant_mapping
 from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
+from .tokens import count_tokens
 
 
 class MemoryManager:
@@ -345,15 +349,31 @@ class MemoryManager:
         *,
         now: str | None = None,
         reranker: Reranker | None = None,
+        record_question: bool = False,
+        sampler: context_compaction.Sampler | None = None,
     ) -> ContextWindow:
-        """The budgeted context window for `question`, recorded with its manifest in the caller's thread."""
+        """The budgeted context window for `question`, recorded with its manifest in the caller's thread.
+
+        With `record_question` (the context_window prompt), the conversation is first compacted when
+        its stored turns exceed the tail share (summarised by `sampler` when given and the tenant
+        allows it), and the question is then recorded as the caller's user turn (once per request
+        hash), so the next window's tail shows it."""
         _require_text(question, "question")
         _require_text(intent, "intent")
+        if record_question:
+            try:
+                self.compact_conversation(identity, intent, sampler=sampler)
+            except Conflict:
+                pass  # another request compacted the conversation meanwhile
         now = now or now_iso()
         with self.backend.session(identity, now=now) as s:
-            return context_assembly.assemble(
+            window = context_assembly.assemble(
                 s, identity, question, intent, now, embedder=self.embedder, reranker=reranker
             )
+            if record_question:
+                with s.transaction():
+                    context_turns.record_question(s, identity, question, intent, now)
+            return window
 
     def context_manifest(self, identity: Identity, manifest_id: str) -> dict[str, Any]:
         """A manifest the caller may see (its own windows), by id."""
@@ -370,6 +390,7 @@ class MemoryManager:
                 identity.tenant,
                 as_of_marker=as_of_marker,
                 exists=lambda ids: self._operator_rows_exist(identity.tenant, ids),
+                erased=lambda ids: erased_ids(self.backend, identity.tenant, ids),
             )
 
     def expand(self, identity: Identity, memory_id: str, include_bytes: bool = False) -> ToolOutput:
@@ -441,6 +462,41 @@ class MemoryManager:
         now = now_iso()
         with self.backend.session(identity, now=now) as s, s.transaction():
             return context_messages.write_turn(s, identity, role, content, now)
+
+    def compact_conversation(
+        self,
+        identity: Identity,
+        intent: str,
+        *,
+        force: bool = False,
+        sampler: context_compaction.Sampler | None = None,
+    ) -> Row | None:
+        """Summarise the oldest turns of the caller's conversation into a summarization_memory row when
+        they exceed the intent's tail share (or, with `force`, all but the newest two); None when
+        there is nothing to compact. `sampler` (the host's model) is used when the tenant allows it and
+        its summary is within the bound, else the deterministic extractive summariser."""
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            budget, _ = context_assembly.budget_of(s, now)
+            compaction = context_compaction.plan(s, identity, budget, intent, force=force)
+            choice = context_compaction.summariser_choice(s, now) if compaction else None
+        if compaction is None:
+            return None
+        summary, name = None, context_compaction.EXTRACTIVE
+        if sampler is not None and choice == "sampling":
+            prompt = context_compaction.SYSTEM_PROMPT.format(tokens=compaction.max_tokens)
+            sampled = sampler(compaction.text(), prompt, compaction.max_tokens)
+            if sampled and sampled.strip() and count_tokens(sampled) <= compaction.max_tokens:
+                summary, name = sampled.strip(), "sampling"
+        if summary is None:
+            summary = context_compaction.extractive(compaction)
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s, s.transaction():
+            return context_compaction.write(s, identity, compaction, summary, name, now)
+
+    def append_turn(self, identity: Identity, role: str, text: str) -> ToolOutput:
+        """Handler `record_turn` (a preset row): the agent appends a text turn of its conversation."""
+        return context_turns.turn_written(self.record_turn(identity, role, text))
 
     def read_turn(self, identity: Identity, turn_id: str, *, include_bytes: bool = False) -> Turn:
         """A turn of the caller's conversation, its parts in order; image bytes only with include_bytes."""

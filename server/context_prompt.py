@@ -2,7 +2,11 @@
 
 The host asks for the window of a question; memgate assembles it for the caller (its
 tenant, user, agent and thread, from the transport), records its manifest in the
-thread, and returns the window as one user message. Tool calls that follow in the same
+thread, records the question as the caller's user turn (once per request: a re-render of
+the same request adds nothing), and returns the window as one user message; the next
+window's volatile tail shows the earlier questions. A conversation whose stored turns exceed
+the tail share is compacted first, summarised by the host's model when the client offers
+sampling (sampling.py). Tool calls that follow in the same
 thread (or, over stdio with no thread, the same server session) are its tool rounds.
 """
 
@@ -18,6 +22,8 @@ from fastmcp.prompts.base import PromptArgument, PromptResult
 
 from memgate.manager import ContextTooSmall, InvalidArgument, MemgateError, MemoryManager
 from memgate.toolbox import CallContextResolver
+
+from .sampling import host_sampler
 
 log = logging.getLogger("memgate.server")
 
@@ -37,7 +43,10 @@ class ContextWindowPrompt(Prompt):
         question, intent = str(args["question"]), str(args["intent"])
         identity = self.resolve().identity
         try:
-            window = await anyio.to_thread.run_sync(lambda: self.manager.assemble_context(identity, question, intent))
+            sampler = host_sampler()
+            window = await anyio.to_thread.run_sync(
+                lambda: self.manager.assemble_context(identity, question, intent, record_question=True, sampler=sampler)
+            )
         except InvalidArgument as exc:
             raise ValidationError(exc.message) from None
         except ContextTooSmall as exc:

@@ -181,6 +181,10 @@ class Backend(Protocol):
         No tool can reach it; its raw() names tables by `physical_table()`.
         """
 
+    def retention_store(self, tenant: str) -> AbstractContextManager[Any]:
+        """A RetentionStore (manager/backend/retention_store.py) over `tenant`'s rows whatever their
+        scope, for `memgate forget` and `memgate expire` (operator only; no tool reaches it)."""
+
     def physical_table(self, table: str) -> str:
         """The name an operator session reads a logical table by (SQLite: base_<table>)."""
 

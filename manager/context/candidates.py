@@ -25,6 +25,7 @@ from ..kb import search as kb_search
 from ..kb.embed import Embedder
 from ..kb.fusion import reciprocal_rank_fusion
 from ..output.records import StaleFact
+from . import compaction
 from .forms import full_body
 from .layout import RECALLED_HISTORY, TYPES, VOLATILE_TAIL
 from .window import WindowKey
@@ -189,6 +190,11 @@ def gather(session: Session, embedder: Embedder, question: str, now: str, window
     _score_by_retrieval(found, embedder, question, terms)
     found += _evidence(session, embedder, question, now)
     tail = session.fetch_all("context_tail", thread=window.thread, session=window.session, limit=TAIL_TURNS)
+    compacted = compaction.latest(session, window)
+    if compacted is not None:  # the rolling summary stands for the turns it covers, before the rest
+        tail = [r for r in tail if int(r["turn_index"]) > compacted.last]
+        found = [c for c in found if c.id != compacted.summary["id"]]
+        found.append(Candidate("summary", VOLATILE_TAIL, compacted.summary))
     tail_ids = {r["id"] for r in tail}
     found = [c for c in found if c.id not in tail_ids]
     found += [Candidate("conversation", VOLATILE_TAIL, r) for r in tail]

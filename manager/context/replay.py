@@ -27,7 +27,11 @@ from .assemble import fixed_records
 from .layout import FIXED, QUESTION, SLICES
 from .render import RENDERER_VERSION, RENDERERS, header, record, window_text
 
-__all__ = ["Replay", "Unreplayable", "replay"]
+__all__ = ["ERASED_NOTE", "Replay", "Unreplayable", "replay"]
+
+#: what replay says of a window that used a row `memgate forget` erased (never rebuilt, not even as of
+#: a change marker: Flashback could still read the erased row within undo retention)
+ERASED_NOTE = "unavailable: a source was erased"
 
 #: the tables a window reads (each has a context_rows_<table> statement)
 _TABLES = (
@@ -70,14 +74,23 @@ def replay(
     *,
     exists: Callable[[list[str]], dict[str, Row]] | None = None,
     as_of_marker: bool = False,
+    erased: Callable[[list[str]], set[str]] | None = None,
 ) -> Replay:
     """Rebuild the window of `manifest_id` as the session's caller sees the database now,
     or, with `as_of_marker`, as it saw it at the manifest's change marker.
 
     `exists(ids)` (the operator's view of the tenant) tells a deleted dependency from one
     the caller may no longer see; without it every missing row is reported as deleted.
+    `erased(ids)` names the ids an erasure removed: a window that used one is not rebuilt.
     """
     m = manifests.read(session, manifest_id, tenant)
+    if m.get("erased"):
+        return Replay(manifest_id, m, None, None, False, note=ERASED_NOTE)
+    if erased is not None:
+        gone = erased([e["ref"]["id"] for e in m["memories"]])
+        if gone:
+            refs = [Unreplayable(e["ref"], "erased") for e in m["memories"] if e["ref"]["id"] in gone]
+            return Replay(manifest_id, m, None, None, False, refs, note=ERASED_NOTE)
     if m.get("renderer_version") not in RENDERERS:
         return Replay(
             manifest_id,

@@ -29,6 +29,11 @@ COMMAND_MODULES = {
     "context": "context_cmds",
     "manifest": "context_cmds",
     "budget": "context_cmds",
+    "forget": "retention_cmds",
+    "expire": "retention_cmds",
+    "retention": "retention_cmds",
+    "turn": "turn_cmds",
+    "compact": "turn_cmds",
 }
 
 

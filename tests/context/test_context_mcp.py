@@ -272,8 +272,8 @@ async def test_clarify_asks_by_elicitation_and_keeps_the_answer_in_the_thread(se
         "helios-review",
         "user",
         "BEIR",
-        3,
-    )  # after the demo thread's two turns
+        4,
+    )  # after the demo thread's two turns and the window's question (recorded by the prompt)
     assert json.loads(answer["content_json"])["action"] == "accept"
     assert events(backend, "tool_result") == []  # clarify is not a tool round
     calls = log_rows(backend, tool_name="clarify")

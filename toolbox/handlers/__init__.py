@@ -16,6 +16,7 @@ from . import (
     link_memory,
     lookup_entity,
     memory,
+    record_turn,
     remember,
     report,
     search,
@@ -37,6 +38,7 @@ _ALLOWLIST = (
     fetch,
     fetch_image,
     link_memory,
+    record_turn,
     remember,
 )
 

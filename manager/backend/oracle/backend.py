@@ -27,8 +27,9 @@ import oracledb
 
 from ...identity import Identity
 from ..base import InstallCheck, QueryRows, ViewCatalog
+from ..retention_store import RetentionStore
 from ..settings import DatabaseSettings
-from . import install
+from . import install, retention
 from . import statements as q
 from .connect import Accounts
 from .dialect import ORACLE_QUERY_DIALECT
@@ -138,6 +139,12 @@ class OracleBackend:
             except oracledb.Error:
                 broken = True
             self._accounts.release("owner", conn, broken=broken)
+
+    @contextmanager
+    def retention_store(self, tenant: str) -> Iterator[RetentionStore]:
+        """One tenant's rows whatever their scope, for retention and erasure: the owner (operator only)."""
+        with self.operator_session() as s:
+            yield retention.retention_store(s, tenant)
 
     def physical_table(self, table: str) -> str:
         return table  # tables carry the logical names; VPD is the wall

@@ -101,4 +101,31 @@ DOCTOR_TEXT_INDEXES = Inline(
 )
 DOCTOR_CONTEXTS = Inline("SELECT namespace, schema, package FROM all_context ORDER BY namespace", "sql")
 
+# -- retention and erasure (manager/backend/retention_store.py composes them) ----------------
+# Run by the owner (operator path: VPD adds no predicate, the guards let it through). {columns},
+# {source}, {where}, {order}, {table}, {key}, {assignments} and {in_keys} are built from the
+# retention registry's checked identifiers; values are binds. The binds declared are those of the
+# static check's samples (tests/backend/oracle/test_static_sql.py: where binds :tenant, in_keys
+# :keys, assignments :v_content).
+RETENTION_SELECT = Inline(
+    "SELECT {columns} FROM {source} WHERE {where} ORDER BY {order} FETCH FIRST :batch ROWS ONLY",
+    "sql",
+    ("batch", "tenant"),
+)
+#: a fragment, not a statement: membership in the JSON list bound as :{bind} (checked inside the two below)
+RETENTION_IN_JSON = "IN (SELECT j.k FROM JSON_TABLE(:{bind}, '$[*]' COLUMNS (k VARCHAR2(256) PATH '$')) j)"
+RETENTION_DELETE = Inline(
+    "DELETE FROM {table} WHERE tenant_id = :tenant AND {key} {in_keys}", "sql", ("tenant", "keys")
+)
+RETENTION_UPDATE = Inline(
+    "UPDATE {table} SET {assignments} WHERE tenant_id = :tenant AND {key} {in_keys}",
+    "sql",
+    ("tenant", "keys", "v_content"),
+)
+
+# After an erasure or expiry: merge the Oracle Text index so the removed rows' tokens leave $I too
+# (a delete only marks the row as gone until the index is optimized; Oracle Text Reference,
+# CTX_DDL.OPTIMIZE_INDEX, FULL mode). The owner has EXECUTE on CTX_DDL (010).
+OPTIMIZE_TEXT_INDEX = Inline("BEGIN CTX_DDL.OPTIMIZE_INDEX('kb_chunk_text_ix', 'FULL'); END;", "plsql")
+
 ALL: dict[str, Inline] = {name: value for name, value in globals().items() if isinstance(value, Inline)}

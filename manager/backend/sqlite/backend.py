@@ -22,8 +22,9 @@ import numpy as np
 from ...errors import BackendUnavailable, InvalidArgument, NotFound
 from ...identity import Identity
 from ..base import ChunkFilters, InstallCheck, QueryRows, Row, ViewCatalog
+from ..retention_store import RetentionStore
 from ..sql_files import load_sql
-from . import kb, lexical, schema, vector_cache
+from . import kb, lexical, retention, schema, vector_cache
 from .context import ConnectionContext, install_context_functions
 from .dialect import SQLITE_QUERY_DIALECT
 from .pool import ConnectionPool, WalledConnection
@@ -293,6 +294,18 @@ class SqliteBackend:
             yield SqliteSession(pooled.conn, walled=False)
         finally:
             self._operator_pool.give(pooled)  # rolled back if a transaction is still open
+
+    @contextmanager
+    def retention_store(self, tenant: str) -> Iterator[RetentionStore]:
+        """One tenant's rows whatever their scope, for retention and erasure (operator only)."""
+        conn = self._connect()
+        try:
+            with retention.retention_store(
+                conn, tenant, SqliteSession(conn, walled=False), self.vector_cache.forget_tenant
+            ) as store:
+                yield store
+        finally:
+            conn.close()
 
     def physical_table(self, table: str) -> str:
         return f"base_{table}"

@@ -119,7 +119,14 @@ FTS5_SHADOW_SUFFIXES = ("data", "idx", "content", "docsize", "config")
 #: (the knowledge base's lexical-index slots and change counters are read through their own views
 #: or unwalled by the backend, and written only by triggers and the backend)
 OPERATOR_TABLES = frozenset(
-    {"base_tenant_mapping", "base_server_secret", "base_kb_lexical_index", "base_kb_generation"}
+    {
+        "base_tenant_mapping",
+        "base_server_secret",
+        "base_kb_lexical_index",
+        "base_kb_generation",
+        "base_erasure_log",
+        "base_erasure_row",
+    }
 )
 
 

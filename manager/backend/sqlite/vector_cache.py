@@ -305,6 +305,13 @@ class VectorCache:
         with self._lock:
             self._entries.clear()
 
+    def forget_tenant(self, tenant: str) -> None:
+        """Drop every matrix of `tenant` (after an erasure: its embeddings leave memory now, not at the
+        next search's change check)."""
+        with self._lock:
+            for key in [k for k in self._entries if k.tenant == tenant]:
+                del self._entries[key]
+
     @property
     def nbytes(self) -> int:
         with self._lock:

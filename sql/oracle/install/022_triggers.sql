@@ -327,11 +327,22 @@ BEGIN
 END;
 /
 -- The call log is append-only (memgate_app has no UPDATE or DELETE on it either, 045; pruning
--- old rows is an operator job, run as the owner).
+-- old rows is an operator job, run as the owner), but for erasure (`memgate forget`, SQLite
+-- migration 014): an UPDATE may name only the content columns and must set them to the erasure
+-- marker (arguments '"[erased]"', result '[erased]', no digest), so the row keeps who called which
+-- tool when, and shows that its content was erased.
 CREATE OR REPLACE TRIGGER mcp_call_log_append_only
   BEFORE UPDATE ON mcp_call_log
   FOR EACH ROW
 BEGIN
-  RAISE_APPLICATION_ERROR(-20002, 'memgate: mcp_call_log is append-only');
+  IF UPDATING('CALL_ID') OR UPDATING('TENANT_ID') OR UPDATING('CALLED_AT') OR UPDATING('PRINCIPAL')
+     OR UPDATING('USER_ID') OR UPDATING('AGENT_ID') OR UPDATING('THREAD_ID') OR UPDATING('TOOL_NAME')
+     OR UPDATING('HANDLER') OR UPDATING('STATUS') OR UPDATING('SESSION_ID') OR UPDATING('TRANSPORT')
+     OR UPDATING('TOOLBOX_ROW_ID') OR UPDATING('TOOLBOX_ROW_VERSION') OR UPDATING('CREATED_AT')
+     OR :NEW.argument_digest IS NOT NULL
+     OR :NEW.arguments_json IS NULL OR DBMS_LOB.SUBSTR(:NEW.arguments_json, 20, 1) <> '"[erased]"'
+     OR :NEW.result_text IS NULL OR DBMS_LOB.SUBSTR(:NEW.result_text, 20, 1) <> '[erased]' THEN
+    RAISE_APPLICATION_ERROR(-20002, 'memgate: mcp_call_log is append-only');
+  END IF;
 END;
 /

@@ -8,7 +8,8 @@
 -- first install that compiles (022's guard package without DECODE in PL/SQL) and the Oracle Text
 -- index with MAINTENANCE MANUAL SYNC (ON COMMIT) (023); the promotion gate (SQLite migration 013:
 -- memory_candidate and memory_assessment, 024, their VPD policies, grants and the reviewed view
--- qv_memory_candidate; memory_candidate as a link end).
+-- qv_memory_candidate; memory_candidate as a link end); retention and erasure (SQLite migration
+-- 014: erasure_log, erasure_row, 025, and the call log's erasure update, 022).
 -- A database at version 1, 2 or 3 is upgraded by running every owner file again
 -- (`memgate init`): 020 adds the columns and fills the row ids, the others are re-runnable.
 INSERT INTO memgate_schema (version)

@@ -47,7 +47,7 @@ ALLOWED_QUALIFIERS = {
     "DBMS_LOB": "PL/SQL Packages and Types Reference, DBMS_LOB (SUBSTR)",
     "DBMS_SQL": "PL/SQL Packages and Types Reference, DBMS_SQL (RETURN_RESULT); python-oracledb, "
     "Cursor.getimplicitresults",
-    "CTX_DDL": "Oracle Text Reference, CTX_DDL (CREATE_PREFERENCE, SET_ATTRIBUTE)",
+    "CTX_DDL": "Oracle Text Reference, CTX_DDL (CREATE_PREFERENCE, SET_ATTRIBUTE, OPTIMIZE_INDEX)",
     "DBMS_VECTOR": "PL/SQL Packages and Types Reference 23, DBMS_VECTOR (LOAD_ONNX_MODEL), sql/oracle/onnx/",
     "CTXSYS": "Oracle Text Reference: the CTXSYS schema owns CTX_DDL and the CONTEXT indextype",
     "SYS": "the SYS schema owns DBMS_RLS and DBMS_FLASHBACK (GRANT EXECUTE ON SYS.<package>)",

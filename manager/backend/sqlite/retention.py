@@ -1,0 +1,56 @@
+"""SQLite's half of retention and erasure: the statement templates, the scope binder, the purge after.
+
+Erased text must not stay in the file: the store's connection sets `secure_delete`, so SQLite
+overwrites what it frees with zeros; after the rows go, the tenant's FTS5 index is merged
+('optimize'), which rewrites its segments without the removed postings (a deleted row of an
+external-content index only adds a delete marker until then); with `compact`, VACUUM rewrites the
+file, which also drops text an earlier, ordinary update or delete left in free space; last, the WAL
+is checkpointed and truncated, so no old page image survives in it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..retention_store import RetentionSql, RetentionStore
+from . import lexical
+from .context import ConnectionContext, install_context_functions
+
+SQL = RetentionSql(
+    select="SELECT {columns} FROM {source} WHERE {where} ORDER BY {order} LIMIT :batch",
+    in_json="IN (SELECT value FROM json_each(:{bind}))",
+    delete="DELETE FROM {table} WHERE tenant_id = :tenant AND {key} {in_keys}",
+    update="UPDATE {table} SET {assignments} WHERE tenant_id = :tenant AND {key} {in_keys}",
+    physical=lambda table: f"base_{table}",
+)
+
+
+@contextmanager
+def retention_store(conn: sqlite3.Connection, tenant: str, session: Any, on_purge: Any) -> Iterator[RetentionStore]:
+    """A store over `conn` (unwalled, owned by the caller): the guard triggers still run, with the
+    tenant bound and each batch's scope bound in turn."""
+    holder = ConnectionContext(tenant=tenant)
+    install_context_functions(conn, holder)
+    conn.execute("PRAGMA secure_delete = ON")
+
+    def bind_scope(user: str | None, agent: str | None, thread: str | None) -> None:
+        holder.user, holder.agent, holder.thread = user, agent, thread
+
+    def finish(compact: bool) -> dict[str, Any]:
+        done: dict[str, Any] = {}
+        slot = lexical.slots(conn).get(tenant)
+        if slot is not None:
+            conn.execute(f"INSERT INTO base_kb_fts_{int(slot)} (base_kb_fts_{int(slot)}) VALUES ('optimize')")
+            done["fts_optimized"] = f"base_kb_fts_{int(slot)}"
+        if compact:
+            conn.execute("VACUUM")
+            done["vacuum"] = True
+        busy, frames, moved = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        done["wal_checkpoint"] = "complete" if not busy else f"busy ({moved} of {frames} frames copied)"
+        on_purge(tenant)
+        return done
+
+    yield RetentionStore(session, tenant, SQL, bind_scope, finish)

@@ -1,0 +1,80 @@
+"""Turns from every path a conversation reaches memgate, beside `messages.write_turn`.
+
+- The `context_window` prompt records its question as the caller's user turn of its thread
+  (`record_question`), after the window is assembled, so the next window's tail shows it. The
+  turn carries the request hash of the manifest's request: a host that renders the prompt again
+  for the same request finds it as the conversation's latest turn and nothing is written twice.
+- The optional `record_turn` handler (a preset toolbox row) lets an agent append its own turns
+  (`turn_written` is its answer).
+- `memgate turn ls` lists a thread's turns whoever wrote them (`operator_turns`, operator only).
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..backend.base import Backend, Row, Session
+from ..identity import Identity
+from ..output.records import metadata_line, with_token_count
+from ..output.results import ToolOutput
+from ..tokens import count_tokens
+from . import manifest as manifests
+from .events import next_turn, write_event
+from .window import WindowKey
+
+__all__ = ["QUESTION_SOURCE", "operator_turns", "record_question", "request_hash", "turn_written"]
+
+#: content_json.via of a turn the context_window prompt recorded
+QUESTION_SOURCE = "context_window"
+
+
+def request_hash(identity: Identity, question: str, intent: str) -> str:
+    """The manifest's request hash for this request (manifest.py request_of)."""
+    return manifests.sha256(manifests.canonical(manifests.request_of(identity, question, intent)))
+
+
+def record_question(session: Session, identity: Identity, question: str, intent: str, now: str) -> Row | None:
+    """The question as the caller's user turn, unless the conversation's latest turn is this very
+    request (a re-render); None when nothing keys the conversation. Call inside a transaction."""
+    key = WindowKey.of(identity)
+    if not key.usable:
+        return None
+    digest = request_hash(identity, question, intent)
+    latest = session.fetch_all("context_tail", thread=key.thread, session=key.session, limit=1)
+    if latest:
+        (row,) = session.fetch_all("context_rows_conversation_memory", ids=json.dumps([latest[0]["id"]]))
+        if json.loads(row["content_json"] or "{}").get("request_hash") == digest:
+            return row
+    return write_event(
+        session,
+        identity,
+        prefix="cnv",
+        event_type="turn",
+        role="user",
+        content=question,
+        now=now,
+        data={"request_hash": digest, "via": QUESTION_SOURCE, "intent": intent},
+        turn_index=next_turn(session, key),
+        tokens=count_tokens(question),
+    )
+
+
+def turn_written(row: Row) -> ToolOutput:
+    """The record_turn handler's answer: the turn's id and index."""
+    text = with_token_count(
+        lambda tokens: metadata_line(turn=row["id"], index=row.get("turn_index"), tokens=tokens), "recorded"
+    )
+    return ToolOutput(
+        text=text,
+        rows=1,
+        tokens=count_tokens(text),
+        cited_ids=(row["id"],),
+        structured={"turn_id": row["id"], "turn_index": row.get("turn_index")},
+    )
+
+
+def operator_turns(backend: Backend, tenant: str, thread: str, limit: int = 200) -> list[Row]:
+    """A thread's turns and summaries in order, whoever wrote them (operator CLI only)."""
+    with backend.operator_session() as s:
+        rows, _ = s.fetch_page("operator_thread_turns", limit, tenant=tenant, thread=thread)
+        return rows

@@ -1,0 +1,142 @@
+"""The retention registry: every table that holds memory content, and how it is erased and expired.
+
+One `TableSpec` per table, in the order erasure visits them: a table is erased before the tables
+whose rows it depends on (memory files before their stores), and the tables that only point at
+other rows (links, manifests of other scopes) after everything they could point at. Erasure
+(erase.py) and expiry (expire.py) know no table by name: they walk this list. A new table that
+holds content gets one entry here, and the marker scan (tests/retention/test_forget_marker_scan.py)
+proves it is reached.
+
+To add a table (e.g. part 1's memory_candidate and memory_assessment), append an entry before
+`memory_link`, e.g.:
+
+    TableSpec("memory_candidate", content=("content", "content_json"),
+              retention=(Retention("memory_candidate"),)),
+    TableSpec("memory_assessment", content=("answers_json",),
+              through=("candidate_id", "memory_candidate", "id")),   # only if it has no scope columns
+
+and list the memory type in config/retention.json. Order matters only for `through`: an entry
+scoped through its owner must come before the owner's entry.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["ERASED", "ERASED_JSON", "REGISTRY", "Retention", "TableSpec", "memory_types", "spec"]
+
+#: what an erased call-log row's result text says (the arguments become the JSON string of it)
+ERASED = "[erased]"
+ERASED_JSON = '"[erased]"'
+
+
+@dataclass(frozen=True)
+class Retention:
+    """One memory type's rule on a table: rows written before now - days leave."""
+
+    memory_type: str
+    #: the column a row's age is read from
+    time_column: str = "created_at"
+    #: fixed filters that pick the type's rows of a shared table
+    equals: tuple[tuple[str, str], ...] = ()
+    not_equals: tuple[tuple[str, str], ...] = ()
+    #: (column, owner table, owner key): also the rows whose owner this rule removed
+    orphans_of: tuple[str, str, str] | None = None
+    #: memory types this one copies from: a copy keeps no longer than its shortest-lived source
+    #: (a manifest holds the window's text, a summary its turns)
+    carries: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    table: str
+    key: str = "id"
+    #: columns that hold content (text, bytes, vectors): what erasure removes, what the scan reads
+    content: tuple[str, ...] = ()
+    #: delete the row, or keep it and replace its content columns (`scrub`)
+    action: Literal["delete", "scrub"] = "delete"
+    scrub: dict[str, Any] = field(default_factory=dict)
+    #: (column, owner table, owner key) when the table has no scope columns of its own
+    through: tuple[str, str, str] | None = None
+    #: columns naming other rows: a row naming an erased row is erased with it
+    references: tuple[str, ...] = ()
+    #: whether a row's own scope columns make it the subject's (False: reached by references only)
+    scoped: bool = True
+    #: copies the database keeps beside the row, removed with it (documentation and the report)
+    derived: tuple[str, ...] = ()
+    retention: tuple[Retention, ...] = ()
+
+
+REGISTRY: tuple[TableSpec, ...] = (
+    TableSpec(
+        "memory_file",
+        content=("path", "content"),
+        through=("store_id", "memory_store", "id"),
+        retention=(Retention("memory_file", time_column="updated_at"),),
+    ),
+    TableSpec("memory_store", content=("store_key",)),
+    TableSpec(
+        "knowledge_base_chunk",
+        content=("content", "embedding"),
+        derived=("the tenant's FTS5 index base_kb_fts_<slot> and its shadow tables", "the vector cache"),
+        retention=(Retention("knowledge_base", orphans_of=("document_id", "knowledge_base_document", "id")),),
+    ),
+    TableSpec(
+        "knowledge_base_document",
+        content=("title", "source_uri", "content", "metadata_json"),
+        retention=(Retention("knowledge_base"),),
+    ),
+    TableSpec(
+        "image_memory",
+        content=("title", "source_uri", "description", "bytes"),
+        retention=(Retention("image_memory"),),
+    ),
+    TableSpec("entity_memory", content=("subject", "predicate", "content", "content_json", "embedding")),
+    TableSpec("workflow_memory", content=("title", "content", "steps_json")),
+    TableSpec("guideline_memory", content=("content", "content_json")),
+    TableSpec("persona_memory", content=("name", "content")),
+    TableSpec("toolbox_memory", content=("tool_schema", "usage_notes", "access_policy")),
+    TableSpec(
+        "summarization_memory",
+        content=("title", "content", "source_versions_json"),
+        retention=(Retention("summarization_memory", carries=("conversation_memory",)),),
+    ),
+    TableSpec(
+        "conversation_memory",
+        content=("content", "content_json"),
+        derived=("context manifests and pointer maps (content_json) of the subject's windows",),
+        retention=(
+            Retention("conversation_memory", not_equals=(("event_type", "context_manifest"),)),
+            Retention(
+                "context_manifest",
+                equals=(("event_type", "context_manifest"),),
+                carries=("conversation_memory", "summarization_memory", "knowledge_base", "image_memory"),
+            ),
+        ),
+    ),
+    # Part 1 (`remember`): memory_candidate and memory_assessment go here (see the module docstring).
+    TableSpec("memory_link", content=("note",), references=("from_id", "to_id")),
+    TableSpec(
+        "mcp_call_log",
+        key="call_id",
+        content=("arguments_json", "argument_digest", "result_text"),
+        action="scrub",
+        scrub={"arguments_json": ERASED_JSON, "result_text": ERASED, "argument_digest": None},
+        retention=(Retention("mcp_call_log", time_column="called_at"),),
+    ),
+)
+
+
+def spec(table: str) -> TableSpec:
+    return next(s for s in REGISTRY if s.table == table)
+
+
+def memory_types() -> list[str]:
+    """Every memory type a retention rule can name, in registry order."""
+    seen: list[str] = []
+    for s in REGISTRY:
+        for r in s.retention:
+            if r.memory_type not in seen:
+                seen.append(r.memory_type)
+    return seen

@@ -1,0 +1,191 @@
+"""`memgate forget`, `memgate expire`, `memgate retention show|set`: retention and erasure (operator only)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from memgate.manager import ConfigError, erase, erasures, expire, load_policy, set_retention
+
+from .common import (
+    AGENT_ID,
+    USER_ID,
+    friendly_errors,
+    open_manager,
+    operator_identity,
+    require_tenant,
+    settings_from,
+    tenant_option,
+)
+
+
+def _err(line: str) -> None:
+    click.echo(line, err=True)
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("forget")
+    @tenant_option()
+    @click.option("--user", "-u", type=USER_ID, metavar="ID", help="Erase this user's content.")
+    @click.option("--agent", type=AGENT_ID, metavar="ID", help="Erase this agent's content.")
+    @click.option("--thread", metavar="ID", help="Erase this thread's content.")
+    @click.option("--dry-run", is_flag=True, help="Count what would be erased; change nothing.")
+    @click.option("--yes", is_flag=True, help="Erase for real (required unless --dry-run).")
+    @click.option(
+        "--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows per transaction."
+    )
+    @click.option("--no-vacuum", is_flag=True, help="SQLite: skip the VACUUM that rewrites the file after erasing.")
+    @click.option("--list", "list_", is_flag=True, help="List the tenant's erasure records instead.")
+    @click.pass_context
+    @friendly_errors
+    def forget(ctx, tenant, user, agent, thread, dry_run, yes, batch, no_vacuum, list_) -> None:
+        """Erase one user's, agent's or thread's content everywhere memgate copied it.
+
+        Base rows, every version, the lexical index, embeddings, image bytes, links and manifests
+        that name them, memory files of their stores; call-log rows keep who called what, with the
+        arguments and result replaced by "[erased]". Writes one erasure record (counts, no content).
+        An interrupted run is finished by running the same command again.
+
+        \b
+        Examples:
+          memgate forget -t acme --user jane --dry-run
+          memgate forget -t acme --user jane --yes
+          memgate forget -t acme --list
+        """
+        settings = settings_from(ctx)
+        manager = open_manager(settings, create=False)
+        try:
+            require_tenant(manager, settings, operator_identity(tenant))
+            if list_:
+                for r in erasures(manager.backend, tenant):
+                    click.echo(
+                        f"{r['erasure_id']} {r['status']:<7} {r['subject_kind']}={r['subject']} by {r['requested_by']} "
+                        f"{r['started_at']} .. {r['finished_at'] or '-'} {r['counts_json']}"
+                    )
+                return
+            subjects = [(k, v) for k, v in (("user", user), ("agent", agent), ("thread", thread)) if v]
+            if len(subjects) != 1:
+                raise ConfigError("name exactly one subject: --user, --agent or --thread", field="subject")
+            if not dry_run and not yes:
+                raise ConfigError(
+                    "erasure cannot be undone; nothing was erased",
+                    field="yes",
+                    hint="Look first with --dry-run, then add --yes.",
+                )
+            kind, subject = subjects[0]
+            report = erase(
+                manager.backend,
+                tenant,
+                kind,
+                subject,
+                requested_by=f"cli:operator:{_whoami()}",
+                dry_run=dry_run,
+                batch=batch,
+                compact=not no_vacuum,
+                progress=_err,
+            )
+        finally:
+            manager.close()
+        verb = "would erase" if dry_run else "erased"
+        for table, n in sorted(report.counts.items()):
+            click.echo(f"{table:<34} {n:>8}")
+        click.echo(
+            f"{verb} {report.total} row(s) of {kind} {subject} in tenant {tenant}"
+            + ("" if dry_run else f" (erasure {report.erasure_id})")
+        )
+        for key, value in report.purge.items():
+            click.echo(f"{key}: {value}")
+
+    @cli.command("expire")
+    @tenant_option(required=False)
+    @click.option("--dry-run", is_flag=True, help="Count what would expire; change nothing.")
+    @click.option(
+        "--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows per transaction."
+    )
+    @click.option("--vacuum", is_flag=True, help="SQLite: rewrite the file afterwards (drops freed text too).")
+    @click.pass_context
+    @friendly_errors
+    def expire_(ctx, tenant, dry_run, batch, vacuum) -> None:
+        """Apply each tenant's retention policy: delete what is older than its memory type keeps.
+
+        \b
+        Examples:
+          memgate expire --dry-run
+          memgate expire -t acme
+          # cron, nightly:  17 3 * * *  memgate expire >> /var/log/memgate-expire.log 2>&1
+        """
+        settings = settings_from(ctx)
+        manager = open_manager(settings, create=False)
+        try:
+            if tenant is not None:
+                require_tenant(manager, settings, operator_identity(tenant))
+            tenants = [tenant] if tenant else manager.operator_tenants()
+            for t in tenants:
+                report = expire(manager.backend, t, dry_run=dry_run, batch=batch, compact=vacuum, progress=_err)
+                verb = "would expire" if dry_run else "expired"
+                for label, n in sorted(report.counts.items()):
+                    click.echo(f"{t} {label:<44} {n:>8}")
+                click.echo(f"{t}: {verb} {report.total} row(s)")
+        finally:
+            manager.close()
+
+    @cli.group("retention")
+    def retention() -> None:
+        """Show or set a tenant's retention policy (days per memory type, or keep)."""
+
+    @retention.command("show")
+    @tenant_option()
+    @click.pass_context
+    @friendly_errors
+    def show(ctx, tenant) -> None:
+        """The tenant's retention per memory type, and where each rule comes from.
+
+        \b
+        Example:
+          memgate retention show -t acme
+        """
+        manager = open_manager(settings_from(ctx), create=False)
+        try:
+            policy = load_policy(manager.backend, tenant)
+        finally:
+            manager.close()
+        for memory_type, days in policy.days.items():
+            shown = "keep" if days is None else f"{days} days"
+            click.echo(f"{memory_type:<22} {shown:<10} ({policy.source[memory_type]})")
+
+    @retention.command("set")
+    @tenant_option()
+    @click.argument("rules", nargs=-1, required=True, metavar="TYPE=DAYS|keep ...")
+    @click.pass_context
+    @friendly_errors
+    def set_(ctx, tenant, rules) -> None:
+        """Set rules of the tenant's policy, e.g. conversation_memory=30 mcp_call_log=keep.
+
+        \b
+        Examples:
+          memgate retention set -t acme conversation_memory=30 context_manifest=30
+        """
+        parsed = {}
+        for rule in rules:
+            memory_type, sep, value = rule.partition("=")
+            if not sep:
+                raise ConfigError(f"{rule!r} is not TYPE=DAYS or TYPE=keep", field="rules")
+            parsed[memory_type.strip()] = value.strip()
+        settings = settings_from(ctx)
+        manager = open_manager(settings, create=False)
+        try:
+            require_tenant(manager, settings, operator_identity(tenant))
+            stored = set_retention(manager.backend, tenant, parsed, principal="cli:operator")
+        finally:
+            manager.close()
+        click.echo(json.dumps(stored, sort_keys=True))
+
+
+def _whoami() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown"

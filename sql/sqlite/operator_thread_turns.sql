@@ -1,0 +1,13 @@
+-- `memgate turn ls`: thread :thread's turns and clarify answers of tenant :tenant in order, whoever
+-- wrote them, and the thread's summaries (compaction) by the turn they end at. Operator session only.
+SELECT 'turn' AS kind, id, turn_index, role, event_type, user_id, agent_id, content, created_at
+FROM base_conversation_memory
+WHERE tenant_id = :tenant AND thread_id = :thread AND turn_index IS NOT NULL
+  AND event_type IN ('turn', 'clarify_answer')
+UNION ALL
+SELECT 'summary', s.id, CAST(json_extract(e.content_json, '$.turns.last') AS INTEGER), 'summary', 'summary',
+       s.user_id, s.agent_id, s.content, s.created_at
+FROM base_summarization_memory s
+JOIN base_conversation_memory e ON e.id = s.source_id AND e.tenant_id = s.tenant_id AND e.event_type = 'compaction'
+WHERE s.tenant_id = :tenant AND s.thread_id = :thread AND s.deleted_at IS NULL
+ORDER BY 3, 1 DESC, 2

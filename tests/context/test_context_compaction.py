@@ -1,0 +1,174 @@
+"""Compaction: a long thread's oldest turns become one rolling summary the window's tail carries within budget."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+from backend_helpers import operator_rows
+from cli_helpers import cli_runner
+
+from memgate.manager import ACME, count_tokens, erase
+from memgate.manager.context import compaction
+
+THREAD = "long-thread"
+TAIL = '<slice name="volatile_tail">'
+
+
+def jane(thread=THREAD):
+    return replace(ACME, thread=thread)
+
+
+def long_thread(manager, n=40, thread=THREAD):
+    who = jane(thread)
+    for i in range(1, n + 1):
+        role = "user" if i % 2 else "assistant"
+        manager.record_turn(who, role, f"Turn {i} talks about batch size {i * 8} and warmup step {i * 100}. " * 4)
+    return who
+
+
+def tail_of(text: str) -> str:
+    start = text.find(TAIL)
+    return text[start : text.find("</slice>", start)] if start >= 0 else ""
+
+
+def test_a_long_thread_is_compacted_and_the_summary_tier_carries_it_within_budget(two_tenants, manager):
+    who = long_thread(manager)
+    budget = manager.context_budget(who)
+    share = int(budget.available * budget.shares_for("fact_check").volatile_tail)
+    turns = operator_rows(manager.backend, "conversation_memory", "WHERE thread_id = :t", {"t": THREAD})
+    assert sum(count_tokens(f"{t['role']}: {t['content']}") for t in turns) > share  # over its tail share
+    window = manager.assemble_context(who, "What batch size did we settle on?", "fact_check", record_question=True)
+    (summary,) = operator_rows(manager.backend, "summarization_memory", "WHERE thread_id = :t", {"t": THREAD})
+    (event,) = operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'compaction'")
+    record = json.loads(event["content_json"])
+    # the record: turn range, source ids and versions, summariser, hashes
+    assert record["turns"]["first"] == 1 and record["turns"]["last"] < 40
+    assert [s["id"] for s in record["sources"]] == [
+        t["id"] for t in sorted(turns, key=lambda t: t["turn_index"]) if t["turn_index"] <= record["turns"]["last"]
+    ]
+    assert record["summariser"] == compaction.EXTRACTIVE and record["sha256"] == compaction.manifests.sha256(
+        summary["content"]
+    )
+    assert (summary["user_id"], summary["agent_id"], summary["thread_id"]) == (ACME.user, ACME.agent, THREAD)
+    assert summary["source_id"] == event["id"] and count_tokens(summary["content"]) <= share // 2 + 1
+    # the window's tail: the summary first, then only the turns after its range, within the tail share
+    tail = tail_of(window.text)
+    assert f'id="{summary["id"]}"' in tail
+    assert f"Turn {record['turns']['last'] + 1} talks" in tail and "Turn 3 talks" not in tail.split("</memory>", 1)[1]
+    placed = [m for m in window.manifest["memories"] if m["slice"] == "volatile_tail"]
+    assert sum(m["tokens"] for m in placed) <= window.manifest["arithmetic"]["used"]["volatile_tail"] <= share * 2
+    # the raw turns stay
+    assert len(operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'turn'")) >= 40
+
+
+def test_compaction_rolls_and_a_re_run_under_the_share_does_nothing(two_tenants, manager):
+    who = long_thread(manager)
+    first = manager.compact_conversation(who, "fact_check")
+    assert first is not None
+    assert manager.compact_conversation(who, "fact_check") is None  # what is left fits the share
+    long_thread(manager, n=30)  # the thread goes on
+    second = manager.compact_conversation(who, "fact_check")
+    assert second["title"].startswith("Conversation turns 1-")  # one rolling summary from the first turn
+    assert json.loads(second["source_versions_json"])[0] == {
+        "table": "summarization_memory",
+        "id": first["id"],
+        "version": 1,
+    }
+
+
+def test_sampling_summary_is_used_when_the_tenant_allows_and_bounded(two_tenants, manager):
+    who = long_thread(manager)
+    seen = []
+
+    def sampler(text, system, max_tokens):
+        seen.append((text, system, max_tokens))
+        return "The user and the assistant discussed batch sizes and warmup steps."
+
+    row = manager.compact_conversation(who, "fact_check", sampler=sampler)
+    (text, system, max_tokens) = seen[0]
+    assert "add no facts" in system and str(max_tokens) in system and "[1] user: Turn 1" in text
+    (event,) = operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'compaction'")
+    assert json.loads(event["content_json"])["summariser"] == "sampling"
+    assert row["content"].startswith("The user and the assistant")
+    # a summary over the bound falls back to the extractive one
+    long_thread(manager, n=30)
+    manager.compact_conversation(who, "fact_check", sampler=lambda *a: "word " * 5000)
+    kinds = [
+        json.loads(e["content_json"])["summariser"]
+        for e in operator_rows(
+            manager.backend, "conversation_memory", "WHERE event_type = 'compaction' ORDER BY created_at"
+        )
+    ]
+    assert kinds == ["sampling", compaction.EXTRACTIVE]
+
+
+def test_compact_cli_and_turn_cli(two_tenants, manager, sqlite_path, monkeypatch):
+    invoke = cli_runner(sqlite_path, monkeypatch)
+    for i in range(5):
+        out = invoke("turn", "add", "-t", "acme", "--thread", "cli-thread", "--user", "jane", f"question {i}").output
+        assert f"turn {i + 1} of thread cli-thread (user)" in out
+    out = invoke("compact", "-t", "acme", "--thread", "cli-thread").output
+    assert "Conversation turns 1-3 (3 turns)" in out
+    listed = invoke("turn", "ls", "-t", "acme", "--thread", "cli-thread").output.splitlines()
+    assert [ln.split()[1] for ln in listed] == ["user", "user", "user", "summary", "user", "user"]
+    assert "nothing to compact" in invoke("compact", "-t", "acme", "--thread", "no-such-thread").output
+
+
+def test_a_summary_is_erased_with_its_turns(two_tenants, manager):
+    who = long_thread(manager)
+    row = manager.compact_conversation(who, "fact_check")
+    other = long_thread(manager, n=20, thread="other-thread")
+    kept = manager.compact_conversation(other, "fact_check", force=True)
+    report = erase(manager.backend, "acme", "thread", THREAD, requested_by="test")
+    assert report.counts["summarization_memory"] == 1
+    assert operator_rows(manager.backend, "summarization_memory", "WHERE id = :i", {"i": row["id"]}) == []
+    assert operator_rows(manager.backend, "summarization_memory", "WHERE id = :i", {"i": kept["id"]})
+
+
+def test_a_summary_never_crosses_a_wall(two_tenants, manager):
+    long_thread(manager)
+    manager.compact_conversation(jane(), "fact_check")
+    bob = replace(ACME, user="bob", thread=THREAD)
+    window = manager.assemble_context(bob, "What batch size did we settle on?", "fact_check")
+    assert "Conversation turns" not in window.text and "batch size 8" not in window.text
+    assert manager.compact_conversation(bob, "fact_check", force=True) is None  # bob has no turns there
+
+
+@pytest.mark.parametrize("words", [30, 4])
+def test_the_extractive_summary_is_deterministic(two_tenants, manager, words):
+    who = long_thread(manager, n=6)
+    with manager.backend.session(who) as s:
+        budget = manager.context_budget(who)
+        planned = compaction.plan(s, who, budget, "fact_check", force=True)
+    assert compaction.extractive(planned) == compaction.extractive(planned)
+
+
+def test_a_tenant_that_chooses_extractive_never_samples(two_tenants, manager):
+    from memgate.manager.claims import guidelines
+    from memgate.manager.identity import Identity
+
+    tenant = Identity(tenant="acme", principal="test")
+    with manager.backend.session(tenant) as s:
+        guidelines.update_guideline(
+            s,
+            tenant,
+            row_id="compaction",
+            key="compaction",
+            content="Summaries without a model.",
+            now=compaction_now(),
+            content_json={"summariser": "extractive"},
+        )
+    who = long_thread(manager)
+    called = []
+    manager.compact_conversation(who, "fact_check", sampler=lambda *a: called.append(a) or "sampled")
+    assert called == []
+    (event,) = operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'compaction'")
+    assert json.loads(event["content_json"])["summariser"] == compaction.EXTRACTIVE
+
+
+def compaction_now():
+    from memgate.manager import now_iso
+
+    return now_iso()
