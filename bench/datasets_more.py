@@ -136,7 +136,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*[._][\w.]*[A-Za-z0-9_]")
 
 
 def news(max_queries: int = 150, min_hits: int = 2, max_hits: int = 8) -> Collection:
-    lines = gzip.open(news_path(), "rt", encoding="utf-8").read().splitlines()
+    with gzip.open(news_path(), "rt", encoding="utf-8") as f:
+        lines = f.read().splitlines()
     release = next(m.group(1) for line in lines if (m := _RELEASE.match(line)))  # the newest series
     entries: list[str] = []
     current: list[str] | None = None

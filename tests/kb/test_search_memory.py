@@ -10,8 +10,8 @@ from fastmcp import Client
 from kb_helpers import ACME, GLOBEX, add_doc, hashing_manager
 
 from memgate.manager.backend.sqlite.kb import fts_expression
-from memgate.manager.kb.search import KEYWORD_LEXICAL_WEIGHT, LEXICAL_WEIGHT, fusion_weights
 from memgate.manager.errors import InvalidArgument
+from memgate.manager.kb.search import KEYWORD_LEXICAL_WEIGHT, LEXICAL_WEIGHT, fusion_weights
 from memgate.manager.tokens import count_tokens
 
 

@@ -7,7 +7,6 @@ are ranked among rows the caller may see, never cut from a global top-k and filt
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -22,7 +21,7 @@ _SCORE_BLOCK = 4096
 
 def fts_expression(query: str) -> str | None:
     """An FTS5 query matching any of the query's words (stop words dropped) or its dotted identifiers as
-    phrases, each quoted so no word is syntax (manager/kb/query_terms.py says which terms)."""
+    phrases, each quoted so no word is syntax (manager/backend/query_terms.py says which terms)."""
     terms = query_terms(query)
     quoted = [f'"{" ".join(p)}"' for p in terms.phrases] + [f'"{w}"' for w in terms.words]
     return " OR ".join(quoted) or None
