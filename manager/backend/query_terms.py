@@ -12,7 +12,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["MAX_QUERY_TERMS", "STOP_WORDS", "QueryTerms", "is_keyword_query", "query_terms"]
+__all__ = [
+    "MAX_QUERY_TERMS",
+    "STOP_WORDS",
+    "QueryTerms",
+    "identifiers",
+    "is_keyword_query",
+    "names_exactly",
+    "query_terms",
+]
 
 #: words (and identifier phrases) passed to the lexical leg; the rest of a very long query is ignored
 MAX_QUERY_TERMS = 32
@@ -168,8 +176,21 @@ _IDENTIFIER = re.compile(r"\w+(?:\.\w+)+|\w*_\w*|\w*[a-z][A-Z]\w*", re.UNICODE)
 KEYWORD_QUERY_WORDS = 3
 
 
+def identifiers(query: str) -> list[str]:
+    """The words of `query` that are identifiers, as written (`sqlite3.connect`, `lru_cache`)."""
+    words = (w.strip("?!,;:()'\"`") for w in query.split())
+    return list(dict.fromkeys(w for w in words if _IDENTIFIER.fullmatch(w)))
+
+
 def is_keyword_query(query: str) -> bool:
     """A short query naming an identifier (`asyncio.TaskGroup`, `lru_cache`): a look-up that exact
     words answer, where a sentence embedding of so few words says little."""
-    words = query.split()
-    return len(words) <= KEYWORD_QUERY_WORDS and any(_IDENTIFIER.fullmatch(w.strip("?!,;:()'\"`")) for w in words)
+    return len(query.split()) <= KEYWORD_QUERY_WORDS and bool(identifiers(query))
+
+
+def names_exactly(text: str, names: list[str]) -> bool:
+    """Whether `text` holds one of `names` whole (case-insensitive, not inside a longer identifier):
+    the stemmed index matches `sqlite3.connect` in `sqlite3.Connection` too."""
+    return any(
+        re.search(rf"(?<![\w.]){re.escape(name)}(?![\w]|\.\w)", text, re.IGNORECASE | re.UNICODE) for name in names
+    )

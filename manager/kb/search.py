@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..backend.base import ChunkFilters, Session
-from ..backend.query_terms import is_keyword_query
+from ..backend.query_terms import identifiers, is_keyword_query, names_exactly
 from ..tokens import count_tokens
 from .embed import Embedder
 from .fusion import convex_fusion
@@ -36,8 +36,8 @@ MIN_DEPTH = 50
 #: RRF's k where ranks are still fused that way (context assembly's candidates)
 RRF_K = 60
 #: the lexical leg's share of a hybrid score for a question or sentence, and for an identifier look-up
-LEXICAL_WEIGHT = 0.6
-KEYWORD_LEXICAL_WEIGHT = 0.95
+LEXICAL_WEIGHT = 0.65
+KEYWORD_LEXICAL_WEIGHT = 0.9
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def search(
     )
     scored: dict[str, list[tuple[int, float]]] = {}
     if LEXICAL in methods:
-        scored[LEXICAL] = s.kb_lexical(query, depth, where)
+        scored[LEXICAL] = _exact_identifiers_first(s, query, s.kb_lexical(query, depth, where))
     if VECTOR in methods:
         vector = np.asarray(embedder.embed([query])[0], dtype=np.float32)
         scored[VECTOR] = s.kb_vector(vector, embedder.name, depth, where)
@@ -144,6 +144,20 @@ def search(
                 )
             )
     return hits
+
+
+def _exact_identifiers_first(s: Session, query: str, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """For an identifier look-up, the lexical candidates that name the identifier exactly ahead of those
+    that only match its stemmed words (`sqlite3.Connection` for `sqlite3.connect`), BM25 order within
+    each; one read of the candidates' text, and only for such a query."""
+    names = identifiers(query) if is_keyword_query(query) else []
+    if not names or not ranked:
+        return ranked
+    rows = s.fetch_all("kb_chunk_details", seqs=json.dumps([seq for seq, _ in ranked]))
+    exact = {r["seq"] for r in rows if names_exactly(r["content"], names)}
+    top = ranked[0][1]
+    boosted = [(seq, score + top if seq in exact else score) for seq, score in ranked]
+    return sorted(boosted, key=lambda p: -p[1])  # stable: BM25 order kept within each group
 
 
 def fusion_weights(query: str) -> dict[str, float]:

@@ -160,6 +160,19 @@ def test_an_exact_identifier_outranks_a_chunk_that_only_shares_its_parts(kb):
     assert [h.title for h in kb.search_chunks(ACME, "__doc__", methods=("lexical",))] == ["docstring"]
 
 
+def test_an_identifier_look_up_puts_exact_names_ahead_of_stemmed_ones(kb):
+    # Porter stems Connection to connect, so BM25 alone favours the chunk that says it three times.
+    add_doc(kb, ACME, "stemmed", "Add sqlite3.Connection.serialize; sqlite3.Connection limits; sqlite3.Connection.")
+    add_doc(kb, ACME, "exact", "Fix a leak in sqlite3.connect when the factory fails, and other release notes.")
+    for methods in (("lexical",), ("lexical", "vector")):
+        assert kb.search_chunks(ACME, "sqlite3.connect", methods=methods)[0].title == "exact"
+    # A question is no look-up: its lexical leg stays in BM25 order.
+    question = [
+        h.title for h in kb.search_chunks(ACME, "what does sqlite3 connection serialize do", methods=("lexical",))
+    ]
+    assert question[0] == "stemmed"
+
+
 def test_a_query_of_only_punctuation_still_runs_the_vector_leg(kb):
     add_doc(kb, ACME, "a", "zebra")
     assert kb.search_chunks(ACME, "?!", methods=("lexical",)) == []
