@@ -5,9 +5,9 @@ selection can say why a version is left out. Durable facts, summaries and turns 
 outside a thread are found by the question's terms; evidence by the knowledge base's
 hybrid search; the volatile tail is the window's own recent turns by turn index.
 
-The retrieval score is the hybrid score mapped to 0..1: reciprocal rank fusion of a
+The retrieval score is a hybrid score in 0..1: reciprocal rank fusion of a
 lexical ranking and a vector ranking, divided by the score of a memory ranked first in
-both (the knowledge base's own fused score, for chunks).
+both; for chunks, the knowledge base's own fused score (already 0..1).
 """
 
 from __future__ import annotations
@@ -209,12 +209,12 @@ def gather(session: Session, embedder: Embedder, question: str, now: str, window
 
 def _evidence(session: Session, embedder: Embedder, question: str, now: str) -> list[Candidate]:
     hits = kb_search.search(session, embedder, question, now, limit=EVIDENCE_HITS)
-    best = len(kb_search.METHODS) / (kb_search.RRF_K + 1)
     rows = {
         r["id"]: r for r in session.fetch_all("context_rows_knowledge_base_chunk", ids=json.dumps([h.id for h in hits]))
     }
     return [
-        Candidate("kb_chunk", TYPES["kb_chunk"].slice, rows[h.id], retrieval=min(1.0, h.score / best))
+        # a hybrid score is already in 0..1: each leg's scaled score times its weight, weights summing to 1
+        Candidate("kb_chunk", TYPES["kb_chunk"].slice, rows[h.id], retrieval=min(1.0, h.score))
         for h in hits
         if h.id in rows
     ]

@@ -1,4 +1,10 @@
-"""Hybrid retrieval over knowledge-base chunks: the backend's lexical and vector legs, fused by RRF.
+"""Hybrid retrieval over knowledge-base chunks: the backend's lexical and vector legs, fused by a
+weighted sum of their scores, each divided by its leg's best (fusion.convex_fusion), weighted per query.
+
+The lexical leg's weight is LEXICAL_WEIGHT for a question or a sentence and KEYWORD_LEXICAL_WEIGHT for
+a short identifier look-up (query_terms.is_keyword_query), the vector leg's the rest. Both were set on
+the tuning third of bench/quality.py's three collections (Lee news, pydoc sections, CPython NEWS
+entries) and are reported on the other two thirds (docs/benchmarks.md).
 
 Both legs run inside the caller's session, so the database wall has already cut the rows
 to what the caller may see, and every metadata filter is part of each leg: candidates are
@@ -14,9 +20,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..backend.base import ChunkFilters, Session
+from ..backend.query_terms import identifiers, is_keyword_query, names_exactly
 from ..tokens import count_tokens
 from .embed import Embedder
-from .fusion import reciprocal_rank_fusion
+from .fusion import convex_fusion
 
 __all__ = ["DEFAULT_RESULTS", "METHODS", "SearchFilters", "SearchHit", "search"]
 
@@ -26,7 +33,11 @@ METHODS = (LEXICAL, VECTOR)
 DEFAULT_RESULTS = 10
 #: candidates each leg hands to fusion, at least
 MIN_DEPTH = 50
+#: RRF's k where ranks are still fused that way (context assembly's candidates)
 RRF_K = 60
+#: the lexical leg's share of a hybrid score for a question or sentence, and for an identifier look-up
+LEXICAL_WEIGHT = 0.65
+KEYWORD_LEXICAL_WEIGHT = 0.9
 
 
 @dataclass(frozen=True)
@@ -78,19 +89,16 @@ def search(
     where = ChunkFilters(
         now=now, collection=filters.collection, document_id=filters.document_id, include_ended=filters.include_ended
     )
-    rankings: dict[str, list[int]] = {}
-    lexical: dict[int, float] = {}
-    cosine: dict[int, float] = {}
+    scored: dict[str, list[tuple[int, float]]] = {}
     if LEXICAL in methods:
-        ranked = s.kb_lexical(query, depth, where)
-        rankings[LEXICAL] = [seq for seq, _ in ranked]
-        lexical = dict(ranked)
+        scored[LEXICAL] = _exact_identifiers_first(s, query, s.kb_lexical(query, depth, where))
     if VECTOR in methods:
         vector = np.asarray(embedder.embed([query])[0], dtype=np.float32)
-        ranked = s.kb_vector(vector, embedder.name, depth, where)
-        rankings[VECTOR] = [seq for seq, _ in ranked]
-        cosine = dict(ranked)
-    fused = reciprocal_rank_fusion(rankings, k=RRF_K)
+        scored[VECTOR] = s.kb_vector(vector, embedder.name, depth, where)
+    lexical, cosine = dict(scored.get(LEXICAL, ())), dict(scored.get(VECTOR, ()))
+    weights = fusion_weights(query)
+    total = sum(weights[m] for m in scored)
+    fused = convex_fusion(scored, {m: weights[m] / total for m in scored})  # one leg alone: weight 1
     hits: list[SearchHit] = []
     first_of: dict[str, int] = {}  # normalized text -> index of its best-ranked hit
     start = 0
@@ -136,6 +144,26 @@ def search(
                 )
             )
     return hits
+
+
+def _exact_identifiers_first(s: Session, query: str, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    """For an identifier look-up, the lexical candidates that name the identifier exactly ahead of those
+    that only match its stemmed words (`sqlite3.Connection` for `sqlite3.connect`), BM25 order within
+    each; one read of the candidates' text, and only for such a query."""
+    names = identifiers(query) if is_keyword_query(query) else []
+    if not names or not ranked:
+        return ranked
+    rows = s.fetch_all("kb_chunk_details", seqs=json.dumps([seq for seq, _ in ranked]))
+    exact = {r["seq"] for r in rows if names_exactly(r["content"], names)}
+    top = ranked[0][1]
+    boosted = [(seq, score + top if seq in exact else score) for seq, score in ranked]
+    return sorted(boosted, key=lambda p: -p[1])  # stable: BM25 order kept within each group
+
+
+def fusion_weights(query: str) -> dict[str, float]:
+    """Each leg's share of a hybrid score for this query."""
+    w = KEYWORD_LEXICAL_WEIGHT if is_keyword_query(query) else LEXICAL_WEIGHT
+    return {LEXICAL: w, VECTOR: 1.0 - w}
 
 
 def _normalized(text: str) -> str:

@@ -1,6 +1,10 @@
 -- One tenant's lexical index (template; manager/backend/sqlite/lexical.py fills it in).
 -- {slot} is the tenant's number in base_kb_lexical_index, {tenant} its id as an SQL literal.
 --
+-- Template version 2 (manager/backend/sqlite/lexical.py TEMPLATE_VERSION; bump it with any change
+-- here, and existing indexes are rebuilt by the next migration): words are porter-stemmed, and an
+-- underscore is part of a word, so an identifier such as lru_cache or __doc__ is one term.
+--
 -- An external-content FTS5 table over the chunk table: the text is stored once, in
 -- base_knowledge_base_chunk, and the index holds only this tenant's rows, so a MATCH walks only
 -- its postings and BM25's statistics are its own. Triggers that fire only for the tenant's rows
@@ -10,7 +14,7 @@
 -- that points at the bound tenant's view.
 CREATE VIRTUAL TABLE base_kb_fts_{slot} USING fts5(
     content, content = 'base_knowledge_base_chunk', content_rowid = 'seq',
-    tokenize = 'porter unicode61 remove_diacritics 2');
+    tokenize = 'porter unicode61 remove_diacritics 2 tokenchars _');
 
 CREATE TRIGGER base_knowledge_base_chunk__fts_{slot}_insert AFTER INSERT ON base_knowledge_base_chunk
 WHEN NEW.tenant_id = {tenant}

@@ -1,7 +1,7 @@
 import pytest
 
 from memgate.manager.errors import InvalidArgument
-from memgate.manager.kb.fusion import Fused, reciprocal_rank_fusion
+from memgate.manager.kb.fusion import Fused, convex_fusion, reciprocal_rank_fusion
 
 
 def test_fusion_sums_reciprocal_ranks_across_methods():
@@ -50,3 +50,18 @@ def test_negative_k_is_rejected():
     with pytest.raises(InvalidArgument, match="^k must be >= 0, got -1\\.$") as excinfo:
         reciprocal_rank_fusion({"lexical": ["a"]}, k=-1)
     assert (excinfo.value.message, excinfo.value.field) == ("k must be >= 0, got -1.", "k")
+
+
+def test_convex_fusion_weights_each_legs_score_divided_by_its_best():
+    fused = convex_fusion(
+        {"lexical": [("a", 8.0), ("b", 2.0)], "vector": [("b", 0.5), ("c", 0.25)]}, {"lexical": 0.6, "vector": 0.4}
+    )
+    assert [(f.id, round(f.score, 6)) for f in fused] == [("a", 0.6), ("b", 0.55), ("c", 0.2)]
+    assert fused[1].ranks == {"lexical": 2, "vector": 1}
+
+
+def test_convex_fusion_with_one_leg_keeps_its_order_and_refuses_a_negative_weight():
+    assert [f.id for f in convex_fusion({"lexical": [(3, 2.0), (1, 1.0)]}, {"lexical": 1.0})] == [3, 1]
+    assert convex_fusion({}, {}) == [] and convex_fusion({"vector": []}, {"vector": 1.0}) == []
+    with pytest.raises(InvalidArgument, match="weights must be >= 0"):
+        convex_fusion({"lexical": [("a", 1.0)]}, {"lexical": -1.0})

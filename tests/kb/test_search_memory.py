@@ -11,6 +11,7 @@ from kb_helpers import ACME, GLOBEX, add_doc, hashing_manager
 
 from memgate.manager.backend.sqlite.kb import fts_expression
 from memgate.manager.errors import InvalidArgument
+from memgate.manager.kb.search import KEYWORD_LEXICAL_WEIGHT, LEXICAL_WEIGHT, fusion_weights
 from memgate.manager.tokens import count_tokens
 
 
@@ -42,7 +43,7 @@ def test_a_result_cites_chunks_with_title_position_score_parts_and_tokens(kb):
     (hit,) = out.structured["results"]
     assert record.startswith(
         f'<memory id="{hit["id"]}" type="kb_chunk" status="evidence" document="{hit["document_id"]}"'
-        f' collection="evals" position="0" chunks="1" tokens="{hit["tokens"]}" score="0.0328" lexical_rank="1"'
+        f' collection="evals" position="0" chunks="1" tokens="{hit["tokens"]}" score="1.0000" lexical_rank="1"'
         ' vector_rank="1" cosine="'
     )
     assert (
@@ -111,20 +112,65 @@ def test_hybrid_fuses_both_legs_by_reciprocal_rank(kb):
     assert lexical == ["exact"]
     hybrid = kb.search_chunks(ACME, "E4711 pump overheated")
     assert hybrid[0].title == "exact" and hybrid[0].lexical_rank == 1 and hybrid[0].vector_rank is not None
-    assert hybrid[0].score == pytest.approx(1 / 61 + 1 / (60 + hybrid[0].vector_rank))
+    # Each leg's score is scaled into 0..1 (BM25 by its best, cosine min-max) and weighted: the
+    # lexical leg has LEXICAL_WEIGHT of a question's score and KEYWORD_LEXICAL_WEIGHT of a look-up's.
+    assert hybrid[0].score >= LEXICAL_WEIGHT and hybrid[0].score <= 1.0
 
 
 @pytest.mark.parametrize(
     "query, expected",
     [
         ("zebra", '"zebra"'),
-        ('AND OR NOT "x" NEAR(a b) col:*', '"and" OR "or" OR "not" OR "x" OR "near" OR "a" OR "b" OR "col"'),
+        ('AND OR NOT "x" NEAR(a b) col:*', '"x" OR "near" OR "b" OR "col"'),
+        ("AND OR NOT", '"and" OR "or" OR "not"'),
         ("---", None),
         ("Zebra zebra ZEBRA", '"zebra"'),
+        ("How does the with statement work?", '"statement" OR "work"'),
+        ("sqlite3.connect __doc__", '"sqlite3 connect" OR "sqlite3" OR "connect" OR "__doc__"'),
+        ('a.b"c', '"a b" OR "b" OR "c"'),
     ],
 )
 def test_query_words_reach_fts5_as_quoted_terms_never_as_syntax(query, expected):
+    # Stop words are left out unless every word is one; a dotted identifier is also a phrase.
     assert fts_expression(query) == expected
+
+
+@pytest.mark.parametrize(
+    "query, lexical",
+    [
+        ("asyncio.TaskGroup", KEYWORD_LEXICAL_WEIGHT),
+        ("lru_cache", KEYWORD_LEXICAL_WEIGHT),
+        ("getExcInfo changed", KEYWORD_LEXICAL_WEIGHT),
+        ("How does the with statement work?", LEXICAL_WEIGHT),
+        ("zebra", LEXICAL_WEIGHT),
+        ("sqlite3.connect is slow when the file is on a network share", LEXICAL_WEIGHT),
+    ],
+)
+def test_an_identifier_look_up_leans_on_the_lexical_leg_and_a_question_less(query, lexical):
+    weights = fusion_weights(query)
+    assert weights["lexical"] == lexical and weights["vector"] == pytest.approx(1 - lexical)
+
+
+def test_an_exact_identifier_outranks_a_chunk_that_only_shares_its_parts(kb):
+    add_doc(kb, ACME, "names it", "Fixed sqlite3.connect leaking a handle.")
+    add_doc(kb, ACME, "parts only", "The connect button in sqlite3 tools; connect again; connect.")
+    add_doc(kb, ACME, "docstring", "The __doc__ attribute is now kept.")
+    add_doc(kb, ACME, "docs", "The docs were rebuilt; doc strings fixed.")
+    assert kb.search_chunks(ACME, "sqlite3.connect", methods=("lexical",))[0].title == "names it"
+    assert [h.title for h in kb.search_chunks(ACME, "__doc__", methods=("lexical",))] == ["docstring"]
+
+
+def test_an_identifier_look_up_puts_exact_names_ahead_of_stemmed_ones(kb):
+    # Porter stems Connection to connect, so BM25 alone favours the chunk that says it three times.
+    add_doc(kb, ACME, "stemmed", "Add sqlite3.Connection.serialize; sqlite3.Connection limits; sqlite3.Connection.")
+    add_doc(kb, ACME, "exact", "Fix a leak in sqlite3.connect when the factory fails, and other release notes.")
+    for methods in (("lexical",), ("lexical", "vector")):
+        assert kb.search_chunks(ACME, "sqlite3.connect", methods=methods)[0].title == "exact"
+    # A question is no look-up: its lexical leg stays in BM25 order.
+    question = [
+        h.title for h in kb.search_chunks(ACME, "what does sqlite3 connection serialize do", methods=("lexical",))
+    ]
+    assert question[0] == "stemmed"
 
 
 def test_a_query_of_only_punctuation_still_runs_the_vector_leg(kb):

@@ -49,6 +49,42 @@ def test_quality_scores_each_method_with_ndcg_and_recall(tmp_path):
     assert set(report["methods"]) == {"lexical", "vector", "hybrid"}
     assert report["methods"]["lexical"] == {"ndcg@10": 1.0, "recall@10": 1.0}
     assert (report["docs"], report["queries"], report["judgments"]) == (4, 2, 3)
+    # The BM25 peer is scored on the same queries, and on each part of the held-out split.
+    assert set(report["parts"]) == {"all", "tune", "test"}
+    assert report["parts"]["all"]["bm25"]["recall@10"] == 1.0
+    assert report["parts"]["all"]["lexical"] == report["methods"]["lexical"]
+
+
+def test_the_bm25_peer_ranks_whole_documents_and_leaves_out_the_source():
+    runs = quality.bm25_runs(TINY)
+    assert runs["q1"][:2] in (["d1", "d3"], ["d3", "d1"]) and runs["q2"] == ["d2"]
+
+
+def test_the_pydoc_collection_asks_one_question_per_section():
+    from bench.datasets_more import pydoc, question_for, split
+
+    assert question_for("The assert statement") == "How does the assert statement work?"
+    assert question_for("Slicings") == "What are slicings?"
+    assert question_for("Customizing attribute access") == "How do I go about customizing attribute access?"
+    coll = pydoc()
+    assert len(coll.docs) > 100 and len(coll.queries) > 100
+    assert all(len(judged) == 1 and set(judged) <= set(coll.docs) for judged in coll.qrels.values())
+    tune, test = split(coll, "tune"), split(coll, "test")
+    assert not set(tune.queries) & set(test.queries) and len(tune.queries) + len(test.queries) == len(coll.queries)
+
+
+def test_the_news_collection_asks_for_identifiers_named_by_changelog_entries():
+    from bench.datasets_more import news, news_path
+
+    try:
+        news_path()
+    except FileNotFoundError as exc:
+        pytest.skip(str(exc))
+    coll = news()
+    assert len(coll.docs) > 500 and 50 <= len(coll.queries) <= 150
+    for qid, ident in coll.queries.items():
+        assert 2 <= len(coll.qrels[qid]) <= 8
+        assert all(ident in coll.docs[doc] for doc in coll.qrels[qid])
 
 
 @pytest.mark.skipif(

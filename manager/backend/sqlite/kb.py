@@ -7,24 +7,24 @@ are ranked among rows the caller may see, never cut from a global top-k and filt
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from ..query_terms import MAX_QUERY_TERMS, query_terms
+
 __all__ = ["MAX_QUERY_TERMS", "best_by_bm25", "fts_expression", "rank_by_cosine", "to_blob"]
 
-#: query terms passed to FTS5; the rest of a very long query is ignored by the lexical leg
-MAX_QUERY_TERMS = 32
-_TERM = re.compile(r"\w+", re.UNICODE)
 #: rows scored at a time (bounds the float64 copy)
 _SCORE_BLOCK = 4096
 
 
 def fts_expression(query: str) -> str | None:
-    """An FTS5 query matching any of the query's words, each quoted so no word is syntax."""
-    terms = list(dict.fromkeys(t.lower() for t in _TERM.findall(query)))[:MAX_QUERY_TERMS]
-    return " OR ".join(f'"{t}"' for t in terms) or None
+    """An FTS5 query matching any of the query's words (stop words dropped) or its dotted identifiers as
+    phrases, each quoted so no word is syntax (manager/backend/query_terms.py says which terms)."""
+    terms = query_terms(query)
+    quoted = [f'"{" ".join(p)}"' for p in terms.phrases] + [f'"{w}"' for w in terms.words]
+    return " OR ".join(quoted) or None
 
 
 def best_by_bm25(rows: Iterable[Sequence], limit: int) -> list[tuple[int, float]]:

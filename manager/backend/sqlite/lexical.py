@@ -1,7 +1,8 @@
 """Per-tenant lexical indexes: one external-content FTS5 table, its triggers and its view per tenant.
 
 A tenant's index is made the first time the tenant opens a session (or by migration 011 for
-tenants that already have chunks), from the template sql/sqlite/kb_lexical_index.sql. A
+tenants that already have chunks), from the template sql/sqlite/kb_lexical_index.sql; an index made
+from an older version of the template is rebuilt in place when the schema is migrated (015). A
 base trigger refuses a chunk whose tenant has none, so no chunk can go unindexed.
 
 Walled statements name one view, `kb_chunk_match`: a TEMP view of each pooled connection that
@@ -17,10 +18,13 @@ from collections.abc import Callable
 
 from ..sql_files import load_sql
 
-__all__ = ["MATCH_VIEW", "ensure_index", "index_all_tenants", "point_match_view", "slots"]
+__all__ = ["MATCH_VIEW", "TEMPLATE_VERSION", "ensure_index", "index_all_tenants", "point_match_view", "slots"]
 
 #: the name walled statements read the bound tenant's lexical index by
 MATCH_VIEW = "kb_chunk_match"
+#: the version of sql/sqlite/kb_lexical_index.sql; an index built from an older one is rebuilt by
+#: index_all_tenants (1: porter unicode61; 2, migration 015: identifiers kept whole by tokenchars _)
+TEMPLATE_VERSION = 2
 
 
 def slots(conn: sqlite3.Connection) -> dict[str, int]:
@@ -41,8 +45,11 @@ def ensure_index(conn: sqlite3.Connection, tenant: str, run_script: Callable[[sq
         row = conn.execute("SELECT slot FROM base_kb_lexical_index WHERE tenant_id = ?", (tenant,)).fetchone()
         if row is None:
             slot = conn.execute("SELECT coalesce(max(slot), 0) + 1 FROM base_kb_lexical_index").fetchone()[0]
-            conn.execute("INSERT INTO base_kb_lexical_index (tenant_id, slot) VALUES (?, ?)", (tenant, slot))
-            run_script(conn, load_sql("sqlite", "kb_lexical_index").format(slot=int(slot), tenant=_literal(tenant)))
+            conn.execute(
+                "INSERT INTO base_kb_lexical_index (tenant_id, slot, template_version) VALUES (?, ?, ?)",
+                (tenant, slot, TEMPLATE_VERSION),
+            )
+            _build(conn, tenant, int(slot), run_script)
         else:
             slot = row[0]
         if own:
@@ -55,9 +62,31 @@ def ensure_index(conn: sqlite3.Connection, tenant: str, run_script: Callable[[sq
 
 
 def index_all_tenants(conn: sqlite3.Connection, run_script: Callable[[sqlite3.Connection, str], None]) -> None:
-    """Give every tenant that has chunks its index (migration: indexes are built from the chunks)."""
+    """Give every tenant that has chunks its index, and rebuild every index made from an older template
+    (migrations run this in their transaction: indexes are built from the chunks)."""
     for (tenant,) in conn.execute("SELECT DISTINCT tenant_id FROM base_knowledge_base_chunk").fetchall():
         ensure_index(conn, tenant, run_script)
+    old = conn.execute(
+        "SELECT tenant_id, slot FROM base_kb_lexical_index WHERE template_version < ?", (TEMPLATE_VERSION,)
+    ).fetchall()
+    for tenant, slot in old:
+        for kind, name in (
+            ("VIEW", f"{MATCH_VIEW}_{int(slot)}"),
+            ("TRIGGER", f"base_knowledge_base_chunk__fts_{int(slot)}_insert"),
+            ("TRIGGER", f"base_knowledge_base_chunk__fts_{int(slot)}_update"),
+            ("TRIGGER", f"base_knowledge_base_chunk__fts_{int(slot)}_delete"),
+            ("TABLE", f"base_kb_fts_{int(slot)}"),
+        ):
+            conn.execute(f"DROP {kind} IF EXISTS main.{name}")
+        _build(conn, tenant, int(slot), run_script)
+        conn.execute(
+            "UPDATE base_kb_lexical_index SET template_version = ? WHERE tenant_id = ?", (TEMPLATE_VERSION, tenant)
+        )
+
+
+def _build(conn: sqlite3.Connection, tenant: str, slot: int, run_script: Callable[[sqlite3.Connection, str], None]):
+    """Make the tenant's index, its triggers and its view, and fill the index from the chunk table."""
+    run_script(conn, load_sql("sqlite", "kb_lexical_index").format(slot=slot, tenant=_literal(tenant)))
 
 
 def point_match_view(conn: sqlite3.Connection, slot: int) -> None:
