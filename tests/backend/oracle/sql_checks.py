@@ -367,3 +367,25 @@ def reserved_identifiers(sql: str) -> list[str]:
             continue
         found.add(node.name)
     return sorted(found)
+
+
+def _statements():
+    from memgate.manager.backend.oracle import statements
+
+    return statements
+
+
+#: sample values for the {placeholders} of inline statements, so every one can be parsed and checked
+INLINE_SAMPLES = {
+    "table": "entity_memory",
+    "columns": "id, tenant_id",
+    "binds": ":c0, :c1",
+    "model": "doc_model",
+    # the retention templates' composed parts (manager/backend/retention_store.py)
+    "source": "entity_memory t JOIN memory_store o ON o.id = t.source_id",
+    "where": "t.tenant_id = :tenant",
+    "order": "t.id",
+    "key": "id",
+    "in_keys": _statements().RETENTION_IN_JSON.format(bind="keys"),
+    "assignments": "content = :v_content",
+}

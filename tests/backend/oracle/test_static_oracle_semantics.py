@@ -29,7 +29,7 @@ SQL = ROOT / "sql" / "oracle"
 UNREADABLE = {
     "install/020_schema#19": "JSON_TRANSFORM's RENAME operator (JSON Developer's Guide 23) is not modelled by sqlglot 30",
 }
-_INLINE_SAMPLES = {"table": "entity_memory", "columns": "id, tenant_id", "binds": ":c0, :c1", "model": "doc_model"}
+_INLINE_SAMPLES = sql_checks.INLINE_SAMPLES
 
 
 def _units() -> list[tuple[str, str]]:

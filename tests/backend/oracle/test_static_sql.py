@@ -92,19 +92,7 @@ def test_each_named_statement_parses_or_balances_and_binds_no_reserved_word(name
     assert sql_checks.unknown_qualifiers(text) == []
 
 
-_INLINE_SAMPLES = {
-    "table": "entity_memory",
-    "columns": "id, tenant_id",
-    "binds": ":c0, :c1",
-    "model": "doc_model",
-    # the retention templates' composed parts (manager/backend/retention_store.py)
-    "source": "entity_memory t JOIN memory_store o ON o.id = t.source_id",
-    "where": "t.tenant_id = :tenant",
-    "order": "t.id",
-    "key": "id",
-    "in_keys": statements.RETENTION_IN_JSON.format(bind="keys"),
-    "assignments": "content = :v_content",
-}
+_INLINE_SAMPLES = sql_checks.INLINE_SAMPLES
 
 
 @pytest.mark.parametrize("name", sorted(statements.ALL))
