@@ -4,6 +4,12 @@ sqlglot parses SQL; PL/SQL it does not model, so PL/SQL units get a small struct
 comments and literals close, BEGIN/IF/LOOP/CASE/CREATE PACKAGE are closed by END [IF|LOOP|CASE]
 in order, the unit ends with ";", and every qualified name in a package family (DBMS_*, UTL_*,
 CTX_*, memgate_*, SYS, CTXSYS) is one the docs list (ALLOWED_QUALIFIERS).
+
+What sqlglot accepts and Oracle refuses is checked on top (test_static_oracle_semantics.py):
+identifiers and binds that are Oracle reserved words (RESERVED, the SQL Language Reference's
+table), and SQL-only functions in PL/SQL's procedural statements (SQL_ONLY_FUNCTIONS); a PL/SQL
+unit's embedded SQL is cut out by a small tokenizer (procedural_tokens, embedded_sql), in place of
+a PL/SQL grammar: the one on PyPI, antlr-plsql, had its last release (0.9.1) in 2019.
 """
 
 from __future__ import annotations
