@@ -19,9 +19,9 @@ Store keys (unique per tenant), and the scope each row is stamped with:
                                       caller that names none)
   user     user:<identity.user>       user_id; no user -> the call fails as a server error
   session  session:<thread>           thread_id = identity.thread, the thread the wall binds
-                                      (app_thread()). No thread -> session:<MCP session id>,
+                                      (app_thread()). No thread -> session:<identity.session>,
                                       stamped with no thread: the key alone picks it, for as
-                                      long as the MCP session id lasts; neither -> fails
+                                      long as that session lasts; neither -> fails
   shared   shared:<name>              no stamp; one named store that several agents share
   global   global                     no stamp; one store for the whole tenant
   context  context:<name>:<key>:<v>   no stamp; v = the trusted request-context value `key`
@@ -114,8 +114,9 @@ def resolve_store(identity: Identity, policy: dict[str, Any] | None) -> StoreRef
             raise _unresolved("the user scope needs a user in the verified identity", "user")
         return StoreRef(f"user:{identity.user}", scope, user_id=identity.user)
     if scope == "session":
-        # identity.thread first: in the 2026-07-28 MCP era the session id changes on every
-        # request, so a session store keyed on it lasts one call (the request carries no lasting session there).
+        # identity.thread first. identity.session is the server's lasting session for the caller:
+        # the stdio server process, the legacy era's mcp-session-id, or in the 2026-07-28 era over
+        # HTTP one made from the caller's tenant, user and agent (the request's own id lasts one call).
         # Only a thread is stamped: the wall filters on the thread it binds, never on a session id.
         thread = identity.thread or identity.session
         if not thread:

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import json
 
+import anyio
 import httpx2 as httpx  # fastmcp 4 ships httpx2 (the httpx API)
+import pytest
 from backend_helpers import operator_rows
+from fastmcp import Client
 from http_helpers import serve_asgi
+from mcp_helpers import log_rows
 from test_server_http import AUDIENCE, ISSUER, KEYS, token
 
 from memgate.server.app import http_asgi_app, http_server
@@ -21,8 +25,8 @@ META = {
 ARGS = {"question": "Which benchmark?", "options": ["BEIR", "MTEB"]}
 
 
-def _settings(path):
-    s = load_settings(None, **{"database.path": str(path), "server.transport": "http"})
+def _settings(path, **overrides):
+    s = load_settings(None, **{"database.path": str(path), "server.transport": "http", **overrides})
     return s.model_copy(
         update={
             "http": s.http.model_copy(
@@ -44,8 +48,8 @@ def _settings(path):
 class _Process:
     """One memgate HTTP server, as its own process would hold it: its own manager, pool and FastMCP."""
 
-    def __init__(self, path):
-        self.settings = _settings(path)
+    def __init__(self, path, **overrides):
+        self.settings = _settings(path, **overrides)
         self.manager = open_manager(self.settings)
         self.app = http_asgi_app(http_server(self.manager, self.settings), self.settings)
 
@@ -93,3 +97,25 @@ def test_a_second_server_process_on_the_database_finishes_the_round_the_first_be
     [answer] = operator_rows(backend, "conversation_memory", "WHERE event_type = 'clarify_answer'")
     assert (answer["tenant_id"], answer["user_id"], answer["content"]) == ("acme", "jane@acme", "BEIR")
     assert json.loads(answer["content_json"])["action"] == "accept"
+
+
+@pytest.mark.anyio
+async def test_a_legacy_http_client_that_never_answers_gets_the_timeout_answer_and_a_log_row(
+    sqlite_path, two_tenants, backend
+):
+    """2025-11-25 over real HTTP: the elicitation wait ends at caps.elicit_timeout_s, with a call-log row."""
+
+    async def never(message, response_type, params, context):
+        await anyio.sleep(5)  # bounded: past the server's 0.5 s deadline
+        return {"answer": "BEIR"}
+
+    server = _Process(sqlite_path, **{"caps.elicit_timeout_s": 0.5})
+    try:
+        with serve_asgi(server.app) as url:
+            async with Client(f"{url}/mcp", auth=token(), mode="legacy", elicitation_handler=never) as c:
+                r = await c.call_tool("clarify", ARGS, raise_on_error=False)
+    finally:
+        server.manager.close()
+    assert r.content[0].text.startswith("The user did not answer in time: ask the user in your reply: Which benchmark?")
+    [row] = log_rows(backend, tool_name="clarify")
+    assert (row["status"], row["transport"], row["user_id"]) == ("timeout", "streamable-http", "jane@acme")

@@ -63,12 +63,10 @@ def test_after_a_correction_replay_still_rebuilds_the_old_window_from_retained_v
     )
     fresh = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check").manifest
     [v3] = [m for m in fresh["memories"] if m["type"] == "entity" and m["ref"]["version"] == 3]
-    [v2] = [m for m in fresh["memories"] if m["ref"]["id"] == "ent_acme_helios_v2"]
-    assert (v2["status"], v2["link"]["relation"], v2["link"]["linked_to"]) == (
-        "historical",
-        "is_superseded_by",
-        v3["ref"]["id"],
-    )
+    # version 2 is superseded now, and fact_check admits no linked history: a lifecycle exclusion
+    [v2] = [e for e in fresh["exclusions"] if e["ref"]["id"] == "ent_acme_helios_v2"]
+    assert (v2["rule"], v2["detail"]) == ("lifecycle", "superseded")
+    assert "ent_acme_helios_v2" not in {m["ref"]["id"] for m in fresh["memories"]}
     [july] = [m for m in fresh["memories"] if m["ref"]["id"] == "sum_acme_july"]
     assert july["annotations"][0]["current_fact_id"] == v3["ref"]["id"]
     old = manager.replay_context(JANE_IN_REVIEW, window.manifest_id)
