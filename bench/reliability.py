@@ -101,7 +101,10 @@ def soak_calls(tenant: str, user: str, n: int) -> tuple[str, dict]:
             ("search_memory", {"query": "Helios evaluation"}),
             ("execute_query", {"query": "SELECT id, subject, content FROM entity_memory"}),
             ("execute_query", {"query": "SELECT id, title FROM knowledge_base_document"}),
-            ("memory", {"command": "create", "path": f"/memories/notes_{n % 7}.md", "file_text": f"{mark} note {n}"}),
+            (
+                "memory_write",
+                {"command": "create", "path": f"/memories/notes_{n % 7}.md", "file_text": f"{mark} note {n}"},
+            ),
             ("memory", {"command": "view", "path": "/memories"}),
             ("memory", {"command": "view", "path": f"/memories/notes_{n % 7}.md"}),
         ]
@@ -170,11 +173,12 @@ async def kill_during_memory_writes(db: Path, writes: int, *, in_flight_s: float
         [pid] = [p for p in child_pids(os.getpid()) if p not in before][:1]
         for i in range(writes):
             await client.call_tool(
-                "memory", {"command": "create", "path": f"/memories/kill_{i}.md", "file_text": payload(i)}
+                "memory_write", {"command": "create", "path": f"/memories/kill_{i}.md", "file_text": payload(i)}
             )
         last = asyncio.ensure_future(
             client.call_tool(
-                "memory", {"command": "create", "path": f"/memories/kill_{writes}.md", "file_text": payload(writes)}
+                "memory_write",
+                {"command": "create", "path": f"/memories/kill_{writes}.md", "file_text": payload(writes)},
             )
         )
         await asyncio.sleep(in_flight_s)
@@ -205,7 +209,7 @@ def check_memory_writes(db: Path, attempted: int) -> dict:
         logged = set()
         for r in conn.execute(
             "SELECT arguments_json FROM base_mcp_call_log WHERE tenant_id = 'acme' "
-            "AND tool_name = 'memory' AND status = 'ok'"
+            "AND tool_name = 'memory_write' AND status = 'ok'"
         ):
             path = json.loads(r["arguments_json"] or "{}").get("path", "")
             if path.startswith("/memories/kill_"):
@@ -321,7 +325,7 @@ async def locked_database(db: Path, busy_timeout_ms: int) -> dict:
             with write_lock_held(db):
                 started = time.perf_counter()
                 result = await client.call_tool(
-                    "memory",
+                    "memory_write",
                     {"command": "create", "path": "/memories/locked.md", "file_text": "written under a lock"},
                     raise_on_error=False,
                 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from backend_helpers import table_digest
@@ -13,6 +14,9 @@ from memgate.manager.registry.defaults import load_tool_definitions
 from memgate.server.app import build_server
 from memgate.server.identity import stdio_resolver
 
+#: the toolbox with memory as the one-tool memory_20250818 contract (the default splits it in two)
+CONTRACT = Path(__file__).resolve().parents[1] / "config" / "toolbox.memory_contract.json"
+
 ACME_AGENT = Identity(tenant="acme", user="jane", agent="helper", principal="test:acme")
 GLOBEX_AGENT = Identity(tenant="globex", user="omar", agent="helper", principal="test:globex")
 
@@ -20,14 +24,15 @@ READ_ONLY_ROW = {
     "tool_name": "memory_readonly",
     "tool_handler": "memory",
     "usage_notes": "Read the team's memory files (view only).",
-    "tool_schema": next(t for t in load_tool_definitions() if t["tool_name"] == "memory")["tool_schema"],
+    "tool_schema": next(t for t in load_tool_definitions(CONTRACT) if t["tool_name"] == "memory")["tool_schema"],
     "access_policy": {"allowed_commands": ["view"], "memory_store": {"scope": "agent"}},
 }
 
 
 def seed(manager, identity: Identity, *extra_rows: dict[str, Any]) -> None:
-    """What `memgate init -t TENANT` seeds, plus extra toolbox rows."""
-    manager.seed_tools(identity, [*load_tool_definitions(), *extra_rows])
+    """What `memgate init -t TENANT --tools-file config/toolbox.memory_contract.json` seeds, plus extra rows:
+    `memory` is the whole contract (every command), as these tests drive it."""
+    manager.seed_tools(identity, [*load_tool_definitions(CONTRACT), *extra_rows])
 
 
 def server_for(manager, identity: Identity):

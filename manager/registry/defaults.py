@@ -10,6 +10,9 @@ from typing import Any
 
 from ..errors import ConfigError
 
+#: the default memory tools: a read-only view tool and the write tool beside it (one store)
+MEMORY_READ, MEMORY_WRITE = "memory", "memory_write"
+
 #: sha256 (schema_digest) of tool_schemas an earlier memgate seeded by default, by tool name:
 #: `memgate init` moves a row still holding one to the current default schema.
 RETIRED_SCHEMAS = {
@@ -39,7 +42,14 @@ RETIRED_SCHEMAS = {
             "5e927bac7933bb088e8a34d3166658f6c035352cf2bd48de016065892c81c2f5",
         }
     ),
-    "memory": frozenset({"80a7e308a44ebf19d26949e45d15b08d91e5ce458798881db05b8a4e9793fc22"}),
+    "memory": frozenset(
+        {
+            "80a7e308a44ebf19d26949e45d15b08d91e5ce458798881db05b8a4e9793fc22",
+            # every command in one read+write tool; now view only, writes in memory_write
+            # (config/toolbox.memory_contract.json keeps the one-tool contract)
+            "25bb180cb51a6312f52691ddd3bc7af0720ac4f4154fb6a9c7be77de13e9c434",
+        }
+    ),
     "search_memory": frozenset(
         {
             "936b6f0d4d4fa076732d3f7d4f07e32d4c48877b4b1506079638ae18d6dff171",

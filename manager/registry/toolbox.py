@@ -16,7 +16,7 @@ from ..claims.scoping import most_specific_per_key
 from ..errors import InvalidArgument, NotFound
 from ..identity import Identity
 from ..ids import new_id
-from .defaults import RETIRED_NOTES, RETIRED_SCHEMAS, notes_digest, schema_digest
+from .defaults import MEMORY_READ, MEMORY_WRITE, RETIRED_NOTES, RETIRED_SCHEMAS, notes_digest, schema_digest
 
 
 @dataclass(frozen=True)
@@ -158,15 +158,59 @@ def put(session: Session, identity: Identity, definition: dict[str, Any], now: s
 
 
 def seed(session: Session, identity: Identity, definitions: list[dict[str, Any]], now: str) -> list[str]:
-    """Insert the tenant-wide rows whose tool_name the tenant does not have yet."""
+    """Insert the tenant-wide rows whose tool_name the tenant does not have yet.
+
+    `memory_write` is seeded with the tenant's `memory` row in mind: not at all when that row
+    already offers its commands (a tenant on the one-tool contract), else with that row's
+    store, so both tools see one /memories.
+    """
     added = []
     with session.transaction():
         for d in definitions:
             if _tenant_wide_versions(session, d["tool_name"]):
                 continue
+            if d["tool_name"] == MEMORY_WRITE and d["tool_handler"] == "memory":
+                memory = _memory_rows(session, now, MEMORY_READ)
+                wanted = _offered_commands(d["tool_schema"], d.get("access_policy", {}))
+                if any(_covers(_offered_commands(schema, policy), wanted) for schema, policy in memory):
+                    continue
+                store = next((p["memory_store"] for _, p in memory if isinstance(p.get("memory_store"), dict)), None)
+                if store is not None:
+                    d = {**d, "access_policy": {**d.get("access_policy", {}), "memory_store": store}}
             _insert_first_version(session, identity, d, now, "memgate init")
             added.append(d["tool_name"])
     return added
+
+
+def _memory_rows(session: Session, now: str, name: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """(tool_schema, access_policy) of the tenant's active tenant-wide memory-handler row `name`."""
+    found = []
+    for r in all_versions(session, name):
+        if r["tool_handler"] != "memory" or not _is_active(r, now) or r["user_id"] or r["agent_id"] or r["thread_id"]:
+            continue
+        try:
+            schema, policy = json.loads(r["tool_schema"]), json.loads(r["access_policy"] or "{}")
+        except (TypeError, ValueError):
+            continue
+        if isinstance(schema, dict) and isinstance(policy, dict):
+            found.append((schema, policy))
+    return found
+
+
+def _offered_commands(schema: dict[str, Any], policy: dict[str, Any]) -> frozenset[str] | None:
+    """The memory commands a row offers (its schema's enum, cut by allowed_commands); None: all of them."""
+    command = schema.get("properties", {}).get("command", {})
+    offered = frozenset(command["enum"]) if isinstance(command, dict) and "enum" in command else None
+    allowed = policy.get("allowed_commands")
+    if isinstance(allowed, list):
+        offered = frozenset(allowed) if offered is None else offered & frozenset(allowed)
+    return offered
+
+
+def _covers(offered: frozenset[str] | None, wanted: frozenset[str] | None) -> bool:
+    if offered is None:
+        return True
+    return wanted is not None and wanted <= offered
 
 
 def _columns(d: dict[str, Any]) -> dict[str, Any]:

@@ -41,9 +41,10 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
         )
         definitions = load_tool_definitions(tools_file)
         for tenant in wanted:
+            # Upgrade first: a memory row moved to view-only is what makes memory_write's seeding due.
+            upgraded = manager.upgrade_default_tools(operator_identity(tenant), definitions)
             added = manager.seed_tools(operator_identity(tenant), definitions)
             lines.append(f"tools for {tenant}: " + (", ".join(added) + " added" if added else "already present"))
-            upgraded = manager.upgrade_default_tools(operator_identity(tenant), definitions)
             if upgraded:
                 lines.append(f"tools for {tenant}: {', '.join(upgraded)} upgraded to the current default tool_schema")
         if demo:

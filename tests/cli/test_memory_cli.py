@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from click.testing import CliRunner
-from memory_helpers import ACME_AGENT, GLOBEX_AGENT, call, seed
+from memory_helpers import ACME_AGENT, CONTRACT, GLOBEX_AGENT, call, seed
 
 from memgate.manager.registry.defaults import load_tool_definitions
 from memgate.server.cli import cli
@@ -125,7 +125,7 @@ def test_ls_lists_every_store_of_the_tenant_and_cat_put_act_as_the_stores_owner(
         "tool_name": "user_memory",
         "tool_handler": "memory",
         "usage_notes": "Your notes.",
-        "tool_schema": next(t for t in load_tool_definitions() if t["tool_name"] == "memory")["tool_schema"],
+        "tool_schema": next(t for t in load_tool_definitions(CONTRACT) if t["tool_name"] == "memory")["tool_schema"],
         "access_policy": {"memory_store": {"scope": "user"}},
     }
     seed(manager, ACME_AGENT, user_row)

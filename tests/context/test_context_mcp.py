@@ -21,7 +21,7 @@ from memgate.manager.demo.dataset import ACME_BUDGET
 pytestmark = pytest.mark.anyio
 
 MODES = ["auto", "legacy"]
-TOOLS = ["clarify", "execute_query", "expand", "lookup_entity", "memory", "remember", "search_memory"]
+TOOLS = ["clarify", "execute_query", "expand", "lookup_entity", "memory", "memory_write", "remember", "search_memory"]
 SPENT = (
     "This context window's tool rounds are spent (3 of 3); answer from what the window and earlier results "
     "hold, or ask the user."

@@ -18,7 +18,7 @@ from memgate.manager.context.render import cost, record, slice_overhead
 from memgate.manager.context.tiers import SliceFitter
 from memgate.manager.demo.dataset import ACME_BUDGET
 
-TOOLS = ["clarify", "execute_query", "expand", "lookup_entity", "memory", "remember", "search_memory"]
+TOOLS = ["clarify", "execute_query", "expand", "lookup_entity", "memory", "memory_write", "remember", "search_memory"]
 
 
 @pytest.fixture

@@ -273,7 +273,7 @@ def test_public_key_file_is_read_at_build_time(tmp_path, keys):
     pem = tmp_path / "idp.pem"
     pem.write_text(keys.public_pem)
     settings = HttpAuthSettings(issuer=ISSUER, audience=AUDIENCE, public_key_file=pem)
-    assert build_auth(settings, "http://127.0.0.1:1").token_verifier.public_key == keys.public_pem
+    assert build_auth(settings, "http://127.0.0.1:1").token_verifier.verifiers["jwt"].public_key == keys.public_pem
 
 
 def test_unreadable_public_key_file_is_a_config_error(tmp_path):

@@ -51,8 +51,12 @@ CALLS = {
     "remember": {"content": "The August re-run found nDCG@10 of 0.78.", "evidence": ["chk_acme_9_9"]},
 }
 #: tools whose success needs state a one-shot Inspector run cannot hold (expand: an id issued in
-#: this session's context window); the Inspector must show the same one-sentence refusal
-REFUSED_CALLS = {"expand": {"memory_id": "ent_acme_helios_v1"}}
+#: this session's context window), or would change it; the Inspector must show the same refusal
+REFUSED_CALLS = {
+    "expand": {"memory_id": "ent_acme_helios_v1"},
+    # memory_write refused without a write: the runs share one database
+    "memory_write": {"command": "delete", "path": "/memories/never-written.md"},
+}
 ISSUER, AUDIENCE = "https://idp.example.test", "memgate-inspector"
 
 

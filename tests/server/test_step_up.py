@@ -21,10 +21,18 @@ KEYS = make_keypair()
 ARGS = {"subject": "model:helios-rag", "predicate": "beir_ndcg10"}
 
 
-def token(scope):
+def token(scope, **claims):
     now = int(time.time())
     return make_token(
-        KEYS.private_pem, iss=ISS, aud="memgate", sub="jane@acme", tenant="acme", scope=scope, iat=now, exp=now + 300
+        KEYS.private_pem,
+        iss=ISS,
+        aud="memgate",
+        sub="jane@acme",
+        tenant="acme",
+        scope=scope,
+        iat=now,
+        exp=now + 300,
+        **claims,
     )
 
 
@@ -32,7 +40,8 @@ def token(scope):
 def url(sqlite_path, manager, two_tenants):
     lookup = next(d for d in load_tool_definitions() if d["tool_name"] == "lookup_entity")
     admin = dict(lookup, tool_name="lookup_entity_admin", access_policy={"required_scopes": ["memory:admin"]})
-    manager.seed_tools(ACME, [admin])
+    auditor = dict(lookup, tool_name="lookup_entity_audit", access_policy={"required_roles": ["auditor"]})
+    manager.seed_tools(ACME, [admin, auditor])
     auth = {"issuer": ISS, "audience": "memgate", "public_key": KEYS.public_pem, "required_scopes": ["memory:read"]}
     with serve_memgate(memgate_settings(sqlite_path, auth, base_url=PUBLIC)) as url:
         yield url
@@ -94,3 +103,12 @@ def test_a_legacy_json_rpc_body_is_read_and_replayed_unchanged(url):
             return (await c.call_tool("lookup_entity", ARGS)).content[0].text
 
     assert "<content>0.78" in asyncio.run(go())
+
+
+def test_a_row_needing_a_role_is_hidden_and_its_call_refused_in_one_sentence_not_challenged(url, backend):
+    assert "lookup_entity_audit" not in names(url, token("memory:read"), "auto")
+    assert "lookup_entity_audit" in names(url, token("memory:read", roles=["auditor"]), "auto")
+    response = post_mcp(url, token("memory:read"), name="lookup_entity_audit", arguments=ARGS)
+    assert response.status_code == 200  # a role cannot be granted by authorizing again: no challenge
+    assert "not available to you" in response.text and "<content>0.78" not in response.text
+    assert [r["status"] for r in log_rows(backend)] == ["denied"]

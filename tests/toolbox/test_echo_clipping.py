@@ -17,21 +17,23 @@ PATH = "/memories/notes.md"
 
 async def _call(app, *calls):
     async with Client(app) as client:
-        await client.call_tool("memory", {"command": "create", "path": PATH, "file_text": "a b a\nc\n"})
+        await client.call_tool("memory_write", {"command": "create", "path": PATH, "file_text": "a b a\nc\n"})
         return [await client.call_tool(name, args, raise_on_error=False) for name, args in calls]
 
 
 async def test_a_ten_megabyte_old_str_is_echoed_clipped(sqlite_path, two_tenants, backend):
     app, manager = stdio_app(sqlite_path)
     big = "y" * 10_485_760
-    [result] = await _call(app, ("memory", {"command": "str_replace", "path": PATH, "old_str": big, "new_str": "z"}))
+    [result] = await _call(
+        app, ("memory_write", {"command": "str_replace", "path": PATH, "old_str": big, "new_str": "z"})
+    )
     manager.close()
     assert result.is_error
     assert result.content[0].text == (
         f"No replacement was performed, old_str `{'y' * 300}…(10,485,760 characters)` "
         f"did not appear verbatim in {PATH}."
     )
-    logged = log_rows(backend, tool_name="memory")[-1]
+    logged = log_rows(backend, tool_name="memory_write")[-1]
     assert logged["result_text"] == result.content[0].text
 
 
@@ -40,10 +42,10 @@ async def test_a_repeated_long_old_str_is_echoed_clipped_and_a_short_one_whole(s
     long = "w" * 400
     results = await _call(
         app,
-        ("memory", {"command": "create", "path": "/memories/long.md", "file_text": f"{long}\n{long}\n"}),
-        ("memory", {"command": "str_replace", "path": "/memories/long.md", "old_str": long, "new_str": "z"}),
-        ("memory", {"command": "str_replace", "path": PATH, "old_str": "a", "new_str": "z"}),
-        ("memory", {"command": "str_replace", "path": PATH, "old_str": "x" * 300, "new_str": "z"}),
+        ("memory_write", {"command": "create", "path": "/memories/long.md", "file_text": f"{long}\n{long}\n"}),
+        ("memory_write", {"command": "str_replace", "path": "/memories/long.md", "old_str": long, "new_str": "z"}),
+        ("memory_write", {"command": "str_replace", "path": PATH, "old_str": "a", "new_str": "z"}),
+        ("memory_write", {"command": "str_replace", "path": PATH, "old_str": "x" * 300, "new_str": "z"}),
     )
     manager.close()
     texts = [r.content[0].text for r in results[1:]]

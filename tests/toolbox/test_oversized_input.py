@@ -27,8 +27,12 @@ def _fingerprint(backend) -> str:
             {"query": "SELECT id FROM entity_memory WHERE content = '" + MEGABYTE + "'"},
             "The query was rejected: query refused (rule length): it is 1000047 characters long and the limit is 32000.",
         ),
-        ("memory", {"command": "create", "path": "/memories/big.md", "file_text": MEGABYTE}, "File /memories/big.md"),
-        ("memory", {"command": "create", "path": "/memories/" + "a" * 5000 + ".md", "file_text": "x"}, "Path "),
+        (
+            "memory_write",
+            {"command": "create", "path": "/memories/big.md", "file_text": MEGABYTE},
+            "File /memories/big.md",
+        ),
+        ("memory_write", {"command": "create", "path": "/memories/" + "a" * 5000 + ".md", "file_text": "x"}, "Path "),
     ],
 )
 async def test_oversized_arguments_are_refused_clearly_and_change_nothing(

@@ -1,7 +1,7 @@
 """Each tool tells hosts what it does to data (MCP annotations), from its toolbox row.
 
 Handlers give defaults (reads are read-only and idempotent; memory writes and can destroy);
-a memory row offering only `view` is read-only; access_policy.annotations overrides them key by
+a memory row offering only `view` is read-only (the default `memory`; `memory_write` writes); access_policy.annotations overrides them key by
 key, and a row that can write may not call itself read-only. A new row version changes them
 on the next list, with no restart.
 """
@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import copy
 import logging
+from pathlib import Path
 
 import pytest
 from fastmcp import Client
 from mcp_helpers import stdio_app
 
 from memgate.manager import load_tool_definitions
+
+#: the toolbox whose `memory` is the one-tool memory_20250818 contract
+CONTRACT = Path(__file__).resolve().parents[2] / "config" / "toolbox.memory_contract.json"
 
 pytestmark = pytest.mark.anyio
 
@@ -28,7 +32,8 @@ EXPECTED = {
     "search_memory": READ_ONLY,
     "execute_query": READ_ONLY,
     "expand": READ_ONLY,
-    "memory": WRITES,
+    "memory": READ_ONLY,
+    "memory_write": WRITES,
     "clarify": ASKS,
     # remember writes a candidate (maybe a memory) and never removes or overwrites one
     "remember": ASKS,
@@ -42,8 +47,8 @@ def served(sqlite_path, two_tenants):
     manager.close()
 
 
-def _default(name: str, **policy) -> dict:
-    d = copy.deepcopy(next(t for t in load_tool_definitions() if t["tool_name"] == name))
+def _default(name: str, source=None, **policy) -> dict:
+    d = copy.deepcopy(next(t for t in load_tool_definitions(source) if t["tool_name"] == name))
     d["access_policy"] = {**d.get("access_policy", {}), **policy}
     return d
 
@@ -70,18 +75,19 @@ async def test_every_default_row_is_listed_with_its_annotations_and_only_our_met
 
 async def test_a_memory_row_that_allows_only_view_is_advertised_read_only_once_its_new_version_is_in(served):
     app, manager, acme = served
+    manager.put_tool(acme, _default("memory", CONTRACT))
     async with Client(app) as c:
         assert _hints((await _listed(c))["memory"]) == WRITES
-        row = manager.put_tool(acme, _default("memory", allowed_commands=["view"]))
+        row = manager.put_tool(acme, _default("memory", CONTRACT, allowed_commands=["view"]))
         memory = (await _listed(c))["memory"]
-    assert row["version"] == 2 and memory.meta["memgate/version"] == 2
+    assert row["version"] == 3 and memory.meta["memgate/version"] == 3
     assert _hints(memory) == READ_ONLY
     assert memory.input_schema["properties"]["command"]["enum"] == ["view"]
 
 
 async def test_a_memory_row_without_destructive_commands_is_a_write_that_destroys_nothing(served):
     app, manager, acme = served
-    manager.put_tool(acme, _default("memory", allowed_commands=["view", "create", "insert"]))
+    manager.put_tool(acme, _default("memory", CONTRACT, allowed_commands=["view", "create", "insert"]))
     async with Client(app) as c:
         memory = (await _listed(c))["memory"]
     assert _hints(memory) == {**WRITES, "destructiveHint": False}
@@ -114,9 +120,9 @@ async def test_a_row_overrides_a_default_hint_and_disable_enable_keeps_it(served
 )
 async def test_a_row_with_wrong_annotations_is_not_served_and_the_log_says_why(served, caplog, annotations, reason):
     app, manager, acme = served
-    manager.put_tool(acme, _default("memory", annotations=annotations))
+    manager.put_tool(acme, _default("memory_write", annotations=annotations))
     caplog.set_level(logging.ERROR, logger="memgate.toolbox")
     async with Client(app) as c:
         tools = await _listed(c)
-    assert "memory" not in tools and "lookup_entity" in tools
+    assert "memory_write" not in tools and "lookup_entity" in tools
     assert any(reason in r.getMessage() for r in caplog.records), [r.getMessage() for r in caplog.records]

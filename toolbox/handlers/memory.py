@@ -1,4 +1,8 @@
-"""The `memory` handler: Anthropic's memory-tool commands (memory_20250818) as one MCP tool.
+"""The `memory` handler: Anthropic's memory-tool commands (memory_20250818) as MCP tools.
+
+The default toolbox serves it as two rows: `memory`, offering only `view` (read-only, so
+hosts do not ask to confirm every look), and `memory_write` with the other five commands,
+on the same store; config/toolbox.memory_contract.json serves it as the one contract tool.
 
 Parameter names are the contract's (the anthropic SDK's `BetaMemoryTool20250818*Command`
 models; LangChain JS `Memory20250818CommandSchema` matches), so a model trained on the
