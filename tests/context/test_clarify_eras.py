@@ -47,7 +47,13 @@ def _replying(result: mcp_types.ElicitResult, schemas: list, delay: float = 0.0)
 
 
 @pytest.mark.parametrize("content", [{"answer": "GLUE"}, {"answer": 7}, {"value": "BEIR"}])
-async def test_an_answer_that_does_not_fit_is_the_same_sentence_in_both_eras(server, backend, content):
+async def test_an_answer_that_does_not_fit_is_the_same_sentence_in_both_eras(server, backend, content, monkeypatch):
+    # fastmcp's own client checks an answer against the requested schema from 4.2 on, and refuses
+    # to send one that does not fit; other hosts' clients send what the user gave. Turned off here,
+    # so the answer reaches the server, which must refuse it the same way in both eras.
+    import fastmcp.client.elicitation as client_elicitation
+
+    monkeypatch.setattr(client_elicitation, "_validate_form_content", lambda content, schema: None, raising=False)
     texts, schemas = {}, []
     for mode in MODES:
         handler = _replying(mcp_types.ElicitResult(action="accept", content=content), schemas)
