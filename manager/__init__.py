@@ -63,6 +63,7 @@ from .kb.links import is_web_url
 from .kb.parse import SUPPORTED_EXTENSIONS
 from .limits import ROWS_CEILING, CapsSettings, ChunkSettings, ContextBudget, MemoryFileSettings
 from .links.kinds import RELATIONS, REVERSE
+from .operator import OperatorManager, ServerGate
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
 from .registry.calllog import STATUSES as CALL_STATUSES
@@ -125,6 +126,7 @@ __all__ = [
     "NotFound",
     "NotIssued",
     "NotVisible",
+    "OperatorManager",
     "QueryRejected",
     "QueryTimeout",
     "Replay",
@@ -132,6 +134,7 @@ __all__ = [
     "RowGone",
     "RowRefused",
     "SchemaMismatch",
+    "ServerGate",
     "TenantChoice",
     "TenantMapping",
     "TenantMismatch",

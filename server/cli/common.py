@@ -16,6 +16,7 @@ from memgate.manager import (
     Identity,
     MemgateError,
     MemoryManager,
+    OperatorManager,
     check_id,
     default_database_path,
     open_backend,
@@ -32,6 +33,12 @@ def settings_from(ctx: click.Context, **overrides: Any) -> Settings:
 def open_manager(settings: Settings, *, create: bool = True) -> MemoryManager:
     """The manager on the configured database (the SQLite file is created on first use)."""
     return MemoryManager(open_backend(settings.database, create=create), settings.caps, settings.memory_files)
+
+
+def operator_of(manager: MemoryManager) -> OperatorManager:
+    """The operator's commands across tenants and scopes, on the manager's database (CLI only:
+    the server and the toolbox never hold one)."""
+    return OperatorManager(manager.backend)
 
 
 class IdType(click.ParamType):
@@ -83,7 +90,7 @@ def require_tenant(manager: MemoryManager, settings: Settings, identity: Identit
     """Refuse a tenant `memgate init` never set up (no toolbox rows) and, when `serving`, one
     whose every tool is disabled: a host would see no tools and nothing would say why."""
     tenant, where = identity.tenant, settings.database.location
-    versions = manager.operator_tool_versions(tenant)
+    versions = operator_of(manager).tool_versions(tenant)
     if not versions:
         raise ConfigError(
             f"tenant {tenant} is not set up in {where}.",
