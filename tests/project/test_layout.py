@@ -142,6 +142,16 @@ def test_memory_manager_has_no_operator_method():
     assert "operator_session" not in facade
 
 
+def test_every_handler_calls_a_walled_memory_manager_method():
+    """A handler reaches the manager by method name (dispatch's getattr): each names one of MemoryManager's."""
+    from memgate.manager import MemoryManager
+    from memgate.toolbox.handlers import HANDLERS
+
+    methods = {name: spec.method for name, spec in HANDLERS.items()}
+    assert methods and all(callable(getattr(MemoryManager, m, None)) for m in methods.values()), methods
+    assert [m for m in methods.values() if "operator" in m or m.startswith("_")] == []
+
+
 def _names(path: Path) -> set[str]:
     """Every identifier and attribute name a module's code uses (imports included)."""
     names = set()
