@@ -73,6 +73,7 @@ from .limits import (
     MemoryFileSettings,
 )
 from .links.kinds import RELATIONS, REVERSE
+from .operator import OperatorManager, ServerGate
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
 from .registry.calllog import STATUSES as CALL_STATUSES
@@ -138,6 +139,7 @@ __all__ = [
     "NotFound",
     "NotIssued",
     "NotVisible",
+    "OperatorManager",
     "QueryRejected",
     "QueryTimeout",
     "Replay",
@@ -145,6 +147,7 @@ __all__ = [
     "RowGone",
     "RowRefused",
     "SchemaMismatch",
+    "ServerGate",
     "TenantChoice",
     "TenantMapping",
     "TenantMismatch",

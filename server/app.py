@@ -9,7 +9,7 @@ from fastmcp import FastMCP
 from mcp.server.request_state import RequestStateSecurity
 
 from memgate import __version__
-from memgate.manager import MemoryManager
+from memgate.manager import MemoryManager, ServerGate
 from memgate.toolbox import CallContextResolver, ToolboxProvider
 
 from .auth import MCP_PATH, MemgateAuthProvider, add_health_route, build_auth
@@ -54,7 +54,7 @@ def build_server(manager: MemoryManager, resolve: CallContextResolver, *, auth=N
         # The state between the two legs of an elicitation round is sealed with a key every
         # server process on this database shares, so another process can take the second leg.
         request_state_security=RequestStateSecurity(
-            keys=[manager.operator_request_state_key()], audience=REQUEST_STATE_AUDIENCE
+            keys=[ServerGate(manager.backend).request_state_key()], audience=REQUEST_STATE_AUDIENCE
         ),
     )
     # A database outage must not look like "no tools": raise it to the client.

@@ -38,7 +38,7 @@ from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from memgate.manager import AccessDenied, BackendUnavailable, ConfigError, Identity, MemoryManager
+from memgate.manager import AccessDenied, BackendUnavailable, ConfigError, Identity, MemoryManager, ServerGate
 
 from .auth_responses import AuthResponses, InsufficientScope, TokenRefused
 from .auth_settings import HttpAuthSettings
@@ -83,6 +83,7 @@ class MemgateAuthProvider(RemoteAuthProvider):
         *,
         base_url: str,
         gate: TenantGate | None = None,
+        lookups: ServerGate | None = None,
         manager: MemoryManager | None = None,
     ):
         verifier = RoutedVerifiers(verifiers, settings)
@@ -99,6 +100,7 @@ class MemgateAuthProvider(RemoteAuthProvider):
         self.settings = settings
         self.gate = gate
         self.manager = manager
+        self.lookups = lookups
         self.resource = resource_url(settings, base_url)
         self._cache = TokenCache(ttl_seconds=settings.cache_s)
 
@@ -145,8 +147,8 @@ class MemgateAuthProvider(RemoteAuthProvider):
     def supported_scopes(self) -> list[str]:
         """Configured required scopes first, then those the active toolbox rows require."""
         scopes = list(dict.fromkeys([*self.settings.required_scopes, *self.settings.introspection_scopes()]))
-        if self.manager is not None:
-            scopes += [s for s in self.manager.operator_required_scopes() if s not in scopes]
+        if self.lookups is not None:
+            scopes += [s for s in self.lookups.required_scopes() if s not in scopes]
         return scopes
 
     async def _metadata(self, request: Request) -> JSONResponse:
@@ -231,8 +233,11 @@ def build_auth(
             field="http.auth.algorithm",
             hint="Check algorithm and the key source in memgate.toml [http.auth].",
         ) from e
-    gate = TenantGate(manager, settings) if manager is not None else None
-    return MemgateAuthProvider(verifiers, settings, base_url=base_url, gate=gate, manager=manager)
+    if manager is None:
+        return MemgateAuthProvider(verifiers, settings, base_url=base_url)
+    lookups = ServerGate(manager.backend)
+    gate = TenantGate(manager, settings, lookups)
+    return MemgateAuthProvider(verifiers, settings, base_url=base_url, gate=gate, lookups=lookups, manager=manager)
 
 
 def resource_url(settings: HttpAuthSettings, base_url: str) -> str:

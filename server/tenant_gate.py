@@ -24,6 +24,7 @@ from memgate.manager import (
     Identity,
     InvalidArgument,
     MemoryManager,
+    ServerGate,
     TenantMismatch,
     TenantUnmapped,
     TokenAttributes,
@@ -48,9 +49,10 @@ _MAX_LOGGED = 200
 
 
 class TenantGate:
-    def __init__(self, manager: MemoryManager, settings: HttpAuthSettings):
-        self.manager = manager
+    def __init__(self, manager: MemoryManager, settings: HttpAuthSettings, lookups: ServerGate):
+        self.manager = manager  # only to log a refused call (walled, under the :unmapped tenant)
         self.settings = settings
+        self.lookups = lookups
 
     async def admit(self, token: VerifiedToken, conn: HTTPConnection) -> VerifiedToken:
         """The token with its tenant (and mapped user) decided, or TenantRefused after logging why."""
@@ -59,7 +61,7 @@ class TenantGate:
         attributes = TokenAttributes(**token.attributes)
         try:
             self._check_ids(token, claimed)
-            choice = await anyio.to_thread.run_sync(self.manager.operator_tenant_for, attributes, claimed)
+            choice = await anyio.to_thread.run_sync(self.lookups.tenant_for, attributes, claimed)
             if choice.user is not None:
                 check_id(choice.user, "user")
         except (TenantUnmapped, TenantMismatch, InvalidArgument) as exc:

@@ -16,6 +16,7 @@ from memgate.manager import (
     Identity,
     MemgateError,
     MemoryManager,
+    OperatorManager,
     check_id,
     default_database_path,
     open_backend,
@@ -38,6 +39,12 @@ def open_manager(settings: Settings, *, create: bool = True) -> MemoryManager:
         kb=settings.kb,
         context=settings.context,
     )
+
+
+def operator_of(manager: MemoryManager) -> OperatorManager:
+    """The operator's commands across tenants and scopes, on the manager's database (CLI only:
+    the server and the toolbox never hold one)."""
+    return OperatorManager(manager.backend)
 
 
 class IdType(click.ParamType):
@@ -89,7 +96,7 @@ def require_tenant(manager: MemoryManager, settings: Settings, identity: Identit
     """Refuse a tenant `memgate init` never set up (no toolbox rows) and, when `serving`, one
     whose every tool is disabled: a host would see no tools and nothing would say why."""
     tenant, where = identity.tenant, settings.database.location
-    versions = manager.operator_tool_versions(tenant)
+    versions = operator_of(manager).tool_versions(tenant)
     if not versions:
         raise ConfigError(
             f"tenant {tenant} is not set up in {where}.",

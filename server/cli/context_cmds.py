@@ -9,7 +9,15 @@ import click
 
 from memgate.manager import InvalidArgument, NotFound
 
-from .common import friendly_errors, open_manager, operator_identity, scope_options, settings_from, tenant_option
+from .common import (
+    friendly_errors,
+    open_manager,
+    operator_identity,
+    operator_of,
+    scope_options,
+    settings_from,
+    tenant_option,
+)
 
 
 def register(cli: click.Group) -> None:
@@ -72,7 +80,7 @@ def register(cli: click.Group) -> None:
         """
         manager = open_manager(settings_from(ctx))
         try:
-            rows = manager.operator_context_manifests(tenant, limit)
+            rows = operator_of(manager).context_manifests(tenant, limit)
         finally:
             manager.close()
         for r in rows:
@@ -102,7 +110,7 @@ def register(cli: click.Group) -> None:
         manager = open_manager(settings_from(ctx))
         try:
             manifest_id = _resolve(manager, tenant, manifest_id)
-            m = manager.context_manifest(manager.operator_context_owner(tenant, manifest_id), manifest_id)
+            m = manager.context_manifest(operator_of(manager).context_owner(tenant, manifest_id), manifest_id)
         finally:
             manager.close()
         click.echo(json.dumps(m, indent=2, sort_keys=True) if as_json else describe(m))
@@ -137,7 +145,7 @@ def register(cli: click.Group) -> None:
         try:
             manifest_id = _resolve(manager, tenant, manifest_id)
             r = manager.replay_context(
-                manager.operator_context_owner(tenant, manifest_id), manifest_id, as_of_marker=as_of_marker
+                operator_of(manager).context_owner(tenant, manifest_id), manifest_id, as_of_marker=as_of_marker
             )
         finally:
             manager.close()
@@ -206,7 +214,7 @@ def register(cli: click.Group) -> None:
 def _resolve(manager, tenant: str, manifest_id: str) -> str:
     if manifest_id != "latest":
         return manifest_id
-    rows = manager.operator_context_manifests(tenant, 1)
+    rows = operator_of(manager).context_manifests(tenant, 1)
     if not rows:
         raise NotFound(
             f"tenant {tenant} has no context manifest yet",

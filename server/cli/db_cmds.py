@@ -14,7 +14,7 @@ from memgate.manager import (
     seed_demo,
 )
 
-from .common import TENANT_ID, friendly_errors, open_manager, operator_identity, settings_from
+from .common import TENANT_ID, friendly_errors, open_manager, operator_identity, operator_of, settings_from
 
 
 def init_database(settings, tenants: list[str], demo: bool, tools_file: str | None = None) -> list[str]:
@@ -148,7 +148,7 @@ def _check_database(settings, report) -> None:
         info = manager.describe()
         report(True, "database", f"{where} (schema {info['schema_version']}, {info['summary']})")
         _check_install(manager, report)
-        tenants = manager.operator_tenants()
+        tenants = operator_of(manager).tenants()
         report(
             bool(tenants),
             "tenants",

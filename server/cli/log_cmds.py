@@ -8,7 +8,7 @@ import click
 
 from memgate.manager import CALL_STATUSES as STATUSES
 
-from .common import friendly_errors, open_manager, settings_from, tenant_option
+from .common import friendly_errors, open_manager, operator_of, settings_from, tenant_option
 
 
 def register(cli: click.Group) -> None:
@@ -30,7 +30,7 @@ def register(cli: click.Group) -> None:
         """
         manager = open_manager(settings_from(ctx))
         try:
-            rows = manager.operator_recent_calls(tenant=tenant, tool=tool, status=status, limit=limit)
+            rows = operator_of(manager).recent_calls(tenant=tenant, tool=tool, status=status, limit=limit)
         finally:
             manager.close()
         if as_json:

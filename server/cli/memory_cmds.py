@@ -6,7 +6,7 @@ import click
 
 from memgate.manager import days_ago_iso
 
-from .common import friendly_errors, open_manager, operator_identity, settings_from, tenant_option
+from .common import friendly_errors, open_manager, operator_identity, operator_of, settings_from, tenant_option
 
 STORE_HELP = (
     "The memory store, by key: agent:NAME (agent:default when the identity names no agent), "
@@ -55,7 +55,7 @@ def register(cli: click.Group) -> None:
         try:
             op = operator_identity(tenant)
             if store is None:
-                rows = manager.operator_memory_stores(tenant)
+                rows = operator_of(manager).memory_stores(tenant)
                 for r in rows:
                     click.echo(
                         f"{r['store_key']}\t{r['files']} files\t{r['chars']} chars\tlast write {r['updated_at'] or '-'}"

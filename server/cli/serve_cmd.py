@@ -15,6 +15,7 @@ from .common import (
     USER_ID,
     friendly_errors,
     open_manager,
+    operator_of,
     require_tenant,
     settings_from,
     setup_logging,
@@ -102,7 +103,7 @@ def register(cli: click.Group) -> None:
                     _serve_workers(ctx, settings, overrides)
                     return
                 mcp = http_server(manager, settings)
-                if not manager.operator_tenants():
+                if not operator_of(manager).tenants():
                     log.warning(
                         "no tenant is set up in %s, so every caller sees no tools; "
                         "run `memgate init --tenant T` for each tenant",

@@ -9,7 +9,7 @@ import click
 
 from memgate.manager import TENANT_MAPPING_KINDS, UNMAPPED_TENANT
 
-from .common import friendly_errors, open_manager, settings_from, tenant_option
+from .common import friendly_errors, open_manager, operator_of, settings_from, tenant_option
 
 _KIND_HELP = """KIND is the verified attribute VALUE is compared with:
 
@@ -61,7 +61,7 @@ def register(cli: click.Group) -> None:
     def map_(ctx, kind, value, tenant, issuer, user, note) -> None:
         manager = open_manager(settings_from(ctx))
         try:
-            m = manager.operator_map_tenant(
+            m = operator_of(manager).map_tenant(
                 kind, value, tenant, issuer=issuer, user=user, note=note, created_by="cli:operator"
             )
         finally:
@@ -83,7 +83,7 @@ def register(cli: click.Group) -> None:
         """
         manager = open_manager(settings_from(ctx))
         try:
-            rows = manager.operator_tenant_mappings(tenant)
+            rows = operator_of(manager).tenant_mappings(tenant)
         finally:
             manager.close()
         if as_json:
@@ -119,7 +119,7 @@ def register(cli: click.Group) -> None:
     def unmap(ctx, kind, value, issuer) -> None:
         manager = open_manager(settings_from(ctx))
         try:
-            m = manager.operator_unmap_tenant(kind, value, issuer=issuer)
+            m = operator_of(manager).unmap_tenant(kind, value, issuer=issuer)
         finally:
             manager.close()
         click.echo(f"removed {m.describe()} -> tenant {m.tenant}")

@@ -9,7 +9,7 @@ import click
 
 from memgate.manager import InvalidArgument, MemgateError, ToolRow, now_iso
 
-from .common import friendly_errors, open_manager, operator_identity, settings_from, tenant_option
+from .common import friendly_errors, open_manager, operator_identity, operator_of, settings_from, tenant_option
 
 
 def _status(row: dict, now: str) -> str:
@@ -41,7 +41,7 @@ def register(cli: click.Group) -> None:
         """
         manager = open_manager(settings_from(ctx))
         try:
-            rows = manager.operator_tool_versions(tenant)
+            rows = operator_of(manager).tool_versions(tenant)
         finally:
             manager.close()
         now, seen = now_iso(), set()

@@ -9,7 +9,7 @@ import uuid
 from backend_helpers import open_sqlite, operator_rows
 from context_helpers import FACT_CHECK, JANE_IN_REVIEW
 
-from memgate.manager import MemoryManager
+from memgate.manager import MemoryManager, ToolOutput
 
 
 def test_processes_racing_for_a_windows_rounds_get_exactly_max_rounds(manager, sqlite_path, two_tenants):
@@ -51,3 +51,33 @@ def test_a_round_bounds_the_result_by_what_the_reserve_has_left(manager, two_ten
     )
     assert "| budget: 952 tokens" in out.text  # 1000 left, less the provenance line's 48
     assert out.tokens <= 1000
+
+
+def test_a_call_past_max_rounds_does_not_run_however_small_its_results(manager, two_tenants):
+    """Tiny results leave the tool reserve almost whole, so only max_rounds (3) stops the fourth call."""
+    manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
+    ran = []
+
+    def tiny() -> ToolOutput:
+        ran.append(1)
+        return ToolOutput(text="ok", tokens=1)
+
+    outputs = [
+        manager.run_tool_round(JANE_IN_REVIEW, call_id=f"c-{n}", tool_name="lookup_entity", call=tiny) for n in range(4)
+    ]
+    assert [o.status for o in outputs] == ["ok", "ok", "ok", "denied"] and len(ran) == 3
+    assert outputs[3].text.startswith("This context window's tool rounds are spent (3 of 3)")
+
+
+def test_a_result_larger_than_the_reserve_left_is_refused_and_not_recorded(manager, two_tenants):
+    """A tool that ignores its cap still cannot spend past the window's tool reserve (1000)."""
+    manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
+    out = manager.run_tool_round(
+        JANE_IN_REVIEW,
+        call_id="c-big",
+        tool_name="lookup_entity",
+        call=lambda: ToolOutput(text="helios " * 3000, tokens=3000),
+    )
+    assert out.status == "denied" and out.text.startswith("This result needs ")
+    assert out.text.endswith("more than the 1000 left of this context window's tool budget; narrow the request.")
+    assert operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'tool_result'") == []

@@ -9,6 +9,7 @@ import pytest
 from backend_helpers import operator_rows
 from memory_helpers import ACME_AGENT, DIR_HEADER, GLOBEX_AGENT, READ_ONLY_ROW, call, run_calls, seed, snapshot
 
+from memgate.manager import OperatorManager
 from memgate.manager.errors import AccessDenied, ConfigError, InvalidArgument, NotFound
 from memgate.manager.files.stores import StoreRef, resolve_store, store_from_key, validate_store_policy
 from memgate.manager.identity import Identity
@@ -29,7 +30,7 @@ def row(name: str, store: dict) -> dict:
 
 
 def store_keys(manager, identity: Identity) -> list[str]:
-    return [r["store_key"] for r in manager.operator_memory_stores(identity.tenant)]
+    return [r["store_key"] for r in OperatorManager(manager.backend).memory_stores(identity.tenant)]
 
 
 def test_tenants_with_the_same_agent_name_never_see_each_others_files(manager, backend):

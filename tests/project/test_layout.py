@@ -17,7 +17,19 @@ PACKAGES = {
     "memgate.toolbox": ROOT / "toolbox",
     "memgate.server": ROOT / "server",
 }
-SHARED_LEAVES = {"__init__.py", "errors.py", "identity.py", "limits.py", "clock.py", "ids.py", "tokens.py", "facade.py"}
+SHARED_LEAVES = {
+    "__init__.py",
+    "errors.py",
+    "identity.py",
+    "limits.py",
+    "clock.py",
+    "ids.py",
+    "tokens.py",
+    "facade.py",
+    "operator.py",
+}
+#: manager/'s capability folders: the storage seam below them may import none of them
+CAPABILITIES = ("claims", "context", "files", "kb", "links", "output", "query", "registry", "tenancy", "demo")
 
 
 def _modules() -> dict[str, Path]:
@@ -101,6 +113,70 @@ def test_server_and_toolbox_use_the_manager_only_through_its_package():
         for n in deps
         if n.startswith("memgate.manager.")
     )
+    assert bad == []
+
+
+def test_the_backend_imports_no_capability_folder():
+    """manager/backend/ is the storage seam under the capabilities: it may use the shared leaves
+    (errors, identity, limits, clock, ids, tokens) and itself, never a capability folder."""
+    capability = tuple(f"memgate.manager.{c}" for c in CAPABILITIES)
+    bad = sorted(
+        f"{m} -> {n}"
+        for m, deps in GRAPH.items()
+        if m.startswith("memgate.manager.backend")
+        for n in deps
+        if n in capability or n.startswith(tuple(c + "." for c in capability)) or n == "memgate.manager.facade"
+    )
+    assert bad == []
+    assert set(CAPABILITIES) == {p.name for p in (ROOT / "manager").iterdir() if (p / "__init__.py").is_file()} - {
+        "backend"
+    }
+
+
+def test_memory_manager_has_no_operator_method():
+    """Tool handlers call MemoryManager's methods; none of them may read or write outside the wall."""
+    from memgate.manager import MemoryManager
+
+    assert [name for name in dir(MemoryManager) if "operator" in name] == []
+    facade = (ROOT / "manager" / "facade.py").read_text()
+    assert "operator_session" not in facade
+
+
+def test_every_handler_calls_a_walled_memory_manager_method():
+    """A handler reaches the manager by method name (dispatch's getattr): each names one of MemoryManager's."""
+    from memgate.manager import MemoryManager
+    from memgate.toolbox.handlers import HANDLERS
+
+    methods = {name: spec.method for name, spec in HANDLERS.items()}
+    assert methods and all(callable(getattr(MemoryManager, m, None)) for m in methods.values()), methods
+    assert [m for m in methods.values() if "operator" in m or m.startswith("_")] == []
+
+
+def _names(path: Path) -> set[str]:
+    """Every identifier and attribute name a module's code uses (imports included)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+        elif isinstance(node, ast.alias):
+            names.add(node.name.rsplit(".", 1)[-1])
+    return names
+
+
+def test_only_the_cli_holds_the_operator_manager():
+    """The OperatorManager reads and writes across tenants: only server/cli/ may name it. The server
+    proper holds the ServerGate (three pre-tenant lookups); the toolbox holds neither, nor a session."""
+    bad = []
+    for module, path in MODULES.items():
+        if not module.startswith(("memgate.toolbox", "memgate.server")) or module.startswith("memgate.server.cli"):
+            continue
+        names = _names(path)
+        forbidden = {"OperatorManager", "operator_session", "unwalled_connection"}
+        if module.startswith("memgate.toolbox"):
+            forbidden |= {"ServerGate"}
+        bad += [f"{module}: {name}" for name in sorted(names & forbidden)]
     assert bad == []
 
 

@@ -362,3 +362,14 @@ def test_identity_from_token_without_tenant_is_access_denied():
     token = AccessToken(token="t", client_id="c", scopes=[], claims={"sub": "u"})
     with pytest.raises(AccessDenied, match="The access token has no 'tenant' claim."):
         identity_from_access_token(token, HttpAuthSettings())
+
+
+def test_a_signed_token_longer_than_max_token_bytes_is_refused_unread(base_url, keys):
+    """Well signed and in date, but past http.auth.max_token_bytes (16 KiB): no verifier reads it."""
+    big = make_token(keys.private_pem, **claims(padding="p" * 20_000))
+    response = post_mcp(base_url, big)
+    assert response.status_code == 401
+    assert response.json() == {
+        "error": "invalid_token",
+        "error_description": "The bearer token is longer than this server accepts.",
+    }

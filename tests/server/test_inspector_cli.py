@@ -186,12 +186,8 @@ def test_without_pytests_cache_the_install_goes_to_a_temporary_folder(tmp_path):
         text=True,
         timeout=120,
         cwd=tmp_path,
-        env={
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join(
-                [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
-            ),
-        },
+        # this module's folder (the probe imports it) and tests/ (its helpers)
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(str(p) for p in Path(__file__).resolve().parents[:2])},
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 

@@ -19,7 +19,7 @@ from jwt_helpers import make_keypair, make_token
 from mcp_helpers import log_rows
 from remote_helpers import memgate_settings, post_mcp, serve_memgate
 
-from memgate.manager import UNMAPPED_TENANT, MemoryManager
+from memgate.manager import UNMAPPED_TENANT, MemoryManager, OperatorManager
 
 OPAQUE_ISS = "https://idp.example.test"
 OPAQUE_AUD = "api://memgate"
@@ -146,8 +146,8 @@ def assert_nothing_served(response, backend, before, status, error):
 @pytest.fixture
 def mapped(manager, two_tenants):
     """acme and globex with their demo data; iss+sub u-42 and OAuth client svc-acme-app map to acme."""
-    manager.operator_map_tenant("iss_sub", "u-42", "acme", issuer=OPAQUE_ISS, user="jane")
-    manager.operator_map_tenant("client_id", "svc-acme-app", "acme")
+    OperatorManager(manager.backend).map_tenant("iss_sub", "u-42", "acme", issuer=OPAQUE_ISS, user="jane")
+    OperatorManager(manager.backend).map_tenant("client_id", "svc-acme-app", "acme")
     return manager
 
 
@@ -270,8 +270,8 @@ def test_a_cached_token_is_not_kept_past_its_expiry(idp, sqlite_path, mapped):
 
 @pytest.fixture
 def google_mapped(manager, two_tenants):
-    manager.operator_map_tenant("hd", "acme.example", "acme")
-    manager.operator_map_tenant("email_domain", "globex.example", "globex", user="omar")
+    OperatorManager(manager.backend).map_tenant("hd", "acme.example", "acme")
+    OperatorManager(manager.backend).map_tenant("email_domain", "globex.example", "globex", user="omar")
     return manager
 
 

@@ -12,6 +12,7 @@ from memgate.manager import (
     BackendUnavailable,
     InvalidArgument,
     NotFound,
+    OperatorManager,
     QueryRejected,
     TenantMapping,
     TenantMismatch,
@@ -63,15 +64,17 @@ def test_two_mappings_that_disagree_are_refused():
 
 
 def test_mappings_are_found_by_each_verified_attribute(manager):
-    manager.operator_map_tenant("iss_sub", "u-1", "acme", issuer=ISS, user="jane")
-    manager.operator_map_tenant("client_id", "svc-globex", "globex")
-    manager.operator_map_tenant("hd", "Acme.Example", "acme")
-    manager.operator_map_tenant("email_domain", "initech.example", "initech")
+    OperatorManager(manager.backend).map_tenant("iss_sub", "u-1", "acme", issuer=ISS, user="jane")
+    OperatorManager(manager.backend).map_tenant("client_id", "svc-globex", "globex")
+    OperatorManager(manager.backend).map_tenant("hd", "Acme.Example", "acme")
+    OperatorManager(manager.backend).map_tenant("email_domain", "initech.example", "initech")
     found = {
-        "iss_sub": manager.operator_tenant_for(TokenAttributes(iss=ISS, sub="u-1"), None),
-        "client_id": manager.operator_tenant_for(TokenAttributes(client_id="svc-globex"), None),
-        "hd": manager.operator_tenant_for(TokenAttributes(hd="acme.example"), None),
-        "email_domain": manager.operator_tenant_for(TokenAttributes(email_domain="INITECH.example"), None),
+        "iss_sub": OperatorManager(manager.backend).tenant_for(TokenAttributes(iss=ISS, sub="u-1"), None),
+        "client_id": OperatorManager(manager.backend).tenant_for(TokenAttributes(client_id="svc-globex"), None),
+        "hd": OperatorManager(manager.backend).tenant_for(TokenAttributes(hd="acme.example"), None),
+        "email_domain": OperatorManager(manager.backend).tenant_for(
+            TokenAttributes(email_domain="INITECH.example"), None
+        ),
     }
     assert {k: (c.tenant, c.user) for k, c in found.items()} == {
         "iss_sub": ("acme", "jane"),
@@ -81,16 +84,16 @@ def test_mappings_are_found_by_each_verified_attribute(manager):
     }
     # the same subject from another issuer is someone else
     with pytest.raises(TenantUnmapped, match="^the token names no tenant and no tenant mapping matches it$"):
-        manager.operator_tenant_for(TokenAttributes(iss="https://other.example", sub="u-1"), None)
+        OperatorManager(manager.backend).tenant_for(TokenAttributes(iss="https://other.example", sub="u-1"), None)
 
 
 def test_mapping_the_same_attribute_again_replaces_it_and_unmap_removes_it(manager):
-    manager.operator_map_tenant("hd", "acme.example", "acme")
-    manager.operator_map_tenant("hd", "acme.example", "globex", note="moved")
-    assert [(x.tenant, x.note) for x in manager.operator_tenant_mappings()] == [("globex", "moved")]
-    assert manager.operator_unmap_tenant("hd", "acme.example").tenant == "globex"
+    OperatorManager(manager.backend).map_tenant("hd", "acme.example", "acme")
+    OperatorManager(manager.backend).map_tenant("hd", "acme.example", "globex", note="moved")
+    assert [(x.tenant, x.note) for x in OperatorManager(manager.backend).tenant_mappings()] == [("globex", "moved")]
+    assert OperatorManager(manager.backend).unmap_tenant("hd", "acme.example").tenant == "globex"
     with pytest.raises(NotFound, match="^no tenant mapping for hd acme.example") as err:
-        manager.operator_unmap_tenant("hd", "acme.example")
+        OperatorManager(manager.backend).unmap_tenant("hd", "acme.example")
     assert err.value.with_hint() == (
         "no tenant mapping for hd acme.example. List the mappings with `memgate tenants ls`."
     )
@@ -110,9 +113,9 @@ def test_mapping_the_same_attribute_again_replaces_it_and_unmap_removes_it(manag
 def test_bad_mappings_are_refused_naming_the_field(manager, kind, value, kwargs, field, message):
     tenant = kwargs.pop("tenant", "acme")
     with pytest.raises(InvalidArgument, match=message) as err:
-        manager.operator_map_tenant(kind, value, tenant, **kwargs)
+        OperatorManager(manager.backend).map_tenant(kind, value, tenant, **kwargs)
     assert err.value.field == field
-    assert manager.operator_tenant_mappings() == []
+    assert OperatorManager(manager.backend).tenant_mappings() == []
 
 
 def test_the_cli_maps_lists_and_unmaps(sqlite_path):
@@ -152,7 +155,7 @@ def test_the_map_help_reads_as_prose_with_its_kinds_table():
 
 
 def test_no_walled_session_and_no_query_reaches_the_mapping_table(manager, backend, two_tenants):
-    manager.operator_map_tenant("client_id", "svc-secret-client", "acme", user="jane")
+    OperatorManager(manager.backend).map_tenant("client_id", "svc-secret-client", "acme", user="jane")
     assert "tenant_mapping" not in backend.tables()
     with backend.session(ACME) as s:
         with pytest.raises(AccessDenied, match="names a base table"):

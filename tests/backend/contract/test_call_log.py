@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from memgate.manager import ACME, GLOBEX
+from memgate.manager import ACME, GLOBEX, OperatorManager
 from memgate.manager.registry.calllog import CallRecord
 
 HOST = replace(ACME, client_name="claude-ai", client_version="0.1.0", model="claude-sonnet-4")
@@ -36,8 +36,8 @@ def test_the_caller_reads_its_own_calls_newest_first_with_filters(manager):
     _log(manager, GLOBEX, "g1", "2026-09-01T00:00:03.000Z")
     assert [r["call_id"] for r in manager.recent_calls(ACME)] == ["c2", "c1"]
     assert [r["call_id"] for r in manager.recent_calls(ACME, status="denied")] == ["c2"]
-    assert [r["call_id"] for r in manager.operator_recent_calls()] == ["g1", "c2", "c1"]
-    assert [r["call_id"] for r in manager.operator_recent_calls(tenant="globex")] == ["g1"]
+    assert [r["call_id"] for r in OperatorManager(manager.backend).recent_calls()] == ["g1", "c2", "c1"]
+    assert [r["call_id"] for r in OperatorManager(manager.backend).recent_calls(tenant="globex")] == ["g1"]
 
 
 def test_dbtools_mcp_log_has_sqlcls_columns_first_and_the_host_and_model(manager, backend):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memgate.manager import CallRecord
+from memgate.manager import CallRecord, OperatorManager
 
 SUBJECT = "model:paged"
 
@@ -51,4 +51,8 @@ def test_log_listings_show_exactly_limit_rows_newest_first(manager, two_tenants)
             ),
         )
     assert [r["call_id"] for r in manager.recent_calls(acme, limit=3)] == ["c3", "c2", "c1"]
-    assert [r["call_id"] for r in manager.operator_recent_calls(tenant="acme", limit=3)] == ["c3", "c2", "c1"]
+    assert [r["call_id"] for r in OperatorManager(manager.backend).recent_calls(tenant="acme", limit=3)] == [
+        "c3",
+        "c2",
+        "c1",
+    ]

@@ -26,6 +26,8 @@ WRITES = {
     "update": "UPDATE base_toolbox_memory SET usage_notes = 'pwned' WHERE id = :globex",
     "delete": "DELETE FROM base_toolbox_memory WHERE id = :globex",
     "move_own_row_out": "UPDATE base_toolbox_memory SET tenant_id = 'globex' WHERE id = :acme",
+    # the new row would be the bound tenant's: only the old row's tenant tells it is globex's
+    "take_over_by_renaming_tenant": "UPDATE base_toolbox_memory SET tenant_id = 'acme' WHERE id = :globex",
 }
 
 
