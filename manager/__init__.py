@@ -65,6 +65,8 @@ from .limits import ROWS_CEILING, CapsSettings, ChunkSettings, ContextBudget, Me
 from .links.kinds import RELATIONS, REVERSE
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
+from .promotion import review as promotion_review
+from .promotion.policy import PromotionPolicy
 from .registry.calllog import STATUSES as CALL_STATUSES
 from .registry.calllog import CallRecord
 from .registry.defaults import load_tool_definitions
@@ -125,6 +127,7 @@ __all__ = [
     "NotFound",
     "NotIssued",
     "NotVisible",
+    "PromotionPolicy",
     "QueryRejected",
     "QueryTimeout",
     "Replay",
@@ -152,6 +155,7 @@ __all__ = [
     "load_tool_definitions",
     "now_iso",
     "open_backend",
+    "promotion_review",
     "record_demo_window",
     "seed_demo",
     "sidecar_paths",

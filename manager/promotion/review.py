@@ -188,7 +188,7 @@ def _reassess_one(manager, tenant: str, row: Row, operator: str) -> str:
     refs = json.loads(row["evidence_json"])
     now = now_iso()
     with manager.backend.session(owner, now=now) as s:
-        current = evidence_rows(s, [{"type": r["type"], "id": r["id"]} for r in refs])
+        current = evidence_rows(s, [{"type": r["type"], "id": r["id"]} for r in refs], now)
         policy_now = read_policy(s, now)
     if len(current) != len(refs):
         with manager.backend.session(replace(owner, principal=operator), now=now) as s, s.transaction():

@@ -29,6 +29,7 @@ COMMAND_MODULES = {
     "context": "context_cmds",
     "manifest": "context_cmds",
     "budget": "context_cmds",
+    "candidates": "candidate_cmds",
 }
 
 

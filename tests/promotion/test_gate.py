@@ -269,4 +269,4 @@ def test_correcting_the_evidence_ends_what_rests_on_it_until_reassessed(acme, ba
     assert cand["reassess"] == 1
     assert "results: 0" in acme.search_memory(ACME, "jane owns the Helios RAG model", collection="remembered").text
     outcomes = review.reassess(acme, "acme")
-    assert outcomes == [(cand["id"], "pending: an evidence record is gone or no longer current")]
+    assert outcomes == [(cand["id"], "pending: supported fails against the evidence as it is now")]
