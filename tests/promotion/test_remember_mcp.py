@@ -188,3 +188,39 @@ async def test_over_http_with_a_bearer_token(sqlite_path, two_tenants, mode):
                 await bob_sees_nothing(c)
     finally:
         manager.close()
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_sampling_assessor_asks_the_hosts_model_in_the_legacy_era_and_falls_back_in_the_modern(
+    sqlite_path, two_tenants, backend, manager, mode
+):
+    from memgate.manager import promotion_review
+
+    promotion_review.set_policy(manager, "acme", {"assessor": "sampling"})
+    asked = []
+
+    async def host_model(messages, params, context):
+        asked.append((params.system_prompt, messages[0].content.text))
+        return '{"supported": 0.97, "scope_fits": 0.95, "conflict": 0.02}'
+
+    app, served = stdio_app(sqlite_path)
+    try:
+        async with Client(app, mode=mode, sampling_handler=host_model) as c:
+            await c.call_tool("search_memory", {"query": "August re-run nDCG recall BEIR"})
+            # the rules would hold this back (its words are not the evidence's); the host's model does not
+            out = text(
+                await c.call_tool(
+                    "remember", {"content": "Helios held up well in August.", "evidence": ["chk_acme_1_0"]}
+                )
+            )
+    finally:
+        served.close()
+    assessors = {r["assessor"] for r in operator_rows(backend, "memory_assessment")}
+    if mode == "legacy":
+        assert out.startswith("promoted doc_"), out
+        assert assessors == {"sampling"} and len(asked) == 1
+        system, user = asked[0]
+        assert '"supported"' in system and "Evidence 1: The August re-run" in user
+    else:
+        assert out.startswith("pending cand_") and "no sampling on this connection" in out, out
+        assert assessors == {"rules"} and asked == []

@@ -13,11 +13,13 @@ sends no server-initiated request there, so the gate uses the rules assessor and
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import anyio
 import mcp_types
 from fastmcp.server.dependencies import get_context
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
@@ -63,12 +65,14 @@ async def offer_sampling(arguments: dict[str, Any]) -> dict[str, Any]:
     session = ctx.session
 
     async def ask(system: str, user: str) -> str:
-        result = await session.create_message(
-            [mcp_types.SamplingMessage(role="user", content=mcp_types.TextContent(type="text", text=user))],
-            max_tokens=_SAMPLING_TOKENS,
-            system_prompt=system,
-            temperature=0.0,
-        )
+        with warnings.catch_warnings():  # deprecated only as of 2026-07-28, an era this path never takes
+            warnings.simplefilter("ignore", category=MCPDeprecationWarning)
+            result = await session.create_message(
+                [mcp_types.SamplingMessage(role="user", content=mcp_types.TextContent(type="text", text=user))],
+                max_tokens=_SAMPLING_TOKENS,
+                system_prompt=system,
+                temperature=0.0,
+            )
         content = result.content
         return content.text if isinstance(content, mcp_types.TextContent) else ""
 
