@@ -16,6 +16,7 @@ gate again (once; a second change leaves it pending).
 from __future__ import annotations
 
 import hashlib
+import json
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -290,7 +291,7 @@ def _candidate_row(identity: Identity, p: Proposal, plan: _Plan, decision: str, 
         "predicate": p.predicate,
         "content": p.content,
         "content_hash": p.content_hash,
-        "evidence_json": _json(plan.refs),
+        "evidence_json": json.dumps(plan.refs, sort_keys=True),
         "decision": decision,
         "rule": rule,
         "record_type": None,
@@ -303,12 +304,6 @@ def _candidate_row(identity: Identity, p: Proposal, plan: _Plan, decision: str, 
         "created_by": _caller(identity),
         "created_at": now,
     }
-
-
-def _json(value: Any) -> str:
-    import json
-
-    return json.dumps(value, sort_keys=True)
 
 
 def assessment_rows(identity: Identity, candidate: Row, plan_policy: PromotionPolicy, verdicts: Verdicts, now: str):
