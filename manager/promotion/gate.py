@@ -73,6 +73,7 @@ class _Plan:
     duplicate_of: Row | None = None  # a memory_items row, or an entity row
     conflict_with: Row | None = None  # the current entity version
     refs: list[dict[str, Any]] = field(default_factory=list)
+    confirmed: bool = False  # the user answered "replace" to the conflict
 
 
 class _EvidenceChanged(Exception):
@@ -135,8 +136,10 @@ def remember(
     embedder: Callable[[], Embedder],
     row_policy: dict[str, Any] | None = None,
     sampler: Sampler | None = None,
+    confirm: Callable[[str], bool | None] | None = None,
 ) -> ToolOutput:
-    """Decide one proposal; the answer's first line is the decision."""
+    """Decide one proposal; the answer's first line is the decision. `confirm(question)` asks the user
+    whether a conflicting fact replaces the current value (True: yes; False or None: no answer)."""
     proposal = check_proposal(proposal, caps, row_policy, identity)
     allowed = ((row_policy or {}).get("remember") or {}).get("scopes") or DEFAULT_ROW_SCOPES
     for _attempt in range(2):
@@ -147,6 +150,14 @@ def remember(
         if isinstance(plan, ToolOutput):
             return plan
         verdicts = None
+        if plan.conflict_with is not None and confirm is not None:
+            current = plan.conflict_with["content"]
+            plan.confirmed = (
+                confirm(
+                    f"Replace {proposal.subject} {proposal.predicate} = {current!r:.80} with {proposal.content!r:.80}?"
+                )
+                is True
+            )
         if plan.duplicate_of is None and plan.conflict_with is None:
             verdicts = (
                 Assessors(sampler)
@@ -231,6 +242,13 @@ def _decide(p: Proposal, plan: _Plan, verdicts: Verdicts | None) -> tuple[str, s
             "duplicate",
             "duplicate",
             f"duplicate: {plan.duplicate_of['id']} already holds this; nothing new was written.",
+        )
+    if plan.conflict_with is not None and plan.confirmed:
+        value = plan.conflict_with["content"]
+        return (
+            "promoted",
+            "conflict:confirmed",
+            f"promoted: the user replaced {value!r:.80} with {p.content!r:.80} for {p.subject} {p.predicate}.",
         )
     if plan.conflict_with is not None:
         value = plan.conflict_with["content"]
@@ -359,7 +377,7 @@ def _commit(
             s.insert_many("memory_assessment", list(assessment_rows(identity, candidate, plan.policy, verdicts, now)))
         if record is not None:
             records.write_supports(s, identity, plan.evidence, records.link_end(*record, plan.scope_columns), now)
-        if plan.conflict_with is not None:
+        if plan.conflict_with is not None and record is None:
             write_link(
                 s,
                 identity,
@@ -401,6 +419,18 @@ def _commit(
                     now=now,
                 )
                 record = ("entity_memory", row["id"])
+                replaced = plan.conflict_with
+                if plan.confirmed and replaced is not None and row["source_id"] != replaced["id"]:
+                    # the user replaced a value of another scope: the correction's link, written here
+                    write_link(
+                        s,
+                        identity,
+                        records.link_end("entity_memory", row["id"], row),
+                        "supersedes",
+                        records.link_end("entity_memory", replaced["id"], replaced),
+                        now=now,
+                        provenance="correction",
+                    )
             write(s, record)
     return answer(
         decision,

@@ -9,6 +9,11 @@ When the tenant's assessor is `sampling`, the connected host's own model answers
 questions over MCP sampling (`sampling/createMessage`): only in the 2025-11-25 era, from a client
 that declared the capability. The 2026-07-28 era deprecates sampling (SEP-2577) and the server
 sends no server-initiated request there, so the gate uses the rules assessor and says so.
+
+A fact that contradicts the current value is pending; in the 2025-11-25 era, from a client that
+declared elicitation, the gate first asks the user once ("Replace 0.78 with 0.81?"): "replace"
+writes it as the claim's next version in the caller's scope (the correction path), anything else
+leaves it pending.
 """
 
 from __future__ import annotations
@@ -19,14 +24,18 @@ from typing import Any
 import anyio
 import mcp_types
 from fastmcp.server.dependencies import get_context
+from fastmcp.server.elicitation import AcceptedElicitation
 from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
+from .clarify import elicitation_mode
 from .spec import HandlerSpec, StrictArgs
 
 #: the most tokens the host's model may spend on one assessment (a JSON object of three numbers)
 _SAMPLING_TOKENS = 200
+#: the user's two answers to "replace the current value?"
+_REPLACE, _KEEP = "replace", "keep"
 
 
 class RememberArgs(StrictArgs):
@@ -54,14 +63,33 @@ def can_sample(ctx: Any) -> bool:
     return caps is not None and caps.sampling is not None and era not in MODERN_PROTOCOL_VERSIONS
 
 
-async def offer_sampling(arguments: dict[str, Any]) -> dict[str, Any]:
-    """A sampler for the gate when the client can sample, else nothing (the gate falls back to rules)."""
+async def offer_client(arguments: dict[str, Any]) -> dict[str, Any]:
+    """What the client can do for the gate: a sampler (the host's model) and a confirm (ask the user
+    once whether a conflicting fact replaces the current value), each only where the era allows."""
     try:
         ctx = get_context()
     except RuntimeError:
         return {}
-    if not can_sample(ctx):
-        return {}
+    offered: dict[str, Any] = {}
+    if can_sample(ctx):
+        offered["sampler"] = _sampler(ctx)
+    if elicitation_mode(ctx) == "legacy":
+        offered["confirm"] = _confirm(ctx)
+    return offered
+
+
+def _confirm(ctx: Any):
+    async def ask(question: str) -> bool | None:
+        result = await ctx.elicit(question, response_type=[_REPLACE, _KEEP])
+        return result.data == _REPLACE if isinstance(result, AcceptedElicitation) else None
+
+    def confirm(question: str) -> bool | None:  # called from the gate's worker thread
+        return anyio.from_thread.run(ask, question)
+
+    return confirm
+
+
+def _sampler(ctx: Any):
     session = ctx.session
 
     async def ask(system: str, user: str) -> str:
@@ -79,7 +107,7 @@ async def offer_sampling(arguments: dict[str, Any]) -> dict[str, Any]:
     def sampler(system: str, user: str) -> str:  # called from the gate's worker thread
         return anyio.from_thread.run(ask, system, user)
 
-    return {"sampler": sampler}
+    return sampler
 
 
 _DECISION = {
@@ -99,6 +127,6 @@ SPEC = HandlerSpec(
     RememberArgs,
     takes_policy=True,
     hints=remember_hints,
-    interact=offer_sampling,
+    interact=offer_client,
     output_schema=_DECISION,
 )
