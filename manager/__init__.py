@@ -76,6 +76,8 @@ from .links.kinds import RELATIONS, REVERSE
 from .operator import OperatorManager, ServerGate
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
+from .promotion import review as promotion_review
+from .promotion.policy import PromotionPolicy
 from .registry.calllog import STATUSES as CALL_STATUSES
 from .registry.calllog import CallRecord
 from .registry.defaults import load_tool_definitions
@@ -140,6 +142,7 @@ __all__ = [
     "NotIssued",
     "NotVisible",
     "OperatorManager",
+    "PromotionPolicy",
     "QueryRejected",
     "QueryTimeout",
     "Replay",
@@ -173,6 +176,7 @@ __all__ = [
     "now_iso",
     "open_backend",
     "operator_turns",
+    "promotion_review",
     "record_demo_window",
     "seed_demo",
     "set_retention",

@@ -226,6 +226,7 @@ class MemoryManager:
         *,
         policy: dict[str, Any] | None = None,
         sampler: promotion.Sampler | None = None,
+        confirm: Callable[[str], bool | None] | None = None,
     ) -> ToolOutput:
         """Handler `remember`: propose a durable memory; the promotion gate decides (manager/promotion/)."""
         proposal = promotion.Proposal(content, kind, subject, predicate, tuple(evidence or ()), scope or "")
@@ -237,6 +238,7 @@ class MemoryManager:
             embedder=lambda: self.embedder,
             row_policy=policy,
             sampler=sampler,
+            confirm=confirm,
         )
 
     # -- links between memories ---------------------------------------------

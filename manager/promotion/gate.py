@@ -16,6 +16,7 @@ gate again (once; a second change leaves it pending).
 from __future__ import annotations
 
 import hashlib
+import json
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -72,6 +73,7 @@ class _Plan:
     duplicate_of: Row | None = None  # a memory_items row, or an entity row
     conflict_with: Row | None = None  # the current entity version
     refs: list[dict[str, Any]] = field(default_factory=list)
+    confirmed: bool = False  # the user answered "replace" to the conflict
 
 
 class _EvidenceChanged(Exception):
@@ -134,8 +136,10 @@ def remember(
     embedder: Callable[[], Embedder],
     row_policy: dict[str, Any] | None = None,
     sampler: Sampler | None = None,
+    confirm: Callable[[str], bool | None] | None = None,
 ) -> ToolOutput:
-    """Decide one proposal; the answer's first line is the decision."""
+    """Decide one proposal; the answer's first line is the decision. `confirm(question)` asks the user
+    whether a conflicting fact replaces the current value (True: yes; False or None: no answer)."""
     proposal = check_proposal(proposal, caps, row_policy, identity)
     allowed = ((row_policy or {}).get("remember") or {}).get("scopes") or DEFAULT_ROW_SCOPES
     for _attempt in range(2):
@@ -146,6 +150,14 @@ def remember(
         if isinstance(plan, ToolOutput):
             return plan
         verdicts = None
+        if plan.conflict_with is not None and confirm is not None:
+            current = plan.conflict_with["content"]
+            plan.confirmed = (
+                confirm(
+                    f"Replace {proposal.subject} {proposal.predicate} = {current!r:.80} with {proposal.content!r:.80}?"
+                )
+                is True
+            )
         if plan.duplicate_of is None and plan.conflict_with is None:
             verdicts = (
                 Assessors(sampler)
@@ -231,6 +243,13 @@ def _decide(p: Proposal, plan: _Plan, verdicts: Verdicts | None) -> tuple[str, s
             "duplicate",
             f"duplicate: {plan.duplicate_of['id']} already holds this; nothing new was written.",
         )
+    if plan.conflict_with is not None and plan.confirmed:
+        value = plan.conflict_with["content"]
+        return (
+            "promoted",
+            "conflict:confirmed",
+            f"promoted: the user replaced {value!r:.80} with {p.content!r:.80} for {p.subject} {p.predicate}.",
+        )
     if plan.conflict_with is not None:
         value = plan.conflict_with["content"]
         return (
@@ -290,7 +309,7 @@ def _candidate_row(identity: Identity, p: Proposal, plan: _Plan, decision: str, 
         "predicate": p.predicate,
         "content": p.content,
         "content_hash": p.content_hash,
-        "evidence_json": _json(plan.refs),
+        "evidence_json": json.dumps(plan.refs, sort_keys=True),
         "decision": decision,
         "rule": rule,
         "record_type": None,
@@ -303,12 +322,6 @@ def _candidate_row(identity: Identity, p: Proposal, plan: _Plan, decision: str, 
         "created_by": _caller(identity),
         "created_at": now,
     }
-
-
-def _json(value: Any) -> str:
-    import json
-
-    return json.dumps(value, sort_keys=True)
 
 
 def assessment_rows(identity: Identity, candidate: Row, plan_policy: PromotionPolicy, verdicts: Verdicts, now: str):
@@ -364,7 +377,7 @@ def _commit(
             s.insert_many("memory_assessment", list(assessment_rows(identity, candidate, plan.policy, verdicts, now)))
         if record is not None:
             records.write_supports(s, identity, plan.evidence, records.link_end(*record, plan.scope_columns), now)
-        if plan.conflict_with is not None:
+        if plan.conflict_with is not None and record is None:
             write_link(
                 s,
                 identity,
@@ -406,6 +419,18 @@ def _commit(
                     now=now,
                 )
                 record = ("entity_memory", row["id"])
+                replaced = plan.conflict_with
+                if plan.confirmed and replaced is not None and row["source_id"] != replaced["id"]:
+                    # the user replaced a value of another scope: the correction's link, written here
+                    write_link(
+                        s,
+                        identity,
+                        records.link_end("entity_memory", row["id"], row),
+                        "supersedes",
+                        records.link_end("entity_memory", replaced["id"], replaced),
+                        now=now,
+                        provenance="correction",
+                    )
             write(s, record)
     return answer(
         decision,

@@ -49,15 +49,37 @@ def mark_stale(session: Session, records: list[tuple[str, str]], now: str) -> in
     return len(records)
 
 
-def evidence_rows(session: Session, refs: list[dict]) -> list[Row]:
-    """The current rows the refs name (any version: reassessment reads them as they are now)."""
+def evidence_rows(session: Session, refs: list[dict], now: str | None = None) -> list[Row]:
+    """The current rows the refs name; with `now`, a corrected claim's ref is followed to its current
+    version through the correction's `supersedes` link (reassessment reads evidence as it is now)."""
     rows = ends_by_id(session, [str(r["id"]) for r in refs])
     wanted = {(r["type"], r["id"]) for r in refs}
-    return [
+    found = [
         r
         for r in rows
         if (r["memory_type"], r["id"]) in wanted and r["deleted_at"] is None and r["valid_until"] is None
     ]
+    if now is None:
+        return found
+    have = {r["id"] for r in found}
+    for ref in refs:
+        seen = {ref["id"]}
+        current = ref["id"]
+        while current not in have and len(seen) < 20:
+            newer = [
+                link["from_id"]
+                for link in links_touching(session, [current], now)
+                if link["link_type"] == "supersedes" and link["to_id"] == current and link["from_id"] not in seen
+            ]
+            if not newer:
+                break
+            current = newer[0]
+            seen.add(current)
+            rows = [r for r in ends_by_id(session, [current]) if r["deleted_at"] is None and r["valid_until"] is None]
+            if rows:
+                found.append(rows[0])
+                have.add(ref["id"])
+    return found
 
 
 def end_record(session: Session, record_type: str | None, record_id: str | None, now: str) -> None:

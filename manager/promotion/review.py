@@ -19,13 +19,13 @@ from typing import Any
 from ..backend.base import Row
 from ..claims.guidelines import current_guidelines, update_guideline
 from ..clock import now_iso
-from ..errors import Conflict, InvalidArgument, NotFound
+from ..errors import Conflict, NotFound
 from ..identity import Identity
 from ..kb import ingest as kb_ingest
 from . import records
 from .assess import RulesAssessor
 from .evidence import Evidence, record_scope, still_current
-from .gate import KINDS, Proposal
+from .gate import Proposal
 from .policy import POLICY_KEY, PromotionPolicy, read_policy
 from .reassess import evidence_rows, mark_stale
 
@@ -188,7 +188,7 @@ def _reassess_one(manager, tenant: str, row: Row, operator: str) -> str:
     refs = json.loads(row["evidence_json"])
     now = now_iso()
     with manager.backend.session(owner, now=now) as s:
-        current = evidence_rows(s, [{"type": r["type"], "id": r["id"]} for r in refs])
+        current = evidence_rows(s, [{"type": r["type"], "id": r["id"]} for r in refs], now)
         policy_now = read_policy(s, now)
     if len(current) != len(refs):
         with manager.backend.session(replace(owner, principal=operator), now=now) as s, s.transaction():
@@ -258,8 +258,3 @@ def set_policy(manager, tenant: str, changes: dict[str, Any], *, operator: str =
             content_json=checked.to_json(),
         )
     return replace(checked, version=int(row["version"]))
-
-
-def check_kind(kind: str) -> None:
-    if kind not in KINDS:
-        raise InvalidArgument(f"kind must be one of {', '.join(KINDS)}", field="kind")

@@ -34,6 +34,7 @@ COMMAND_MODULES = {
     "retention": "retention_cmds",
     "turn": "turn_cmds",
     "compact": "turn_cmds",
+    "candidates": "candidate_cmds",
 }
 
 

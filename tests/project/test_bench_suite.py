@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bench import governance, ingest, latency, load, menu, quality, rss, search
+from bench import gate, governance, ingest, latency, load, menu, quality, rss, search
 from bench.common import machine, percentile, summary_ms
 from bench.datasets import Collection
 from memgate.manager.kb.embed import HashingEmbedder
@@ -172,3 +172,12 @@ def test_the_readme_shows_each_benchmarks_committed_results():
     text = readme.PAGE.read_text()
     assert [name for _, name, _, _ in readme._BLOCK.findall(text)] == list(SUITE)
     assert readme.rewrite(text) == text, "docs/benchmarks.md differs from bench/results/: run python3 -m bench.readme"
+
+
+def test_the_gate_replays_its_labelled_set_and_times_each_decision_against_a_plain_insert(tmp_path, capsys):
+    assert gate.main(["--rounds", "1", "--results", str(tmp_path)]) == 0
+    data, out = _ran(capsys, tmp_path, "gate")
+    assert data["proposals"] >= 60 and data["unsupported_or_over_broad_promoted"] == 0
+    assert data["good_held_back"] <= 2, data["good_held_back_rules"]
+    assert {"promoted", "pending", "duplicate", "refused", "plain insert"} <= set(data["timings"])
+    assert "Promotion gate" in out and "unsupported or over-broad claims promoted" in out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
@@ -269,4 +270,31 @@ def test_correcting_the_evidence_ends_what_rests_on_it_until_reassessed(acme, ba
     assert cand["reassess"] == 1
     assert "results: 0" in acme.search_memory(ACME, "jane owns the Helios RAG model", collection="remembered").text
     outcomes = review.reassess(acme, "acme")
-    assert outcomes == [(cand["id"], "pending: an evidence record is gone or no longer current")]
+    assert outcomes == [(cand["id"], "pending: supported fails against the evidence as it is now")]
+
+
+def test_an_id_in_the_callers_current_window_counts_as_given(manager, two_tenants):
+    from context_helpers import FACT_CHECK, JANE_IN_REVIEW
+
+    window = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
+    assert "chk_acme_1_0" in window.text
+    out = manager.remember(JANE_IN_REVIEW, AUGUST, evidence=["chk_acme_1_0"])
+    assert first_line(out).startswith("promoted doc_"), out.text
+    elsewhere = manager.remember(replace(JANE_IN_REVIEW, thread="other"), AUGUST + " Again.", evidence=["chk_acme_1_0"])
+    assert first_line(elsewhere) == "refused | rule: evidence"  # another thread's window issued nothing there
+
+
+def test_a_turn_of_the_callers_own_thread_is_evidence_for_a_user_scoped_preference(manager, two_tenants, backend):
+    from context_helpers import JANE_IN_REVIEW
+
+    turn = manager.record_turn(JANE_IN_REVIEW, "user", "Please report every metric with two decimals.")
+    out = manager.remember(
+        JANE_IN_REVIEW, "Report every metric with two decimals.", kind="preference", evidence=[turn["id"]]
+    )
+    assert first_line(out).startswith("promoted doc_"), out.text
+    [doc] = operator_rows(backend, "knowledge_base_document", "WHERE id = :id", {"id": out.structured["record_id"]})
+    assert (doc["user_id"], doc["agent_id"], doc["thread_id"], doc["collection"]) == ("jane", None, None, "remembered")
+    other_thread = manager.remember(
+        replace(JANE_IN_REVIEW, thread="t-2"), "jane wants two decimals.", evidence=[turn["id"]]
+    )
+    assert first_line(other_thread) == "refused | rule: evidence"

@@ -188,3 +188,78 @@ async def test_over_http_with_a_bearer_token(sqlite_path, two_tenants, mode):
                 await bob_sees_nothing(c)
     finally:
         manager.close()
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_the_sampling_assessor_asks_the_hosts_model_in_the_legacy_era_and_falls_back_in_the_modern(
+    sqlite_path, two_tenants, backend, manager, mode
+):
+    from memgate.manager import promotion_review
+
+    promotion_review.set_policy(manager, "acme", {"assessor": "sampling"})
+    asked = []
+
+    async def host_model(messages, params, context):
+        asked.append((params.system_prompt, messages[0].content.text))
+        return '{"supported": 0.97, "scope_fits": 0.95, "conflict": 0.02}'
+
+    app, served = stdio_app(sqlite_path)
+    try:
+        async with Client(app, mode=mode, sampling_handler=host_model) as c:
+            await c.call_tool("search_memory", {"query": "August re-run nDCG recall BEIR"})
+            # the rules would hold this back (its words are not the evidence's); the host's model does not
+            out = text(
+                await c.call_tool(
+                    "remember", {"content": "Helios held up well in August.", "evidence": ["chk_acme_1_0"]}
+                )
+            )
+    finally:
+        served.close()
+    assessors = {r["assessor"] for r in operator_rows(backend, "memory_assessment")}
+    if mode == "legacy":
+        assert out.startswith("promoted doc_"), out
+        assert assessors == {"sampling"} and len(asked) == 1
+        system, user = asked[0]
+        assert '"supported"' in system and "Evidence 1: The August re-run" in user
+    else:
+        assert out.startswith("pending cand_") and "no sampling on this connection" in out, out
+        assert assessors == {"rules"} and asked == []
+
+
+@pytest.mark.parametrize("reply, decision", [("replace", "promoted"), ("keep", "pending"), (None, "pending")])
+async def test_in_the_legacy_era_the_user_is_asked_once_whether_a_conflicting_fact_replaces_the_current(
+    sqlite_path, two_tenants, backend, reply, decision
+):
+    import mcp_types
+
+    asked = []
+
+    async def user(message, response_type, params, context):
+        asked.append(message)
+        if reply is None:
+            return mcp_types.ElicitResult(action="decline")
+        return {next(iter(params.requested_schema["properties"])): reply}
+
+    app, served = stdio_app(sqlite_path)
+    try:
+        async with Client(app, mode="legacy", elicitation_handler=user) as c:
+            await c.call_tool("search_memory", {"query": "August re-run nDCG recall BEIR"})
+            out = text(await c.call_tool("remember", {**CONFLICT, "evidence": ["chk_acme_1_0"]}))
+            lookup = text(
+                await c.call_tool("lookup_entity", {"subject": "model:helios-rag", "predicate": "beir_ndcg10"})
+            )
+    finally:
+        served.close()
+    assert asked == ["Replace model:helios-rag beir_ndcg10 = '0.78' with '0.81'?"]
+    assert out.startswith(f"{decision} "), out
+    if decision == "promoted":
+        assert "rule: conflict:confirmed" in out.splitlines()[0]
+        assert lookup.index("<content>0.81") < lookup.index("<content>0.78")  # jane's own value is in force for her
+        [link] = [
+            r
+            for r in operator_rows(backend, "memory_link")
+            if r["to_id"] == "ent_acme_helios_v2" and r["user_id"] == "jane"
+        ]
+        assert (link["link_type"], link["provenance"]) == ("supersedes", "correction")
+    else:
+        assert "rule: conflict" in out and '<memory id="ent_acme_helios_v2" type="entity" status="current"' in lookup

@@ -129,6 +129,11 @@ def _every_tool_call(manager, identity, mode) -> tuple[dict, dict[str, str]]:
                 "fetch document": ("fetch", {"id": doc_id}),
                 "fetch absent": ("fetch", {"id": "chk_no_such_passage"}),
                 "report": ("claims_changed_since", {"since": "2000-01-01"}),
+                "remember": ("remember", {"content": "Plans were reviewed.", "evidence": [chunk_id]}),
+                "remember absent": (
+                    "remember",
+                    {"content": "Plans were reviewed.", "evidence": ["chk_no_such_passage"]},
+                ),
             }
             calls.update(
                 {
@@ -190,6 +195,8 @@ def test_a_second_acme_user_sees_none_of_janes_rows_through_any_tool(kb, mode):
             "fetch absent",
             "expand absent",
             "report",
+            "remember",
+            "remember absent",
         }
         | views
     )
@@ -197,6 +204,12 @@ def test_a_second_acme_user_sees_none_of_janes_rows_through_any_tool(kb, mode):
     # jane's ids are refused with the very sentence an id that exists nowhere gets
     assert texts["fetch chunk"] == texts["fetch document"] == texts.pop("fetch absent")
     assert texts["expand"] == texts.pop("expand absent")
+    # resting a memory on jane's chunk is refused as resting it on nothing is
+    _, chunk_id = _janes_kb_ids(kb.backend)
+    assert texts["remember"].replace(chunk_id, "ID") == texts.pop("remember absent").replace(
+        "chk_no_such_passage", "ID"
+    )
+    assert texts["remember"].startswith("refused | rule: evidence\n")
     assert json.loads(texts["chatgpt search"])["results"]  # bob finds the tenant's shared chunks
     texts["search"] = texts["search"].split("\n", 1)[1]  # its first line echoes the query
     assert '<memory id="chk_' in texts["search"]  # bob finds the tenant's chunks, not jane's

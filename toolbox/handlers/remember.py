@@ -9,22 +9,33 @@ When the tenant's assessor is `sampling`, the connected host's own model answers
 questions over MCP sampling (`sampling/createMessage`): only in the 2025-11-25 era, from a client
 that declared the capability. The 2026-07-28 era deprecates sampling (SEP-2577) and the server
 sends no server-initiated request there, so the gate uses the rules assessor and says so.
+
+A fact that contradicts the current value is pending; in the 2025-11-25 era, from a client that
+declared elicitation, the gate first asks the user once ("Replace 0.78 with 0.81?"): "replace"
+writes it as the claim's next version in the caller's scope (the correction path), anything else
+leaves it pending.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import anyio
 import mcp_types
 from fastmcp.server.dependencies import get_context
+from fastmcp.server.elicitation import AcceptedElicitation
+from mcp.shared.exceptions import MCPDeprecationWarning
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
+from .clarify import elicitation_mode
 from .spec import HandlerSpec, StrictArgs
 
 #: the most tokens the host's model may spend on one assessment (a JSON object of three numbers)
 _SAMPLING_TOKENS = 200
+#: the user's two answers to "replace the current value?"
+_REPLACE, _KEEP = "replace", "keep"
 
 
 class RememberArgs(StrictArgs):
@@ -52,30 +63,51 @@ def can_sample(ctx: Any) -> bool:
     return caps is not None and caps.sampling is not None and era not in MODERN_PROTOCOL_VERSIONS
 
 
-async def offer_sampling(arguments: dict[str, Any]) -> dict[str, Any]:
-    """A sampler for the gate when the client can sample, else nothing (the gate falls back to rules)."""
+async def offer_client(arguments: dict[str, Any]) -> dict[str, Any]:
+    """What the client can do for the gate: a sampler (the host's model) and a confirm (ask the user
+    once whether a conflicting fact replaces the current value), each only where the era allows."""
     try:
         ctx = get_context()
     except RuntimeError:
         return {}
-    if not can_sample(ctx):
-        return {}
+    offered: dict[str, Any] = {}
+    if can_sample(ctx):
+        offered["sampler"] = _sampler(ctx)
+    if elicitation_mode(ctx) == "legacy":
+        offered["confirm"] = _confirm(ctx)
+    return offered
+
+
+def _confirm(ctx: Any):
+    async def ask(question: str) -> bool | None:
+        result = await ctx.elicit(question, response_type=[_REPLACE, _KEEP])
+        return result.data == _REPLACE if isinstance(result, AcceptedElicitation) else None
+
+    def confirm(question: str) -> bool | None:  # called from the gate's worker thread
+        return anyio.from_thread.run(ask, question)
+
+    return confirm
+
+
+def _sampler(ctx: Any):
     session = ctx.session
 
     async def ask(system: str, user: str) -> str:
-        result = await session.create_message(
-            [mcp_types.SamplingMessage(role="user", content=mcp_types.TextContent(type="text", text=user))],
-            max_tokens=_SAMPLING_TOKENS,
-            system_prompt=system,
-            temperature=0.0,
-        )
+        with warnings.catch_warnings():  # deprecated only as of 2026-07-28, an era this path never takes
+            warnings.simplefilter("ignore", category=MCPDeprecationWarning)
+            result = await session.create_message(
+                [mcp_types.SamplingMessage(role="user", content=mcp_types.TextContent(type="text", text=user))],
+                max_tokens=_SAMPLING_TOKENS,
+                system_prompt=system,
+                temperature=0.0,
+            )
         content = result.content
         return content.text if isinstance(content, mcp_types.TextContent) else ""
 
     def sampler(system: str, user: str) -> str:  # called from the gate's worker thread
         return anyio.from_thread.run(ask, system, user)
 
-    return {"sampler": sampler}
+    return sampler
 
 
 _DECISION = {
@@ -95,6 +127,6 @@ SPEC = HandlerSpec(
     RememberArgs,
     takes_policy=True,
     hints=remember_hints,
-    interact=offer_sampling,
+    interact=offer_client,
     output_schema=_DECISION,
 )

@@ -230,12 +230,12 @@ WHERE t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
 /
 GRANT READ ON qv_conversation_memory TO memgate_query
 /
--- What the caller proposed with `remember` and the gate's decision (024). The gate's bookkeeping
--- (content_hash, record_type, assessor, policy_version, reassess, decided_by, decided_at) is left
--- out, as on SQLite (_INTERNAL_COLUMNS): the catalog is sent on every turn.
+-- What the caller proposed with `remember` and the gate's decision (024): kind, content, decision,
+-- rule, record_id. The rest (scope, subject, predicate, evidence, the hash, the assessor, the
+-- policy version, the review columns) is left out, as on SQLite (_INTERNAL_COLUMNS): the catalog
+-- is sent on every turn, and `memgate candidates show` has them all.
 CREATE OR REPLACE VIEW qv_memory_candidate AS
-SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.kind, t.scope, t.subject, t.predicate,
-       t.content, DBMS_LOB.SUBSTR(t.evidence_json, 1000, 1) AS evidence_json, t.decision, t.rule,
+SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.kind, t.content, t.decision, t.rule,
        t.record_id, t.version, t.valid_from, t.valid_until, t.deleted_at, t.source_table, t.source_id,
        t.source_version, t.created_by, t.created_at
 FROM memory_candidate t
