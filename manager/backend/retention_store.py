@@ -40,6 +40,8 @@ class RetentionSql:
     update: str
     #: the logical table's name in the operator's schema (SQLite: base_<table>)
     physical: Callable[[str], str]
+    #: {column} (text, a CLOB on Oracle) differs from the value bound as :{bind}
+    differs: str = "{column} <> :{bind}"
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,8 @@ class RetentionStore:
             params[f"ne{n}"] = value
         if where.unscrubbed is not None:
             column = _ident(where.unscrubbed[0])
-            terms.append(f"(t.{column} IS NULL OR t.{column} <> :marker)")
+            differs = self._sql.differs.format(column=f"t.{column}", bind="marker")
+            terms.append(f"(t.{column} IS NULL OR {differs})")
             params["marker"] = where.unscrubbed[1]
         if where.orphaned is not None:
             column, owner_table, owner_key = (_ident(x) for x in where.orphaned)

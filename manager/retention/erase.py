@@ -90,7 +90,8 @@ def erase(
             report.counts = {k: int(v) for k, v in json.loads(running["counts_json"] or "{}").items()}
             say(f"resuming erasure {report.erasure_id} started {running['started_at']}")
         _run(store, report, requested_by, batch, say)
-        report.purge = store.finish(compact)
+        if report.total:  # nothing erased (now or by the run this one resumed): nothing to purge
+            report.purge = store.finish(compact)
         return report
 
 

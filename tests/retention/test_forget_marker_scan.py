@@ -205,6 +205,8 @@ def test_forget_user_leaves_no_trace_of_the_marker_and_keeps_the_rest(shop, sqli
     record = operator_rows(manager.backend, "erasure_log")
     assert len(record) == 1 and record[0]["status"] == "done" and record[0]["subject"] == "jane"
     assert JANE_MARK not in str(record)
+    listed = invoke("forget", "-t", TENANT, "--list").output
+    assert f"{record[0]['erasure_id']} done    user=jane by cli:operator:" in listed
     # bob still finds his document, by words and by its marker
     bob = person("bob")
     assert BOB_MARK in manager.search_memory(bob, BOB_MARK).text

@@ -97,3 +97,13 @@ def test_documents_expire_with_their_chunks(shop, sqlite_path, monkeypatch):
     assert (
         operator_rows(manager.backend, "knowledge_base_chunk", "WHERE document_id = :d", {"d": doc.document_id}) == []
     )
+
+
+def test_memory_files_expire_by_their_last_update_through_their_store(shop, sqlite_path, monkeypatch):
+    manager, _jane, _ = shop
+    invoke = cli_runner(sqlite_path, monkeypatch)
+    invoke("retention", "set", "-t", TENANT, "memory_file=0")
+    out = invoke("expire", "-t", TENANT).output
+    assert "shop memory_file" in out and "shop: expired 1 row(s)" in out
+    assert table_hits(sqlite_path, FILE_MARK) == {}
+    assert operator_rows(manager.backend, "memory_store")  # the store stays; only its files aged out

@@ -20,6 +20,7 @@ SQL = RetentionSql(
     delete=q.RETENTION_DELETE.text,
     update=q.RETENTION_UPDATE.text,
     physical=lambda table: table,
+    differs=q.RETENTION_DIFFERS,
 )
 
 

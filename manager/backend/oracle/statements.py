@@ -110,10 +110,12 @@ DOCTOR_CONTEXTS = Inline("SELECT namespace, schema, package FROM all_context ORD
 RETENTION_SELECT = Inline(
     "SELECT {columns} FROM {source} WHERE {where} ORDER BY {order} FETCH FIRST :batch ROWS ONLY",
     "sql",
-    ("batch", "tenant"),
+    ("batch", "tenant", "marker"),
 )
 #: a fragment, not a statement: membership in the JSON list bound as :{bind} (checked inside the two below)
 RETENTION_IN_JSON = "IN (SELECT j.k FROM JSON_TABLE(:{bind}, '$[*]' COLUMNS (k VARCHAR2(256) PATH '$')) j)"
+#: a fragment: a CLOB column differs from a text bind (a CLOB cannot be compared with <> in SQL, ORA-00932)
+RETENTION_DIFFERS = "DBMS_LOB.COMPARE({column}, TO_CLOB(:{bind})) <> 0"
 RETENTION_DELETE = Inline(
     "DELETE FROM {table} WHERE tenant_id = :tenant AND {key} {in_keys}", "sql", ("tenant", "keys")
 )

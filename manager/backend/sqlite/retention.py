@@ -11,6 +11,7 @@ is checkpointed and truncated, so no old page image survives in it.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -18,6 +19,9 @@ from typing import Any
 from ..retention_store import RetentionSql, RetentionStore
 from . import lexical
 from .context import ConnectionContext, install_context_functions
+
+#: checkpoint attempts while a reader holds the WAL (about 3 s in all), then "busy" is reported
+_CHECKPOINT_TRIES = 5
 
 SQL = RetentionSql(
     select="SELECT {columns} FROM {source} WHERE {where} ORDER BY {order} LIMIT :batch",
@@ -48,7 +52,11 @@ def retention_store(conn: sqlite3.Connection, tenant: str, session: Any, on_purg
         if compact:
             conn.execute("VACUUM")
             done["vacuum"] = True
-        busy, frames, moved = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        for attempt in range(_CHECKPOINT_TRIES):  # a reader may hold the WAL for a moment
+            busy, frames, moved = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            if not busy:
+                break
+            time.sleep(0.2 * (attempt + 1))
         done["wal_checkpoint"] = "complete" if not busy else f"busy ({moved} of {frames} frames copied)"
         on_purge(tenant)
         return done

@@ -389,7 +389,9 @@ INLINE_SAMPLES = {
     "model": "doc_model",
     # the retention templates' composed parts (manager/backend/retention_store.py)
     "source": "entity_memory t JOIN memory_store o ON o.id = t.source_id",
-    "where": "t.tenant_id = :tenant",
+    "where": "t.tenant_id = :tenant AND (t.content IS NULL OR "
+    + _statements().RETENTION_DIFFERS.format(column="t.content", bind="marker")
+    + ")",
     "order": "t.id",
     "key": "id",
     "in_keys": _statements().RETENTION_IN_JSON.format(bind="keys"),
