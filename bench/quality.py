@@ -120,7 +120,7 @@ def table(q: dict) -> str:
         rows.append(
             [f"{c['collection']} ({c['docs']} docs, {c['test_queries']} test q)"]
             + [f"{t[m]['ndcg@10']:.3f} / {t[m]['recall@10']:.3f}" for m in LABELS]
-            + [f"{hyb / t['bm25']['ndcg@10']:.2f}x", f"{hyb / best_leg:.2f}x"]
+            + [f"{hyb / t['bm25']['ndcg@10']:.3f}x", f"{hyb / best_leg:.3f}x"]
         )
     return markdown_table(
         ["collection", *(f"{LABELS[m]} nDCG@10 / R@10" for m in LABELS), "hybrid / BM25", "hybrid / best leg"],
