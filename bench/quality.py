@@ -7,7 +7,7 @@ Each method runs through MemoryManager.search_chunks, one fresh database per col
 are ranked by their best chunk, and a query's own document (Lee) is left out. The collections
 (bench/datasets.py, bench/datasets_more.py): lee, related news documents by people's ratings
 (gensim's wheel); pydoc, question -> section of the Python Language Reference (CPython's
-pydoc_data, in Debian's libpython3.X-stdlib); news, identifier -> changelog entries that name it
+pydoc_data, in the standard library); news, identifier -> changelog entries that name it
 (CPython's NEWS, in Debian's python3.X). Each collection's queries are split by a hash of their id
 into a tuning third and a test two thirds: the table shows the test queries, which nothing was tuned
 on. Nothing is downloaded.
