@@ -1,8 +1,9 @@
-"""Two more judged collections, of other kinds than Lee, read from files Debian's Python packages install.
+"""Two more judged collections, of other kinds than Lee, read from files Python itself and Debian install.
 
 pydoc: question -> section over the Python Language Reference. CPython ships the reference's
-topics as plain text in its standard library (pydoc_data/topics.py, in Debian's
-libpython3.X-stdlib; `help('assignment')` prints one). Each topic is split at its reST headings
+topics as plain text in its standard library (pydoc_data/topics.py, in every Python install, e.g.
+Debian's libpython3.X-stdlib; `help('assignment')` prints one), so the collection follows the
+Python that runs the bench. Each topic is split at its reST headings
 into sections; a section's text is its body without its heading. A heading that names exactly one
 section becomes a question by a fixed template ("The assert statement" -> "How does the assert
 statement work?", "Augmented assignment statements" -> "How do augmented assignment statements

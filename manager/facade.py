@@ -20,7 +20,7 @@ ingest); the call log. Each would become a mixin beside this file, the public na
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import replace
 from pathlib import Path
@@ -826,6 +826,18 @@ class MemoryManager:
         """Embed the tenant's chunks that have no embedding from the current embedder (demo rows)."""
         with self.backend.session(identity) as s, s.transaction():
             return kb_ingest.embed_missing(s, self.embedder)
+
+    def reembed(self, identity: Identity, batch: int = 64) -> Iterator[tuple[int, int]]:
+        """Re-embed the tenant's chunks whose embedding is not from the current embedder, `batch` chunks
+        per transaction; yields (done, total) after each. Resumable: a chunk stored keeps its new
+        embedding, so a run stopped part way and started again does only what is left."""
+        with self.backend.session(identity) as s:
+            rows = kb_ingest.chunks_to_embed(s, self.embedder)
+        yield 0, len(rows)
+        for start in range(0, len(rows), batch):
+            with self.backend.session(identity) as s, s.transaction():
+                kb_ingest.embed_chunks(s, self.embedder, rows[start : start + batch])
+            yield min(start + batch, len(rows)), len(rows)
 
     # -- call log ----------------------------------------------------------
     def log_call(self, identity: Identity, record: CallRecord) -> None:

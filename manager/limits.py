@@ -7,7 +7,7 @@ here once, so the CLI, the ingest path and the tools cannot drift apart.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -95,6 +95,9 @@ class KbSettings(BaseModel):
     max_image_bytes: int = Field(
         10_000_000, ge=1, le=MAX_STORED_IMAGE_BYTES, description="largest image file `memgate ingest` stores"
     )
+    #: which embedder vectors come from. Changing it leaves stored chunks on the old model until
+    #: `memgate reembed` re-embeds them (the vector leg reads only the current model's embeddings).
+    embedder: Literal["wordllama", "minilm", "hashing"] = "wordllama"
 
 
 class ContextSettings(BaseModel):

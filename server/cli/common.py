@@ -21,6 +21,7 @@ from memgate.manager import (
     default_database_path,
     open_backend,
 )
+from memgate.manager.kb.embed import embedder_named
 
 from ..settings import Settings, load_settings
 
@@ -31,13 +32,16 @@ def settings_from(ctx: click.Context, **overrides: Any) -> Settings:
 
 
 def open_manager(settings: Settings, *, create: bool = True) -> MemoryManager:
-    """The manager on the configured database (the SQLite file is created on first use)."""
+    """The manager on the configured database (the SQLite file is created on first use), with the
+    embedder `[kb] embedder` names (the default, WordLlama, loads on first use)."""
+    embedder = None if settings.kb.embedder == "wordllama" else embedder_named(settings.kb.embedder)
     return MemoryManager(
         open_backend(settings.database, create=create),
         settings.caps,
         settings.memory_files,
         kb=settings.kb,
         context=settings.context,
+        embedder=embedder,
     )
 
 

@@ -7,7 +7,9 @@ is wrapped in braces, which escape what they enclose ("Everything within a set o
 in considered part of the escape sequence", Oracle Text Reference, Special Characters in
 Oracle Text Queries), so even a word like `near` is a plain word. The words are joined
 with ACCUM: any word matches and more matched words score higher, as SQLite's
-`"a" OR "b"` with BM25.
+`"a" OR "b"` with BM25. The terms are SQLite's (manager/backend/query_terms.py): stop words left
+out unless every word is one, and an identifier (`sqlite3.connect`, `lru_cache`, which this lexer
+splits at the dot and the underscore) also as the phrase of its parts, `{sqlite3 connect}`.
 """
 
 from __future__ import annotations
@@ -16,18 +18,24 @@ import re
 
 import numpy as np
 
+from ..query_terms import MAX_QUERY_TERMS, query_terms
+
 __all__ = ["MAX_QUERY_TERMS", "text_expression", "unit_rows"]
 
-#: query words passed to Oracle Text; the rest of a very long query is ignored by the lexical leg
-MAX_QUERY_TERMS = 32
 # Letters and digits only (no "_": Oracle Text's default lexer treats it as a word break anyway).
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def text_expression(query: str) -> str | None:
     """A CONTAINS expression matching any word of `query`, no word read as query syntax; None if none."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(query)))[:MAX_QUERY_TERMS]
-    return " ACCUM ".join(f"{{{w}}}" for w in words) or None
+    terms = query_terms(query)
+    braced: list[str] = []
+    for term in [" ".join(p) for p in terms.phrases] + list(terms.words):
+        parts = [w.lower() for w in _WORD.findall(term)]
+        if len(parts) > 1:
+            braced.append(" ".join(parts))  # a phrase: the lexer splits identifiers at . and _
+        braced.extend(parts)
+    return " ACCUM ".join(f"{{{w}}}" for w in list(dict.fromkeys(braced))[:MAX_QUERY_TERMS]) or None
 
 
 def unit_rows(matrix: np.ndarray) -> np.ndarray:
