@@ -115,7 +115,19 @@ REGISTRY: tuple[TableSpec, ...] = (
             ),
         ),
     ),
-    # Part 1 (`remember`): memory_candidate and memory_assessment go here (see the module docstring).
+    # The promotion gate's proposals and their assessments (an assessment's note may quote the
+    # proposal; its own scope columns make it the subject's, and it goes with its candidate).
+    TableSpec(
+        "memory_candidate",
+        content=("subject", "predicate", "content", "content_hash", "evidence_json"),
+        retention=(Retention("memory_candidate"),),
+    ),
+    TableSpec(
+        "memory_assessment",
+        content=("note",),
+        references=("candidate_id",),
+        retention=(Retention("memory_candidate", orphans_of=("candidate_id", "memory_candidate", "id")),),
+    ),
     TableSpec("memory_link", content=("note",), references=("from_id", "to_id")),
     TableSpec(
         "mcp_call_log",

@@ -100,8 +100,10 @@ def write_everything(manager, tmp_path, user: str, marker: str, shared_doc: str)
     manager.assemble_context(who, f"what is {marker}?", "fact_check")
     # a link with a note, from the user's document to the shared one
     manager.add_link(who, doc.document_id, "supports", shared_doc, note=f"because {marker}")
-    # PART 1 (`remember`, issue 24): write the marker through remember(...) here once it exists, so
-    # memory_candidate and memory_assessment are scanned too.
+    # remember: a note resting on the user's own turn (memory_candidate, memory_assessment, the
+    # promoted record and its supports link)
+    remembered = manager.remember(who, f"hello {marker}", "note", evidence=[turn["id"]])
+    assert remembered.text.split()[0] in ("promoted", "pending"), remembered.text
     return {"document": doc.document_id, "image": image.image_id, "turn": turn["id"]}
 
 
@@ -111,7 +113,7 @@ def shop(manager, tmp_path):
     row = dict(USER_MEMORY_ROW)
     from memgate.manager import load_tool_definitions
 
-    row["tool_schema"] = next(t for t in load_tool_definitions() if t["tool_name"] == "memory")["tool_schema"]
+    row["tool_schema"] = next(t for t in load_tool_definitions() if t["tool_name"] == "memory_write")["tool_schema"]
     seed(manager, tenant, row)
     shared = manager.ingest_text(
         tenant, title="handbook", text=f"Shared handbook {SHARED_MARK}. " * 20, source_uri="memo://shared/handbook"
