@@ -29,8 +29,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from memgate.manager import CapsSettings, ConfigError, DatabaseSettings, Identity, MemoryFileSettings
-from memgate.manager.kb.embed import KbSettings
+from memgate.manager import CapsSettings, ConfigError, DatabaseSettings, Identity, KbSettings, MemoryFileSettings
 
 from .auth_settings import HttpAuthSettings
 

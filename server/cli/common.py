@@ -18,9 +18,9 @@ from memgate.manager import (
     MemoryManager,
     check_id,
     default_database_path,
+    embedder_named,
     open_backend,
 )
-from memgate.manager.kb.embed import embedder_named
 
 from ..settings import Settings, load_settings
 
