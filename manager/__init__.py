@@ -57,7 +57,7 @@ from .files.commands import COMMANDS as MEMORY_COMMANDS
 from .files.stores import validate_store_policy
 from .files.texts import MEMORY_PROTOCOL
 from .identity import ID_RULE, UNMAPPED_TENANT, Identity, check_id
-from .kb.embed import Embedder, HashingEmbedder, default_embedder
+from .kb.embed import Embedder, HashingEmbedder, default_embedder, embedder_named
 from .kb.image_header import IMAGE_EXTENSIONS, is_image_path
 from .kb.images import NOT_SEARCHABLE, sidecar_paths
 from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
@@ -166,6 +166,7 @@ __all__ = [
     "days_ago_iso",
     "default_database_path",
     "default_embedder",
+    "embedder_named",
     "erase",
     "erasures",
     "expire",

@@ -76,15 +76,14 @@ class MiniLMEmbedder:
         self._heads = 12
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        from .embed import _normalise_rows
-
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         # Similar lengths together, so a batch pads little; a blank text stays a zero row.
         order = sorted((i for i in range(len(texts)) if texts[i].strip()), key=lambda i: len(texts[i]))
         for start in range(0, len(order), BATCH):
             part = order[start : start + BATCH]
             out[part] = self._encode([texts[i] for i in part])
-        return _normalise_rows(out)
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         encodings = self._tokenizer.encode_batch(texts)

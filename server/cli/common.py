@@ -19,9 +19,9 @@ from memgate.manager import (
     OperatorManager,
     check_id,
     default_database_path,
+    embedder_named,
     open_backend,
 )
-from memgate.manager.kb.embed import embedder_named
 
 from ..settings import Settings, load_settings
 
