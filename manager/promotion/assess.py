@@ -281,7 +281,7 @@ def parse_answer(text: str) -> dict[str, float | None]:
     for q in QUESTIONS:
         v = data.get(q) if isinstance(data, dict) else None
         ok = isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 <= v <= 1.0
-        out[q] = float(v) if ok else None
+        out[q] = float(v) if ok and v is not None else None
     return out
 
 

@@ -98,12 +98,13 @@ def still_current(session: Session, refs: list[dict], now: str) -> bool:
 
 def record_scope(identity: Identity, scope: str) -> dict[str, str | None]:
     """The scope columns a memory of `scope` is written with, for this caller."""
-    return {
+    by_scope: dict[str, dict[str, str | None]] = {
         "user": {"user_id": identity.user, "agent_id": None, "thread_id": None},
         "agent": {"user_id": None, "agent_id": identity.agent, "thread_id": None},
         "thread": {"user_id": identity.user, "agent_id": identity.agent, "thread_id": identity.thread},
         "tenant": {"user_id": None, "agent_id": None, "thread_id": None},
-    }[scope]
+    }
+    return by_scope[scope]
 
 
 def wider_than(record: dict[str, str | None], evidence: Evidence) -> bool:

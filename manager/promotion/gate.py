@@ -178,6 +178,7 @@ def remember(
             return _commit(backend, identity, proposal, plan, decision, rule, sentence, verdicts, embedder)
         except _EvidenceChanged:
             continue
+    assert isinstance(plan, _Plan)  # a refusal returned inside the loop
     return _commit(
         backend,
         identity,
@@ -221,6 +222,7 @@ def _plan(
             return _refused("scope", f"refused: scope {p.scope} is wider than evidence {e.id}'s; remember it narrower.")
     plan = _Plan(evidence, columns, policy, refs=[e.ref() for e in evidence])
     if p.kind == "fact":
+        assert p.subject is not None and p.predicate is not None  # check_proposal requires both for a fact
         claims, _ = entities.lookup(s, p.subject, p.predicate, now, 5)
         current = next((c.current.row for c in claims if c.current is not None), None)
         if current is not None and _normal(current["content"]) == _normal(p.content):
@@ -404,6 +406,7 @@ def _commit(
             write_also=lambda s, doc_id: write(s, ("knowledge_base_document", doc_id)),
         )
     else:
+        assert p.subject is not None and p.predicate is not None  # a fact: check_proposal requires both
         with backend.session(identity, now=now) as s, s.transaction():
             record = None
             if decision == "promoted":

@@ -140,6 +140,7 @@ def _promote(manager, tenant: str, row: Row, *, rule: str, decision: str, operat
         _decide(s, row, decision, rule, record[0], record[1], operator, now, reassess=0)
 
     if p.kind == "fact":
+        assert p.subject is not None and p.predicate is not None  # a fact: check_proposal requires both
         with manager.backend.session(owner, now=now) as s, s.transaction():
             fact = records.write_fact(
                 s, owner, subject=p.subject, predicate=p.predicate, content=p.content, scope=scope, now=now
