@@ -406,12 +406,12 @@ def _commit(
             write_also=lambda s, doc_id: write(s, ("knowledge_base_document", doc_id)),
         )
     else:
-        assert p.subject is not None and p.predicate is not None  # a fact: check_proposal requires both
         with backend.session(identity, now=now) as s, s.transaction():
             record = None
             if decision == "promoted":
                 if check and not still_current(s, plan.refs, now):
                     raise _EvidenceChanged
+                assert p.subject is not None and p.predicate is not None  # a promoted fact: both required
                 row = records.write_fact(
                     s,
                     identity,

@@ -61,6 +61,8 @@ RETIRED_SCHEMAS = {
 #: sha256 (notes_digest) of usage_notes an earlier memgate seeded by default, by tool name: init
 #: gives a row still holding one the current default's notes.
 RETIRED_NOTES = {
+    # said to keep files few and current (the menu made room for remember and the memory split)
+    "memory_write": frozenset({"c0188ff22d1859cf395b43360665383b240539e55004fc225607fb4126dc0e3a"}),
     "expand": frozenset(
         {
             # said only ids issued in the current window work (an image a result showed works too)
@@ -70,9 +72,17 @@ RETIRED_NOTES = {
         }
     ),
     "clarify": frozenset({"44226f2f54419565a0c88f18b416ee3a98dbba80c38ac18184048b9a3d098e39"}),
-    "execute_query": frozenset({"d61830c146a8d6e5007c1e34c6fca7cf4bd33e830853ec038318b2e5442757ea"}),
+    "execute_query": frozenset(
+        {
+            "d61830c146a8d6e5007c1e34c6fca7cf4bd33e830853ec038318b2e5442757ea",
+            # before the menu made room for remember and the memory split
+            "bf69b88e6d8b9953f1363140f5eaf2b516078ce2cbeeb84bfca41db49f6cf81b",
+        }
+    ),
     "lookup_entity": frozenset(
         {
+            # before the menu made room for remember and the memory split
+            "d751a7547e6a93adf7b9e6c8007d8d4e21d63ae83649ec7aff3fd79b1c40609b",
             "7b8df2d537050ef9941ea0825bf0f154130006fc205e7ad12688290a2d84179f",
             "458f32092b1b2488b464250b853faafc564b6dcd3adf210b78a014d1d26b27e4",
         }
@@ -86,6 +96,8 @@ RETIRED_NOTES = {
     ),
     "search_memory": frozenset(
         {
+            # before the menu made room for remember and the memory split
+            "beb58bda9a3e34fca0d83b3d5bfc5e4a335888b86bcfcb348addf919f81badbd",
             "2959389cbb761ffc9ed51736295f97a921dbf04d866b8b3ccc59a28381cb35ec",
             "94d4fbe5b2ef3d57708981649299088be85a43ad5e11c5a22844aefc0eda23be",
         }

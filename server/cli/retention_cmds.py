@@ -14,6 +14,7 @@ from .common import (
     friendly_errors,
     open_manager,
     operator_identity,
+    operator_of,
     require_tenant,
     settings_from,
     tenant_option,
@@ -120,7 +121,7 @@ def register(cli: click.Group) -> None:
         try:
             if tenant is not None:
                 require_tenant(manager, settings, operator_identity(tenant))
-            tenants = [tenant] if tenant else manager.operator_tenants()
+            tenants = [tenant] if tenant else operator_of(manager).tenants()
             for t in tenants:
                 report = expire(manager.backend, t, dry_run=dry_run, batch=batch, compact=vacuum, progress=_err)
                 verb = "would expire" if dry_run else "expired"

@@ -109,9 +109,9 @@ def register(cli: click.Group) -> None:
                         "run `memgate init --tenant T` for each tenant",
                         settings.database.path,
                     )
-                from ..citation_links import rows_citing_memgate_links, warning_for
+                from .citation_links import rows_citing_memgate_links, warning_for
 
-                if warning := warning_for(rows_citing_memgate_links(manager)):
+                if warning := warning_for(rows_citing_memgate_links(operator_of(manager))):
                     log.warning(warning)
                 log.info(
                     "memgate serving %s at http://%s:%s/mcp",

@@ -29,7 +29,20 @@ SHARED_LEAVES = {
     "operator.py",
 }
 #: manager/'s capability folders: the storage seam below them may import none of them
-CAPABILITIES = ("claims", "context", "files", "kb", "links", "output", "query", "registry", "tenancy", "demo")
+CAPABILITIES = (
+    "claims",
+    "context",
+    "files",
+    "kb",
+    "links",
+    "output",
+    "promotion",
+    "query",
+    "registry",
+    "retention",
+    "tenancy",
+    "demo",
+)
 
 
 def _modules() -> dict[str, Path]:

@@ -23,8 +23,8 @@ from kb_helpers import add_doc
 from mcp_helpers import log_rows
 from remote_helpers import memgate_settings, serve_memgate
 
-from memgate.manager import ACME, GLOBEX, load_tool_definitions
-from memgate.server.citation_links import rows_citing_memgate_links
+from memgate.manager import ACME, GLOBEX, OperatorManager, load_tool_definitions
+from memgate.server.cli.citation_links import rows_citing_memgate_links
 
 PRESET = Path(__file__).resolve().parents[2] / "config" / "toolbox.chatgpt.json"
 ISS = "https://chatgpt-idp.example.test"
@@ -102,13 +102,13 @@ def test_a_passage_no_word_matches_is_judged_by_its_vector_score(sqlite_path, pr
 
 
 def test_chatgpt_rows_without_public_links_are_named_and_rows_with_them_are_not(manager, preset):
-    assert rows_citing_memgate_links(manager) == [("acme", "fetch"), ("acme", "search")]
+    assert rows_citing_memgate_links(OperatorManager(manager.backend)) == [("acme", "fetch"), ("acme", "search")]
     linked = [
         dict(d, access_policy={**d["access_policy"], "public_links": "https://kb.globex.example/"})
         for d in load_tool_definitions(PRESET)
     ]
     manager.seed_tools(GLOBEX, linked)
-    assert rows_citing_memgate_links(manager) == [("acme", "fetch"), ("acme", "search")]
+    assert rows_citing_memgate_links(OperatorManager(manager.backend)) == [("acme", "fetch"), ("acme", "search")]
 
 
 def test_memgate_serve_warns_at_start_when_the_chatgpt_preset_cites_memgate_links(sqlite_path, preset, tmp_path):

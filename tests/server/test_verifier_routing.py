@@ -16,6 +16,8 @@ from jwt_helpers import make_keypair, make_token
 from mcp_helpers import log_rows
 from remote_helpers import memgate_settings, post_mcp, serve_memgate
 
+from memgate.manager import OperatorManager
+
 JWT_ISS = "https://claude-idp.example.test"
 OPAQUE_ISS = "https://okta.example.test"
 GEMINI = "1234-gemini.apps.googleusercontent.com"
@@ -113,7 +115,7 @@ def test_a_jwt_of_the_configured_issuer_is_judged_by_the_jwt_verifier_alone(
 def test_each_token_reaches_only_its_own_verifier_and_is_served(idp, sqlite_path, manager, two_tenants, backend):
     idp.introspection["op-okta"] = introspected()
     google_token(idp, "ya29.gemini")
-    manager.operator_map_tenant("hd", "acme.example", "acme")
+    OperatorManager(manager.backend).map_tenant("hd", "acme.example", "acme")
     with serve_memgate(memgate_settings(sqlite_path, all_three(idp))) as url:
         for bearer in (jwt_token(), "op-okta", "ya29.gemini"):
             assert "<content>0.78" in call(url, bearer)

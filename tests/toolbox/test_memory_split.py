@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from fastmcp import Client
 from mcp_helpers import stdio_app
 
-from memgate.manager import ACME, load_tool_definitions, seed_demo
+from memgate.manager import ACME, OperatorManager, load_tool_definitions, seed_demo
 from memgate.server.cli import cli
 
 pytestmark = pytest.mark.anyio
@@ -130,5 +130,5 @@ async def test_init_moves_a_tenant_on_the_one_tool_default_to_the_split_and_its_
     assert tools["memory"].annotations.read_only_hint is True
     assert seen.content[0].text.endswith("\tkept")  # the file written before the split
     assert "\tkept\n     2\tmore" in again.content[0].text  # memory_write took memory's store
-    [write] = [r for r in manager.operator_tool_versions("acme", "memory_write")]
+    [write] = [r for r in OperatorManager(manager.backend).tool_versions("acme", "memory_write")]
     assert json.loads(write["access_policy"])["memory_store"] == store

@@ -11,19 +11,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memgate.manager import MemoryManager, now_iso
+from memgate.manager import OperatorManager, now_iso
 
 __all__ = ["CHATGPT_HANDLERS", "rows_citing_memgate_links", "warning_for"]
 
 CHATGPT_HANDLERS = ("search", "fetch")
 
 
-def rows_citing_memgate_links(manager: MemoryManager) -> list[tuple[str, str]]:
+def rows_citing_memgate_links(operator: OperatorManager) -> list[tuple[str, str]]:
     """(tenant, tool name) of every active search or fetch row without public_links."""
     now = now_iso()
     found = []
-    for tenant in manager.operator_tenants():
-        for row in manager.operator_tool_versions(tenant):
+    for tenant in operator.tenants():
+        for row in operator.tool_versions(tenant):
             if row["tool_handler"] in CHATGPT_HANDLERS and _active(row, now) and not _public_links(row):
                 found.append((tenant, row["tool_name"]))
     return sorted(set(found))
