@@ -84,7 +84,7 @@ def test_hostile_sorts_stop_at_the_temp_cap_while_another_clients_writes_succeed
         while attacker.is_alive() and len(writes) < 2000:
             started = time.monotonic()
             arguments = {"command": "create", "path": f"/memories/note-{len(writes)}.md", "file_text": "still here"}
-            answer = writer.request("tools/call", {"name": "memory", "arguments": arguments})
+            answer = writer.request("tools/call", {"name": "memory_write", "arguments": arguments})
             writes.append((started, time.monotonic(), answer))
         attacker.join(60)
         watch.done.set()
