@@ -264,3 +264,22 @@ def test_memgate_serve_transport_http_starts_uvicorn_and_answers_health(sqlite_p
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_a_body_declared_over_the_limit_is_refused_before_it_is_sent(base_url, backend):
+    """The declared Content-Length alone is enough: the server answers 413 without waiting for a body
+    it would only throw away (the head is all this client ever sends)."""
+    import socket
+
+    host, port = base_url.removeprefix("http://").split(":")
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: Bearer {token()}\r\n"
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+        "MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: lookup_entity\r\n"
+        f"Content-Length: {64 * 1024 * 1024}\r\n\r\n"
+    )
+    with socket.create_connection((host, int(port)), timeout=10) as sock:
+        sock.sendall(head.encode())
+        answer = sock.recv(4096).decode(errors="replace")
+    assert answer.startswith("HTTP/1.1 413"), answer[:200]
+    assert log_rows(backend) == []
