@@ -25,7 +25,7 @@ from pathlib import Path
 
 from .common import markdown_table, percentile, report
 from .latency import TOOLS, _keys, token
-from .servers import demo_database, serve_http
+from .servers import child_pids, demo_database, serve_http
 
 LEVELS = (1, 8, 32, 128)
 MODERN = "2026-07-28"
@@ -101,8 +101,7 @@ def _server_cpu_s(pid: int) -> float:
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
             total += (int(fields[11]) + int(fields[12])) / _TICKS
-            for task in Path(f"/proc/{p}/task").iterdir():
-                todo += [int(c) for c in (task / "children").read_text().split()]
+            todo += child_pids(p)
         except (FileNotFoundError, ProcessLookupError):
             continue
     return total

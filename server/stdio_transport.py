@@ -285,9 +285,7 @@ class _Relay:
 
     def _write(self, data: bytes) -> None:
         with self._lock:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self._real_out, view) :]
+            _write_all(self._real_out, data)
 
     def _read_in(self) -> None:
         real_in = os.fdopen(self._real_in, "rb", closefd=False)

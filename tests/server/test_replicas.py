@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import time
 from contextlib import ExitStack
-from pathlib import Path
 
 import httpx2 as httpx  # fastmcp 4 ships httpx2 (the httpx API)
 import pytest
@@ -18,7 +17,7 @@ from jwt_helpers import make_keypair, make_token
 from mcp_helpers import log_rows
 from remote_helpers import memgate_settings, serve_memgate
 
-from bench.servers import ISSUER, demo_database, serve_http
+from bench.servers import ISSUER, child_pids, demo_database, serve_http
 
 LEGACY = "2025-11-25"
 KEYS = make_keypair()
@@ -125,13 +124,6 @@ def test_a_modern_client_needs_no_session_on_either_replica(sqlite_path, backend
             assert response.status_code == 200 and "0.78" in response.text
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for task in (Path("/proc") / str(pid) / "task").iterdir():
-        found += [int(c) for c in (task / "children").read_text().split()]
-    return found
-
-
 def test_serve_with_two_workers_answers_both_eras_from_separate_processes(tmp_path):
     db = tmp_path / "memgate.db"
     demo_database(db)
@@ -140,9 +132,9 @@ def test_serve_with_two_workers_answers_both_eras_from_separate_processes(tmp_pa
     with serve_http(db, key_file, args=["--workers", "2"]) as (url, pid):
         base = url.removesuffix("/mcp")
         deadline = time.monotonic() + 30
-        while len(_children(pid)) < 2 and time.monotonic() < deadline:
+        while len(child_pids(pid)) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)  # bounded: uvicorn starts its workers after it binds
-        assert len(_children(pid)) >= 2, "uvicorn should run two worker processes"
+        assert len(child_pids(pid)) >= 2, "uvicorn should run two worker processes"
         from remote_helpers import post_mcp
 
         for _ in range(6):
