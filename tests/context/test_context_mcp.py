@@ -217,6 +217,26 @@ async def test_expand_of_an_issued_pointer_whose_row_is_gone_is_refused(servers,
     assert (row["status"], row["error_class"]) == ("denied", "NotIssued")
 
 
+@pytest.mark.parametrize(
+    "change", ["version = version + 1", "deleted_at = '2026-01-01T00:00:00Z'"], ids=["new-version", "deleted"]
+)
+async def test_expand_of_a_pointer_whose_row_changed_in_place_is_refused(servers, manager, backend, change):
+    """The row is still there by id, but not the version the window issued: an operator's
+    in-place edit or soft delete. expand must not open what the window never showed."""
+    _small_budget(manager)
+    async with Client(servers()) as c:
+        await window(c)
+        [m] = [x for x in manifests(backend) if x["request"]["thread"] == "helios-review"]
+        pointer = next(e for e in m["memories"] if e["tier"] == "pointer")
+        ref = pointer["ref"]
+        with backend.session(ACME) as s, s.transaction():
+            s.raw(f"UPDATE {ref['table']} SET {change} WHERE id = :id", {"id": ref["id"]})
+        r = await c.call_tool("expand", {"memory_id": pointer["memory_id"]}, raise_on_error=False)
+    assert r.is_error and r.content[0].text == NOT_ISSUED
+    [row] = log_rows(backend, tool_name="expand")
+    assert (row["status"], row["error_class"]) == ("denied", "NotIssued")
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_without_a_thread_a_window_lasts_its_stdio_server_session(servers, manager, backend, mode):
     _small_budget(manager)
