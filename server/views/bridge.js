@@ -54,12 +54,16 @@ const Bridge = (() => {
     notify("ui/notifications/initialized", {});
     return init;
   }
+  let lastHeight = 0;
   function resized() {
-    notify("ui/notifications/size-changed", {
-      width: document.documentElement.scrollWidth,
-      height: document.documentElement.scrollHeight,
-    });
+    // the document's own height (not scrollHeight, which is at least the frame's), on every change
+    const box = document.documentElement.getBoundingClientRect();
+    const height = Math.ceil(box.height);
+    if (height === lastHeight) return;
+    lastHeight = height;
+    notify("ui/notifications/size-changed", { width: Math.ceil(box.width), height });
   }
+  if (typeof ResizeObserver === "function") new ResizeObserver(() => resized()).observe(document.documentElement);
   async function callTool(name, args) {
     const result = await request("tools/call", { name, arguments: args });
     if (result && result.isError) {
