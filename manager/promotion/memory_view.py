@@ -77,7 +77,7 @@ def view_data(
     return {
         "view": "memory",
         "memories": memories,
-        "candidates": [_candidate(c) for c in candidates],
+        "candidates": [review.candidate_json(c) for c in candidates],
         "review_tool": review_tool,
         "more": False,
     }
@@ -91,23 +91,6 @@ def _status(row: Row, now: str, *, newer: bool) -> str:
     if row["valid_until"] is not None and row["valid_until"] <= now:
         return "superseded" if newer else "expired"
     return "current"
-
-
-def _candidate(c: Row) -> dict[str, Any]:
-    return {
-        "id": c["id"],
-        "version": int(c["version"]),
-        "kind": c["kind"],
-        "scope": c["scope"],
-        "subject": c["subject"],
-        "predicate": c["predicate"],
-        "content": c["content"],
-        "decision": c["decision"],
-        "rule": c["rule"],
-        "record_id": c["record_id"],
-        "created_at": c["created_at"],
-        "decided_by": c["decided_by"],
-    }
 
 
 def describe(data: dict[str, Any]) -> str:

@@ -33,6 +33,7 @@ __all__ = [
     "approve",
     "approve_row",
     "candidate",
+    "candidate_json",
     "candidates",
     "policy",
     "reassess",
@@ -66,6 +67,25 @@ def candidate(manager, tenant: str, candidate_id: str) -> tuple[Row, list[Row]]:
                 hint=f"List them with `memgate candidates ls -t {tenant}`.",
             )
         return row, s.fetch_all("operator_candidate_assessments", tenant=tenant, candidate_id=candidate_id)
+
+
+def candidate_json(c: Row) -> dict[str, Any]:
+    """A candidate as the memory view shows it (and `memgate ui` for the operator)."""
+    return {
+        "id": c["id"],
+        "version": int(c["version"]),
+        "kind": c["kind"],
+        "scope": c["scope"],
+        "user": c["user_id"],
+        "subject": c["subject"],
+        "predicate": c["predicate"],
+        "content": c["content"],
+        "decision": c["decision"],
+        "rule": c["rule"],
+        "record_id": c["record_id"],
+        "created_at": c["created_at"],
+        "decided_by": c["decided_by"],
+    }
 
 
 def _owner(tenant: str, row: Row) -> Identity:
