@@ -52,10 +52,14 @@ const Bridge = (() => {
     });
     applyHostStyles(init && init.hostContext);
     notify("ui/notifications/initialized", {});
+    ready = true;
+    resized();
     return init;
   }
   let lastHeight = 0;
+  let ready = false; // nothing but ui/initialize goes to the host before the handshake is done
   function resized() {
+    if (!ready) return;
     // the document's own height (not scrollHeight, which is at least the frame's), on every change
     const box = document.documentElement.getBoundingClientRect();
     const height = Math.ceil(box.height);
