@@ -1,5 +1,6 @@
 """The MCP App views in headless Chromium, hosted by a test host page that speaks the bridge with a real
-`memgate serve` over HTTP on 127.0.0.1: the DOM they draw, Approve through the host, no request of their own."""
+`memgate serve --transport http` subprocess on 127.0.0.1: the DOM they draw, Approve through the host, no
+request of their own."""
 
 from __future__ import annotations
 
@@ -10,9 +11,8 @@ from urllib.parse import urlencode
 import pytest
 from app_helpers import REVIEW_SCOPE, fact_check_window, pending_candidate, seed_apps
 from backend_helpers import operator_rows, table_digest
-from browser_helpers import chromium, chromium_path, relay_host
+from browser_helpers import chromium, chromium_path, memgate_serve, relay_host
 from jwt_helpers import make_keypair, make_token
-from remote_helpers import memgate_settings, serve_memgate
 
 ISS = "https://idp.example.test"
 KEYS = make_keypair()
@@ -28,13 +28,13 @@ def token(sub="jane", scope=f"memory:read {REVIEW_SCOPE}"):
 
 
 @pytest.fixture
-def memgate(sqlite_path, manager, two_tenants):
+def memgate(sqlite_path, manager, two_tenants, tmp_path):
+    """A real `memgate serve --transport http` on the demo database with the apps preset, a window, a candidate."""
     chromium_path()  # skip early, with the reason, where there is no browser
     seed_apps(manager)
     window = fact_check_window(manager)
     candidate = pending_candidate(manager)
-    auth = {"issuer": ISS, "audience": "memgate", "public_key": KEYS.public_pem}
-    with serve_memgate(memgate_settings(sqlite_path, auth)) as url:
+    with memgate_serve(sqlite_path, tmp_path, issuer=ISS, audience="memgate", public_pem=KEYS.public_pem) as url:
         yield url, window, candidate["candidate_id"]
 
 
