@@ -77,6 +77,7 @@ from .operator import OperatorManager, ServerGate
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
 from .promotion import review as promotion_review
+from .promotion.memory_view import CandidateNotVisible
 from .promotion.policy import PromotionPolicy
 from .registry.calllog import STATUSES as CALL_STATUSES
 from .registry.calllog import CallRecord
@@ -114,6 +115,7 @@ __all__ = [
     "Backend",
     "BackendUnavailable",
     "CallRecord",
+    "CandidateNotVisible",
     "CapsSettings",
     "ChunkSettings",
     "ConfigError",

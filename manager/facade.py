@@ -37,6 +37,7 @@ from .context import clarify as context_clarify
 from .context import compaction as context_compaction
 from .context import expand as context_expand
 from .context import manifest as context_manifests
+from .context import manifest_view
 from .context import messages as context_messages
 from .context import replay as context_replay
 from .context import rounds as context_rounds
@@ -65,6 +66,7 @@ from .links import store as link_store
 from .links import traverse as link_traversal
 from .operator import rows_in_tenant
 from .output.results import ToolOutput
+from .promotion import memory_view
 from .query import execute as query_run
 from .query import functions as query_functions
 from .query import reports
@@ -240,6 +242,24 @@ class MemoryManager:
             sampler=sampler,
             confirm=confirm,
         )
+
+    # -- the MCP App views (what the agent saw, what it remembered) ------------
+    def show_manifest(self, identity: Identity, manifest_id: str | None = None) -> ToolOutput:
+        """Handler `show_manifest`: a manifest of the caller's windows as text and the manifest view's data."""
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return manifest_view.manifest_view(s, identity, manifest_id, now)
+
+    def show_memory(self, identity: Identity, *, limit: int = 50, review_tool: str | None = None) -> ToolOutput:
+        """Handler `show_memory`: the caller's memories and candidates; `review_tool` is the review row
+        the caller may call (the toolbox passes it), so the view offers Approve and Reject only then."""
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return memory_view.memory_view(s, now, limit=min(limit, self.caps.max_rows), review_tool=review_tool)
+
+    def review_candidate(self, identity: Identity, candidate_id: str, version: int, decision: str) -> ToolOutput:
+        """Handler `review_candidate`: approve or reject the caller's own candidate at the version shown."""
+        return memory_view.decision_output(memory_view.decide(self, identity, candidate_id, version, decision))
 
     # -- links between memories ---------------------------------------------
     def link_memory(

@@ -12,6 +12,7 @@ from memgate import __version__
 from memgate.manager import MemoryManager, ServerGate
 from memgate.toolbox import CallContextResolver, ToolboxProvider
 
+from .app_views import add_app_views
 from .auth import MCP_PATH, MemgateAuthProvider, add_health_route, build_auth
 from .capabilities import advertise_only_what_is_served, refuse_foreign_cursors
 from .context_prompt import add_context_window
@@ -66,6 +67,7 @@ def build_server(manager: MemoryManager, resolve: CallContextResolver, *, auth=N
     add_memory_protocol(mcp)
     add_context_window(mcp, manager, resolve)
     add_query_functions(mcp, manager)
+    add_app_views(mcp)
     return mcp
 
 

@@ -2,8 +2,9 @@
 
 memgate sends no `notifications/*/list_changed` (toolbox rows, guidelines and personas are
 re-read on every list, so a host sees a change on its next list), so no `listChanged` is
-advertised in either protocol era; and it serves no MCP App, so the
-`io.modelcontextprotocol/ui` extension FastMCP adds to every server is taken out.
+advertised in either protocol era. It serves two MCP App views (app_views.py), so it
+advertises the `io.modelcontextprotocol/ui` extension with the one MIME type its views use, the
+settings SEP-1865 gives the extension (FastMCP adds it with no settings).
 
 Lists come in one page and no cursor is ever issued, so a list request that carries a
 cursor carries one memgate never gave: JSON-RPC -32602 (invalid params), as the spec asks,
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastmcp import FastMCP
-from fastmcp.apps.config import UI_EXTENSION_ID
+from fastmcp.apps.config import UI_EXTENSION_ID, UI_MIME_TYPE
 from mcp.server.lowlevel.server import HandlerEntry, NotificationOptions
 from mcp.shared.exceptions import MCPError
 from mcp.types import INVALID_PARAMS
@@ -32,8 +33,8 @@ def advertise_only_what_is_served(mcp: FastMCP) -> None:
 
     def get_capabilities(*args: Any, **kwargs: Any):
         capabilities = advertised(*args, **kwargs)
-        extensions = {k: v for k, v in (capabilities.extensions or {}).items() if k != UI_EXTENSION_ID}
-        return capabilities.model_copy(update={"extensions": extensions or None})
+        extensions = {**(capabilities.extensions or {}), UI_EXTENSION_ID: {"mimeTypes": [UI_MIME_TYPE]}}
+        return capabilities.model_copy(update={"extensions": extensions})
 
     low.get_capabilities = get_capabilities  # type: ignore[method-assign]
 

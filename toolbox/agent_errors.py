@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from memgate.manager import (
     AccessDenied,
+    CandidateNotVisible,
     Conflict,
     ImageNotShown,
     ImageNotVisible,
@@ -35,6 +36,9 @@ IMAGE_NOT_SHOWN = (
     "That image id was not shown to you by an earlier result, or the image is gone; expand image ids "
     "that search_memory returned."
 )
+CANDIDATE_NOT_VISIBLE = (
+    "There is no candidate with that id for you; nothing was written. Review candidates show_memory lists."
+)
 IMAGE_NOT_VISIBLE = "There is no image with that id for you; use image ids that search_memory returned."
 
 
@@ -54,6 +58,8 @@ def agent_message(exc: BaseException, call_id: str) -> str:
         return IMAGE_NOT_VISIBLE
     if isinstance(exc, NotIssued):
         return NOT_ISSUED
+    if isinstance(exc, CandidateNotVisible):
+        return CANDIDATE_NOT_VISIBLE
     if isinstance(exc, NotVisible):
         return NOT_VISIBLE
     if isinstance(exc, AccessDenied):

@@ -48,7 +48,7 @@ from memgate.manager import (
 
 from . import agent_errors
 from .argument_values import argument_problem
-from .policy import check_access
+from .policy import check_access, may_call
 from .rows import RowTool, checked_row
 
 log = logging.getLogger("memgate.toolbox")
@@ -244,7 +244,16 @@ class ToolDispatcher:
             kwargs = args.model_dump(exclude_unset=True)
         if spec.takes_policy:
             kwargs["policy"] = row.access_policy
+        if spec.offers is not None:
+            kwargs[spec.offers[1]] = self._offered(spec.offers[0], identity)
         return spec, kwargs
+
+    def _offered(self, handler: str, identity: Identity) -> str | None:
+        """The name of the caller's active row with `handler` that it may call, or None."""
+        for raw in self.manager.active_tools(identity):
+            if raw["tool_handler"] == handler and may_call(ToolRow.from_row(raw).access_policy, identity):
+                return raw["tool_name"]
+        return None
 
     def _invoke(
         self, spec: Any, kwargs: dict[str, Any], identity: Identity, call_id: str, tool_name: str

@@ -230,5 +230,5 @@ def tool_from_row(row: ToolRow, call: RowCall, *, generated_help: str | None = N
         row=row,
         spec=spec,
         call=call,
-        meta={"memgate/toolbox_row": row.id, "memgate/version": row.version},
+        meta={"memgate/toolbox_row": row.id, "memgate/version": row.version, **(spec.ui.meta() if spec.ui else {})},
     )

@@ -31,11 +31,14 @@ from .reassess import evidence_rows, mark_stale
 
 __all__ = [
     "approve",
+    "approve_row",
     "candidate",
+    "candidate_json",
     "candidates",
     "policy",
     "reassess",
     "reject",
+    "reject_row",
     "set_policy",
 ]
 
@@ -66,6 +69,25 @@ def candidate(manager, tenant: str, candidate_id: str) -> tuple[Row, list[Row]]:
         return row, s.fetch_all("operator_candidate_assessments", tenant=tenant, candidate_id=candidate_id)
 
 
+def candidate_json(c: Row) -> dict[str, Any]:
+    """A candidate as the memory view shows it (and `memgate ui` for the operator)."""
+    return {
+        "id": c["id"],
+        "version": int(c["version"]),
+        "kind": c["kind"],
+        "scope": c["scope"],
+        "user": c["user_id"],
+        "subject": c["subject"],
+        "predicate": c["predicate"],
+        "content": c["content"],
+        "decision": c["decision"],
+        "rule": c["rule"],
+        "record_id": c["record_id"],
+        "created_at": c["created_at"],
+        "decided_by": c["decided_by"],
+    }
+
+
 def _owner(tenant: str, row: Row) -> Identity:
     return Identity(
         tenant=tenant,
@@ -87,25 +109,53 @@ def _proposal(row: Row) -> Proposal:
     )
 
 
-def approve(manager, tenant: str, candidate_id: str, *, operator: str = OPERATOR) -> Row:
-    """Promote a pending candidate (the gate's transaction, with its version check); the decided row."""
+def approve(manager, tenant: str, candidate_id: str, *, operator: str = OPERATOR, version: int | None = None) -> Row:
+    """Promote a pending candidate (the gate's transaction, with its version check); the decided row.
+
+    With `version` (a page's button is bound to the version it showed) a candidate at any other
+    version is refused; either way the deciding transaction reads the version again."""
     row, _ = candidate(manager, tenant, candidate_id)
-    if row["decision"] != "pending":
-        raise Conflict(f"candidate {candidate_id} is {row['decision']}, not pending; nothing was written")
+    return approve_row(manager, tenant, row, operator=operator, version=version)
+
+
+def approve_row(manager, tenant: str, row: Row, *, operator: str, version: int | None = None) -> Row:
+    pending(row, version)
     return _promote(manager, tenant, row, rule="review:approved", decision="approved", operator=operator)
 
 
-def reject(manager, tenant: str, candidate_id: str, *, operator: str = OPERATOR) -> Row:
+def reject(manager, tenant: str, candidate_id: str, *, operator: str = OPERATOR, version: int | None = None) -> Row:
     row, _ = candidate(manager, tenant, candidate_id)
+    return reject_row(manager, tenant, row, operator=operator, version=version)
+
+
+def pending(row: Row, version: int | None) -> None:
+    """Refuse a decision on a candidate that is not pending, or not at the version the reviewer saw."""
     if row["decision"] != "pending":
-        raise Conflict(f"candidate {candidate_id} is {row['decision']}, not pending; nothing was written")
+        raise Conflict(f"candidate {row['id']} is {row['decision']}, not pending; nothing was written")
+    if version is not None and row["version"] != version:
+        raise Conflict(
+            f"candidate {row['id']} is at version {row['version']}, not the version {version} you saw; "
+            "nothing was written"
+        )
+
+
+def reject_row(manager, tenant: str, row: Row, *, operator: str, version: int | None = None) -> Row:
+    pending(row, version)
     now = now_iso()
     with manager.backend.session(replace(_owner(tenant, row), principal=operator), now=now) as s, s.transaction():
         _decide(s, row, "rejected", "review:rejected", None, None, operator, now, reassess=0)
-    return {**row, "decision": "rejected", "rule": "review:rejected"}
+    return {**row, "decision": "rejected", "rule": "review:rejected", "version": row["version"] + 1}
+
+
+def unchanged(s, row: Row) -> None:
+    """Inside the deciding transaction: the candidate is still at the version that was judged."""
+    now_row = s.fetch_one("candidate_for_decision", id=row["id"])
+    if now_row is None or now_row["version"] != row["version"]:
+        raise Conflict(f"candidate {row['id']} changed while it was being decided; nothing was written")
 
 
 def _decide(s, row, decision, rule, record_type, record_id, operator, now, *, reassess: int) -> None:
+    unchanged(s, row)
     s.execute(
         "candidate_decide",
         id=row["id"],
@@ -116,6 +166,7 @@ def _decide(s, row, decision, rule, record_type, record_id, operator, now, *, re
         reassess=reassess,
         decided_by=operator,
         decided_at=now,
+        version=row["version"],
     )
 
 
@@ -134,6 +185,7 @@ def _promote(manager, tenant: str, row: Row, *, rule: str, decision: str, operat
         )
 
     def write(s, record: tuple[str, str]) -> None:
+        unchanged(s, row)
         if not still_current(s, refs, now):
             raise Conflict(f"candidate {row['id']}'s evidence changed; nothing was written")
         records.write_supports(s, owner, evidence, records.link_end(*record, scope), now)
@@ -163,7 +215,14 @@ def _promote(manager, tenant: str, row: Row, *, rule: str, decision: str, operat
             write_also=lambda s, doc_id: write(s, ("knowledge_base_document", doc_id)),
         )
         record = ("knowledge_base_document", result.document_id)
-    return {**row, "decision": decision, "rule": rule, "record_type": record[0], "record_id": record[1]}
+    return {
+        **row,
+        "decision": decision,
+        "rule": rule,
+        "record_type": record[0],
+        "record_id": record[1],
+        "version": row["version"] + 1,
+    }
 
 
 def reassess(manager, tenant: str, *, operator: str = OPERATOR) -> list[tuple[str, str]]:

@@ -36,6 +36,7 @@ COMMAND_MODULES = {
     "turn": "turn_cmds",
     "compact": "turn_cmds",
     "candidates": "candidate_cmds",
+    "ui": "ui_cmd",
 }
 
 

@@ -122,18 +122,19 @@ def _run(command: str, demo_db: Path, tmp_path: Path, monkeypatch) -> tuple[int,
         words = words[: words.index(">")]
     assert words[0] == "memgate"
     args = ["--db", str(db), *words[1:]]
-    if "serve" in words:
-        return _parses(args), ""  # a server would wait for a host: check that it parses only
+    for server in ("serve", "ui"):  # a server would wait for a host or a browser: check that it parses only
+        if server in words:
+            return _parses(args, server), ""
     result = CliRunner().invoke(cli, args, input=stdin)
     return result.exit_code, result.output
 
 
-def _parses(args: list[str]) -> int:
-    """0 when click accepts `memgate ... serve ...`'s options, 2 on a usage error."""
-    at = args.index("serve")
+def _parses(args: list[str], command: str = "serve") -> int:
+    """0 when click accepts `memgate ... serve ...`'s (or `ui`'s) options, 2 on a usage error."""
+    at = args.index(command)
     try:
         ctx = cli.make_context("memgate", args[: at + 1])
-        cli.get_command(ctx, "serve").make_context("serve", args[at + 1 :], parent=ctx)
+        cli.get_command(ctx, command).make_context(command, args[at + 1 :], parent=ctx)
     except click.UsageError:
         return 2
     return 0

@@ -44,9 +44,12 @@ def test_the_wheel_holds_every_module_sql_and_config_file(tmp_path):
     wanted = [
         f"memgate/{rel}"
         for rel in files
-        if rel.startswith(("sql/", "config/")) and rel.endswith((".sql", ".json", ".toml"))
+        if rel.startswith(("sql/", "config/"))
+        and rel.endswith((".sql", ".json", ".toml"))
+        or rel.startswith("server/views/")  # the MCP App pages (server/app_views.py)
     ]
     assert any(w.startswith("memgate/sql/sqlite/migrations/") for w in wanted) and wanted
+    assert {"memgate/server/views/manifest.html", "memgate/server/views/bridge.js"} <= set(wanted)
     assert [w for w in wanted if w not in names] == [], "missing from the wheel"
     modules = [
         f"memgate/{rel.removeprefix('src/memgate/')}"

@@ -1,4 +1,4 @@
-"""The server advertises what it delivers: no listChanged it never sends, no MCP Apps UI extension."""
+"""The server advertises what it delivers: no listChanged it never sends; the MCP Apps UI extension it serves."""
 
 from __future__ import annotations
 
@@ -15,15 +15,17 @@ ISS = "https://idp.example.test"
 KEYS = make_keypair()
 
 
-def assert_honest(caps):
+def assert_honest(caps, mode):
     assert caps is not None and caps.tools is not None
     assert not caps.tools.list_changed
     assert not caps.resources.list_changed and not caps.prompts.list_changed
-    assert "io.modelcontextprotocol/ui" not in (caps.extensions or {})
+    # the two views are served (server/app_views.py); the SDK strips extensions from a 2025-11-25 handshake
+    ui = (caps.extensions or {}).get("io.modelcontextprotocol/ui")
+    assert ui == ({"mimeTypes": ["text/html;profile=mcp-app"]} if mode == "auto" else None)
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
-def test_http_clients_of_both_eras_are_promised_no_list_changed_and_no_ui(sqlite_path, two_tenants, mode):
+def test_http_clients_of_both_eras_are_promised_no_list_changed_and_the_ui_extension(sqlite_path, two_tenants, mode):
     now = int(time.time())
     bearer = make_token(KEYS.private_pem, iss=ISS, aud="memgate", sub="jane", tenant="acme", iat=now, exp=now + 300)
     auth = {"issuer": ISS, "audience": "memgate", "public_key": KEYS.public_pem}
@@ -34,16 +36,16 @@ def test_http_clients_of_both_eras_are_promised_no_list_changed_and_no_ui(sqlite
             return c.server_capabilities
 
     with serve_memgate(memgate_settings(sqlite_path, auth)) as url:
-        assert_honest(asyncio.run(capabilities(url)))
+        assert_honest(asyncio.run(capabilities(url)), mode)
 
 
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 @pytest.mark.anyio
-async def test_stdio_clients_are_promised_no_list_changed_and_no_ui(sqlite_path, two_tenants, mode):
+async def test_stdio_clients_are_promised_no_list_changed_and_the_ui_extension(sqlite_path, two_tenants, mode):
     app, manager = stdio_app(sqlite_path)
     try:
         async with Client(app, mode=mode) as c:
-            assert_honest(c.server_capabilities)
+            assert_honest(c.server_capabilities, mode)
     finally:
         manager.close()
 

@@ -19,8 +19,11 @@ from . import (
     record_turn,
     remember,
     report,
+    review_candidate,
     search,
     search_memory,
+    show_manifest,
+    show_memory,
 )
 from .spec import HandlerSpec, StrictArgs
 
@@ -40,6 +43,9 @@ _ALLOWLIST = (
     link_memory,
     record_turn,
     remember,
+    show_manifest,
+    show_memory,
+    review_candidate,
 )
 
 HANDLERS: dict[str, HandlerSpec] = {m.SPEC.name: m.SPEC for m in _ALLOWLIST}

@@ -12,6 +12,7 @@ __all__ = [
     "HINTS",
     "LINKED",
     "READ_ONLY",
+    "AppUi",
     "Describer",
     "HandlerSpec",
     "Hinter",
@@ -58,6 +59,22 @@ LINKED = {
 }
 
 
+@dataclass(frozen=True)
+class AppUi:
+    """A tool's link to its MCP App view (SEP-1865): the ui:// resource and who may call it."""
+
+    resource_uri: str
+    #: "model": on the agent's tool list; "app": callable from the view (a host enforces both)
+    visibility: tuple[str, ...] = ("model", "app")
+
+    def meta(self) -> dict[str, Any]:
+        """`_meta.ui` and the flat key the spec still lists (deprecated, read by older hosts)."""
+        return {
+            "ui": {"resourceUri": self.resource_uri, "visibility": list(self.visibility)},
+            "ui/resourceUri": self.resource_uri,
+        }
+
+
 class StrictArgs(BaseModel):
     """No coercion ("25" is not an integer) and no unknown fields: a second check after the row's schema."""
 
@@ -96,3 +113,8 @@ class HandlerSpec:
     row_arguments: RowArguments | None = None
     #: more checks of a row (its policy, its schema) than the shared ones; raises InvalidArgument
     check_row: Callable[[Any], None] | None = None
+    #: the MCP App view that renders this handler's structuredContent (the tool's `_meta.ui`)
+    ui: AppUi | None = None
+    #: (handler, keyword): pass the method the name of the caller's row with that handler, when the
+    #: caller may call it, else None (show_memory offers the review buttons only then)
+    offers: tuple[str, str] | None = None
