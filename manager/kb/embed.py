@@ -8,8 +8,11 @@ See bench/EMBEDDERS.md for why WordLlama is the default.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+import mmap
 import re
+import struct
 import threading
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -78,7 +81,14 @@ class HashingEmbedder:
 
 
 class WordLlamaEmbedder:
-    """WordLlama l2_supercat, 256 dims, from the weights shipped in the `wordllama` wheel."""
+    """WordLlama l2_supercat, 256 dims, from the weights shipped in the `wordllama` wheel.
+
+    The weights (32,000 x 256) stay float16 and memory-mapped from the wheel's safetensors file
+    instead of the float32 copy `WordLlama.load` makes: 0 bytes of heap instead of 31 MiB, and
+    only the pages of tokens actually embedded become resident (clean file pages the kernel can
+    drop). The vectors are the same bits: WordLlama gathers the token rows and multiplies them by
+    a float32 mask, which widens each float16 exactly as `astype(float32)` did up front.
+    """
 
     name = "wordllama-l2_supercat-256"
     dim = 256
@@ -86,18 +96,45 @@ class WordLlamaEmbedder:
     def __init__(self):
         import wordllama
         from wordllama import WordLlama
+        from wordllama.inference import WordLlamaInference
 
-        # wordllama 0.4 looks for its shipped tokenizer under `tokenizer/` but the wheel has
-        # it under `tokenizers/`, so plain load() goes to the network. Its cache directory
-        # layout is `<cache_dir>/tokenizers/`, so the package folder itself works as cache.
+        # The wheel ships its tokenizer under `tokenizers/` and the weights under `weights/`
+        # (wordllama 0.4's load() looks under `tokenizer/` and goes to the network).
         package_dir = Path(wordllama.__file__).parent
-        self._model = WordLlama.load(dim=self.dim, cache_dir=package_dir, disable_download=True)
+        tokenizer = WordLlama.load_tokenizer(package_dir / "tokenizers" / "l2_supercat_tokenizer_config.json")
+        weights = mapped_safetensor(package_dir / "weights" / WordLlama.get_filename("l2_supercat", self.dim))
+        if weights.shape[1] != self.dim:
+            raise ValueError(f"WordLlama weights are {weights.shape[1]}-dimensional, expected {self.dim}")
+        self._model = WordLlamaInference(np.zeros((1, self.dim), dtype=np.float16), tokenizer)
+        self._model.embedding = weights  # its __init__ would have copied them as float32
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         # norm=False: wordllama divides by zero for empty texts; we normalise safely.
         return _normalise_rows(self._model.embed(list(texts), norm=False))
+
+
+_SAFETENSORS_DTYPES = {"F16": "<f2", "F32": "<f4"}
+
+
+def mapped_safetensor(path: Path, key: str = "embedding.weight") -> np.ndarray:
+    """One tensor of a safetensors file as a read-only array over a memory map of the file.
+
+    The format: a little-endian u64 header length, a JSON header naming each tensor's dtype,
+    shape and byte offsets (from the end of the header), then the raw little-endian data.
+    """
+    with path.open("rb") as f:
+        (length,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(length))
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    entry = header[key]
+    dtype = np.dtype(_SAFETENSORS_DTYPES[entry["dtype"]])
+    start, end = entry["data_offsets"]
+    shape = tuple(entry["shape"])
+    if end - start != dtype.itemsize * int(np.prod(shape)):
+        raise ValueError(f"{path}: {key} holds {end - start} bytes, not {shape} of {dtype}")
+    return np.frombuffer(mapped, dtype=dtype, count=int(np.prod(shape)), offset=8 + length + start).reshape(shape)
 
 
 _default: Embedder | None = None
