@@ -85,8 +85,8 @@ class WordLlamaEmbedder:
 
     The weights (32,000 x 256) stay float16 and memory-mapped from the wheel's safetensors file
     instead of the float32 copy `WordLlama.load` makes: 0 bytes of heap instead of 31 MiB, and
-    only the pages of tokens actually embedded become resident (clean file pages the kernel can
-    drop). The vectors are the same bits: WordLlama gathers the token rows and multiplies them by
+    only the pages of tokens actually embedded become resident (at most the file's 16 MB, clean
+    pages the kernel can drop and that every worker process shares). The vectors are the same bits: WordLlama gathers the token rows and multiplies them by
     a float32 mask, which widens each float16 exactly as `astype(float32)` did up front.
     """
 

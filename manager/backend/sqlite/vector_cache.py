@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...heap import release_free_heap
 from ..base import ChunkFilters, Row
 from . import kb
 from .vector_matrix import DEFAULT_BLOCK_ROWS, Matrix, appended, load
@@ -151,6 +152,7 @@ def search(
     if matrix is None or matrix.rewrites != rewrites:
         matrix = load(fetch_rows, generation, rewrites, model, dims, cache.block_rows)
         cache.put(key, matrix)
+        release_free_heap()  # the load's reads are free heap now; the matrix stays
     elif matrix.generation != generation:  # only appends since it was built
         matrix = appended(matrix, fetch_rows, generation, model, dims, cache.block_rows)
         cache.put(key, matrix)
