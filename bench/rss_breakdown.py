@@ -108,7 +108,7 @@ def parts(db: Path, searches: int) -> dict:
     who = manager_api.Identity(tenant="bench", user="bench", principal="bench")
     asked = queries(vocabulary(), searches, seed=11)
     manager.search_chunks(who, asked[0])
-    step("first search (vector matrix, both legs, rendering)")
+    step("first search (query embedding, vector matrix, both legs)")
     for q in asked[1:]:
         manager.search_chunks(who, q)
     step(f"{len(asked) - 1} more searches")

@@ -169,8 +169,11 @@ def search(
     query_error = float(np.linalg.norm(query.astype(np.float64) - query_codes * query_scale))
     query_norm = float(np.linalg.norm(query.astype(np.float64)))
 
-    # every row: cheaper than copying the visible ones out
-    dots = np.concatenate([int8_dots(block, query_codes) for block in matrix.blocks])
+    dots = np.empty(len(matrix.seqs), dtype=np.float64)  # every row: cheaper than copying the visible ones out
+    start = 0
+    for block in matrix.blocks:
+        dots[start : start + len(block)] = int8_dots(block, query_codes)
+        start += len(block)
     if mask is None:
         approx = dots * matrix.scales * query_scale
     else:

@@ -25,8 +25,9 @@ from ..base import ChunkFilters
 
 __all__ = ["DEFAULT_BLOCK_ROWS", "Matrix", "appended", "load", "quantize"]
 
-#: rows per block of codes
-DEFAULT_BLOCK_ROWS = 8192
+#: rows per block of codes (8 MB at 256 dims): few enough blocks that scoring them one call each
+#: costs what one call over every row does (8,192-row blocks added 0.3 ms per search at 100k)
+DEFAULT_BLOCK_ROWS = 32768
 #: rows read from the statement and quantized at a time: bounds the blobs, their float32 copy
 #: and the float64 error terms held at once (1024 x 256 dims: 1, 1 and 2 MB)
 _READ_ROWS = 1024
