@@ -67,8 +67,12 @@ class _Times:
 
     def extended(self, values: Iterable[str | None]) -> _Times:
         """These ranks followed by those of `values`, all against the union of the distinct values."""
-        seen: dict[str, int] = {}  # new values' provisional ids, first seen first
-        more = np.fromiter((seen.setdefault(v, len(seen)) if v is not None else -1 for v in values), dtype=np.int32)
+        more = _NewTimes()
+        more.add(values)
+        return more.after(self)
+
+    def joined(self, seen: dict[str, int], more: np.ndarray) -> _Times:
+        """These ranks followed by `more`, ids into `seen` (-1 for NULL), ranked against the union."""
         distinct = sorted(set(self.distinct).union(seen))
         where = {v: i for i, v in enumerate(distinct)}
         moved = np.fromiter((where[v] for v in self.distinct), dtype=np.int32, count=len(self.distinct))
@@ -81,6 +85,25 @@ class _Times:
     def at_or_before(self, now: str) -> int:
         """Rows with a rank below this hold a time <= now."""
         return bisect.bisect_right(self.distinct, now)
+
+
+class _NewTimes:
+    """A timestamp column read a block at a time: ids in first-seen order, ranked once at the end
+    (ranking per block sorted the distinct values again for every block: 5.6 s for 100k distinct)."""
+
+    def __init__(self):
+        self.seen: dict[str, int] = {}
+        self.parts: list[np.ndarray] = []
+
+    def add(self, values: Iterable[str | None]) -> None:
+        seen = self.seen
+        self.parts.append(
+            np.fromiter((seen.setdefault(v, len(seen)) if v is not None else -1 for v in values), np.int32)
+        )
+
+    def after(self, start: _Times) -> _Times:
+        more = np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int32)
+        return start.joined(self.seen, more)
 
 
 @dataclass(frozen=True)
@@ -223,7 +246,7 @@ def _read(fetch_rows, model: str, dims: int, after: int, block_rows: int, start:
         start.valid_from if start else empty_times,
         start.valid_until if start else empty_times,
     )
-    blocks = _Blocks(block_rows, dims)
+    blocks, valid_from, valid_until = _Blocks(block_rows, dims), _NewTimes(), _NewTimes()
     cursor = fetch_rows("kb_vector_rows", model=model, bytes=4 * dims, after=after)
     try:
         while rows := cursor.fetchmany(_READ_ROWS):
@@ -236,12 +259,13 @@ def _read(fetch_rows, model: str, dims: int, after: int, block_rows: int, start:
             read.norms.append(norms)
             read.collections = read.collections.extended(r[2] for r in rows)
             read.documents = read.documents.extended(r[3] for r in rows)
-            read.valid_from = read.valid_from.extended(r[4] for r in rows)
-            read.valid_until = read.valid_until.extended(r[5] for r in rows)
+            valid_from.add(r[4] for r in rows)
+            valid_until.add(r[5] for r in rows)
             del rows, floats
     finally:
         cursor.close()
     read.blocks = blocks.done()
+    read.valid_from, read.valid_until = valid_from.after(read.valid_from), valid_until.after(read.valid_until)
     return read
 
 

@@ -355,3 +355,15 @@ def test_tenants_with_chunks_each_get_their_own_matrix_and_only_their_own_rows(b
     matrices = {k.tenant: m for k, m in backend.vector_cache._entries.items()}
     assert set(matrices) == {"acme", "globex"} and set(matrices["globex"].seqs.tolist()) == globex_seqs
     assert not set(matrices["acme"].seqs.tolist()) & globex_seqs
+
+
+def test_a_time_column_read_in_blocks_ranks_as_one_read_of_every_value():
+    values = [f"2026-0{1 + i % 9}-01T00:00:{i:02d}Z" if i % 5 else None for i in range(60)]
+    values = values[30:] + values[:30]  # later blocks bring values that sort before earlier ones
+    start = vector_matrix._Times.of(values[:7])
+    column = vector_matrix._NewTimes()
+    for i in range(7, 60, 8):
+        column.add(values[i : i + 8])
+    joined, whole = column.after(start), vector_matrix._Times.of(values)
+    assert joined.distinct == whole.distinct and np.array_equal(joined.ranks, whole.ranks)
+    assert whole.ranks[values.index(None)] == -1 and len(whole.distinct) == 48
