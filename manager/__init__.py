@@ -86,7 +86,7 @@ from .registry.toolbox import ToolRow
 from .retention import erase, erasures, expire, load_policy, set_retention
 from .tenancy.mapping import KINDS as TENANT_MAPPING_KINDS
 from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
-from .tokens import count_tokens
+from .tokens import count_tokens, prepare_server_heap
 
 #: every relation a link may be named by, forwards and backwards
 LINK_RELATIONS = (*RELATIONS, *REVERSE.values())
@@ -179,6 +179,7 @@ __all__ = [
     "now_iso",
     "open_backend",
     "operator_turns",
+    "prepare_server_heap",
     "promotion_review",
     "record_demo_window",
     "seed_demo",

@@ -29,6 +29,8 @@ def worker_spec(config: str | Path | None, overrides: dict[str, Any]) -> str:
 
 def create_app():
     """uvicorn's app factory in each worker process."""
+    from memgate.manager import prepare_server_heap
+
     from .app import http_asgi_app, http_server
     from .cli.common import open_manager, setup_logging
     from .settings import load_settings
@@ -38,5 +40,6 @@ def create_app():
     setup_logging(settings.server.log_level)
     manager = open_manager(settings)
     manager.check_schema()
+    prepare_server_heap()  # as `memgate serve` does in one process (manager/tokens.py)
     log.info("memgate worker %d serving %s", os.getpid(), settings.database.path)
     return http_asgi_app(http_server(manager, settings), settings)

@@ -8,8 +8,12 @@ See bench/EMBEDDERS.md for why WordLlama is the default.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import json
 import logging
+import mmap
 import re
+import struct
 import threading
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -78,26 +82,76 @@ class HashingEmbedder:
 
 
 class WordLlamaEmbedder:
-    """WordLlama l2_supercat, 256 dims, from the weights shipped in the `wordllama` wheel."""
+    """WordLlama l2_supercat, 256 dims, from the tokenizer and weights shipped in the `wordllama` wheel.
+
+    WordLlama's inference is a lookup and a mean: each text's token rows of the embedding
+    matrix, averaged over its attention mask. This runs it with the wheel's files and the
+    `tokenizers` library WordLlama itself uses, without importing the `wordllama` package, whose
+    import pulls in its download path (requests and more: 9 MB of RSS) and sets the root
+    logger's level. The weights (32,000 x 256) stay float16 and memory-mapped from the wheel's
+    safetensors file instead of the float32 copy `WordLlama.load` makes: no heap instead of
+    31 MiB, and only the pages of tokens actually embedded become resident (at most the file's
+    16 MB, clean pages the kernel can drop and every worker process shares). The vectors are
+    WordLlama's own, bit for bit (tests/kb/test_embedder.py): the float16 rows widen exactly
+    when multiplied by the float32 mask, and a padded position adds an exact zero.
+    """
 
     name = "wordllama-l2_supercat-256"
     dim = 256
+    #: texts per padded batch, as WordLlamaInference.embed's default (bounds the gathered rows)
+    batch = 64
 
     def __init__(self):
-        import wordllama
-        from wordllama import WordLlama
+        from tokenizers import Tokenizer
 
-        # wordllama 0.4 looks for its shipped tokenizer under `tokenizer/` but the wheel has
-        # it under `tokenizers/`, so plain load() goes to the network. Its cache directory
-        # layout is `<cache_dir>/tokenizers/`, so the package folder itself works as cache.
-        package_dir = Path(wordllama.__file__).parent
-        self._model = WordLlama.load(dim=self.dim, cache_dir=package_dir, disable_download=True)
+        # The wheel ships its tokenizer under `tokenizers/` and the weights under `weights/`
+        # (wordllama 0.4's load() looks under `tokenizer/` and goes to the network).
+        spec = importlib.util.find_spec("wordllama")
+        locations = list(spec.submodule_search_locations or []) if spec else []
+        if not locations:
+            raise ImportError("wordllama is not installed")
+        package_dir = Path(locations[0])
+        self._tokenizer = Tokenizer.from_file(str(package_dir / "tokenizers" / "l2_supercat_tokenizer_config.json"))
+        self._tokenizer.enable_padding()
+        self._tokenizer.no_truncation()
+        self._weights = mapped_safetensor(package_dir / "weights" / f"l2_supercat_{self.dim}.safetensors")
+        if self._weights.shape[1] != self.dim:
+            raise ValueError(f"WordLlama weights are {self._weights.shape[1]}-dimensional, expected {self.dim}")
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        # norm=False: wordllama divides by zero for empty texts; we normalise safely.
-        return _normalise_rows(self._model.embed(list(texts), norm=False))
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(texts), self.batch):
+            encoded = self._tokenizer.encode_batch(texts[start : start + self.batch], add_special_tokens=False)
+            ids = np.array([e.ids for e in encoded], dtype=np.int32)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.float32)
+            np.clip(ids, 0, len(self._weights) - 1, out=ids)
+            counts = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
+            sums = np.sum(self._weights[ids] * mask[..., np.newaxis], axis=1, dtype=np.float32)
+            out[start : start + len(encoded)] = sums / counts
+        # wordllama's own norm=True divides by zero for empty texts; this normalises safely.
+        return _normalise_rows(out)
+
+
+_SAFETENSORS_DTYPES = {"F16": "<f2", "F32": "<f4"}
+
+
+def mapped_safetensor(path: Path, key: str = "embedding.weight") -> np.ndarray:
+    """One tensor of a safetensors file as a read-only array over a memory map of the file.
+
+    The format: a little-endian u64 header length, a JSON header naming each tensor's dtype,
+    shape and byte offsets (from the end of the header), then the raw little-endian data.
+    """
+    with path.open("rb") as f:
+        (length,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(length))
+        mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    entry = header[key]
+    dtype = np.dtype(_SAFETENSORS_DTYPES[entry["dtype"]])
+    start, end = entry["data_offsets"]
+    shape = tuple(entry["shape"])
+    if end - start != dtype.itemsize * int(np.prod(shape)):
+        raise ValueError(f"{path}: {key} holds {end - start} bytes, not {shape} of {dtype}")
+    return np.frombuffer(mapped, dtype=dtype, count=int(np.prod(shape)), offset=8 + length + start).reshape(shape)
 
 
 _default: Embedder | None = None

@@ -7,7 +7,7 @@ import os
 
 import click
 
-from memgate.manager import ACME
+from memgate.manager import ACME, prepare_server_heap
 
 from .common import (
     AGENT_ID,
@@ -91,6 +91,7 @@ def register(cli: click.Group) -> None:
                 from ..stdio_transport import serve_stdio
 
                 require_tenant(manager, settings, settings.stdio.identity(), serving=True)
+                prepare_server_heap()
                 mcp = stdio_server(manager, settings)
                 log.info("memgate serving %s over stdio as tenant %s", settings.database.path, settings.stdio.tenant)
                 serve_stdio(mcp, max_line_bytes=settings.server.max_request_bytes)
@@ -102,6 +103,7 @@ def register(cli: click.Group) -> None:
                 if settings.server.workers > 1:
                     _serve_workers(ctx, settings, overrides)
                     return
+                prepare_server_heap()
                 mcp = http_server(manager, settings)
                 if not operator_of(manager).tenants():
                     log.warning(

@@ -106,3 +106,15 @@ def test_span_counts_equal_count_tokens_of_the_span():
         spans = [(a, b) for a in range(0, len(text) + 1, 3) for b in range(a, len(text) + 1, 7)][:3000]
         for a, b in spans:
             assert count(a, b) == count_tokens(text[a:b]), (text[a:b], a, b)
+
+
+def test_the_o200k_ranks_are_held_once_by_tiktokens_core_not_again_as_a_python_dict():
+    from memgate.manager.tokens import encoding
+
+    enc = encoding()
+    assert enc._mergeable_ranks == {}  # 200k bytes -> rank pairs freed once CoreBPE copied them
+    assert enc.n_vocab == 200019
+    for text, count in KNOWN_COUNTS.items():
+        tokens = enc.encode_ordinary(text)
+        assert (len(tokens), enc.decode(tokens)) == (count, text)
+    assert enc.decode_single_token_bytes(199999) == b"<|endoftext|>"

@@ -163,6 +163,10 @@ def test_rss_reads_the_server_peak_from_proc(tmp_path, capsys):
     assert rss.main(["--chunks", "100", "--searches", "2", "--results", str(tmp_path)]) == 0
     data, _ = _ran(capsys, tmp_path, "rss")
     assert len(data["samples"]) == 2 and data["peak_mb"] >= data["after_start"]["VmRSS"] > 10
+    assert data["mappings_mb"]["shared libraries"] > 0 and data["mappings_mb"]["database file (mmap)"] == 0
+    steps = [s["part"] for s in data["parts"]["steps"]]
+    assert steps[0] == "Python interpreter" and steps[-1] == "1 more searches"
+    assert data["parts"]["held"]["vector_matrix_mb"] >= 0 and data["parts"]["held"]["sqlite_idle_connections"] >= 1
 
 
 def test_the_readme_shows_each_benchmarks_committed_results():

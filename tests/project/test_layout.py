@@ -25,6 +25,7 @@ SHARED_LEAVES = {
     "clock.py",
     "ids.py",
     "tokens.py",
+    "heap.py",
     "facade.py",
     "operator.py",
 }

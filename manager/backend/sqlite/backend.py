@@ -27,7 +27,7 @@ from ..sql_files import load_sql
 from . import kb, lexical, retention, schema, vector_cache
 from .context import ConnectionContext, install_context_functions
 from .dialect import SQLITE_QUERY_DIALECT
-from .pool import ConnectionPool, WalledConnection
+from .pool import PAGE_CACHE_KIB, ConnectionPool, WalledConnection
 from .query import ReadonlyQueries
 from .temp_space import MB, TempCaps
 from .vector_cache import VectorCache
@@ -226,6 +226,7 @@ class SqliteBackend:
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
         except sqlite3.Error as exc:
             raise BackendUnavailable(
                 f"cannot open SQLite database {self.path}", hint="Check database.path and its folder's permissions."

@@ -17,6 +17,14 @@ from typing import Any
 
 from .context import ConnectionContext, install_context_functions
 
+#: each pooled connection's page cache, in KiB (SQLite's default is 2,000). A connection's cache
+#: seldom outlives its call: every call writes a call-log row, and in WAL mode a connection drops
+#: its whole cache at its next read once another connection has written. Yet each idle
+#: connection keeps the memory: 16 walled connections held 42 MB of SQLite heap after one FTS
+#: search each at 100k chunks, 18 MB at 512 KiB, which measured no slower there on 200 lexical
+#: searches nor on bench.ingest, interleaved (docs/benchmarks.md, "Server memory").
+PAGE_CACHE_KIB = 512
+
 
 class WalledConnection:
     """One pooled connection: its context holder, and the wall built for its schema version.

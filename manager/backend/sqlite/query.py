@@ -60,7 +60,7 @@ from .context import CONTEXT_FUNCTIONS
 from .deadline import Deadline
 from .dialect import SQLITE_FUNCTIONS, fold
 from .function_costs import CostGates
-from .pool import ConnectionPool, WalledConnection
+from .pool import PAGE_CACHE_KIB, ConnectionPool, WalledConnection
 from .query_limits import LIMITS, rejected, temp_refused, translate_query_error
 from .query_views import build_query_views
 from .temp_space import TempCaps, ledger
@@ -244,6 +244,7 @@ class ReadonlyQueries:
                 factory=_QueryConnection,
             )
             conn.execute("PRAGMA query_only = 1")
+            conn.execute(f"PRAGMA cache_size = -{PAGE_CACHE_KIB}")
             # the sorter spills from the query's own thread, which is what temp_space.py watches
             conn.execute("PRAGMA threads = 0")
             for category, value in LIMITS.items():

@@ -36,3 +36,18 @@ def test_closing_the_backend_closes_the_idle_operator_connections(sqlite_path):
     backend.close()
     with pytest.raises(sqlite3.ProgrammingError, match="closed"):
         conn.execute("SELECT 1")
+
+
+def test_every_pooled_connection_bounds_its_page_cache(backend):
+    """Walled and operator connections (one opener) and execute_query's alike: an idle connection keeps
+    its cache's memory."""
+    from memgate.manager.backend.sqlite.pool import PAGE_CACHE_KIB
+
+    assert PAGE_CACHE_KIB == 512
+    for conn in (backend._connect(), backend._queries._connect()):
+        try:
+            assert conn.execute("PRAGMA cache_size").fetchone()[0] == -512
+        finally:
+            conn.close()
+    with backend.operator_session() as session:
+        assert session._conn.execute("PRAGMA cache_size").fetchone()[0] == -512

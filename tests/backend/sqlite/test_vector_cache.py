@@ -12,7 +12,8 @@ from backend_helpers import open_sqlite
 from kb_helpers import ACME, GLOBEX, add_doc, hashing_manager
 
 from memgate.manager.backend.base import ChunkFilters
-from memgate.manager.backend.sqlite import vector_cache
+from memgate.manager.backend.sql_files import load_sql
+from memgate.manager.backend.sqlite import vector_cache, vector_matrix
 from memgate.manager.identity import Identity
 
 MODEL, DIMS = "random-16", 16
@@ -132,7 +133,9 @@ def test_a_second_search_reuses_the_matrix_an_append_grows_it_and_a_rewrite_repl
         )
     second = backend.vector_cache._entries[key]
     assert second is not first and second.rewrites == first.rewrites  # grown, not rebuilt
-    assert len(second.seqs) == len(first.seqs) + 2 and np.array_equal(second.codes[: len(first.seqs)], first.codes)
+    assert len(second.seqs) == len(first.seqs) + 2 and np.array_equal(
+        np.concatenate(second.blocks)[: len(first.seqs)], np.concatenate(first.blocks)
+    )
     with backend.session(JANE) as s:
         s.raw("DELETE FROM knowledge_base_chunk WHERE collection = 'appended'")
         assert s.kb_vector(-corpus[0], MODEL, 5, filters) == s.kb_vector_exact(-corpus[0], MODEL, 5, filters)
@@ -240,8 +243,8 @@ def test_searches_through_the_manager_agree_with_and_without_the_cache(backend, 
 
 def test_int8_dot_products_are_the_same_with_and_without_simsimd():
     rng = np.random.default_rng(3)
-    codes, _, _, _ = vector_cache.quantize(_unit(rng, 500))
-    query, _, _, _ = vector_cache.quantize(_unit(rng, 1))
+    codes, _, _, _ = vector_matrix.quantize(_unit(rng, 500))
+    query, _, _, _ = vector_matrix.quantize(_unit(rng, 1))
     exact = codes.astype(np.int64) @ query[0].astype(np.int64)
     assert np.array_equal(vector_cache._int8_dots_numpy(codes, query[0]), exact)
     assert np.array_equal(vector_cache.int8_dots(codes, query[0]), exact)
@@ -250,7 +253,7 @@ def test_int8_dot_products_are_the_same_with_and_without_simsimd():
 def test_the_quantization_bound_holds():
     rng = np.random.default_rng(4)
     rows = _unit(rng, 2000)
-    codes, scales, errors, norms = vector_cache.quantize(rows)
+    codes, scales, errors, norms = vector_matrix.quantize(rows)
     approx = codes.astype(np.float64) * scales[:, None]
     assert np.all(np.linalg.norm(rows - approx, axis=1) <= errors)
     assert np.allclose(np.linalg.norm(approx, axis=1), norms, rtol=1e-6)
@@ -258,17 +261,109 @@ def test_the_quantization_bound_holds():
 
 def test_100k_by_256_fits_in_32_mb():
     n, dims = 100_000, 256
-    matrix = vector_cache.Matrix(
+    matrix = vector_matrix.Matrix(
         generation=1,
         rewrites=0,
         seqs=np.arange(n, dtype=np.int64),
-        codes=np.zeros((n, dims), dtype=np.int8),
+        blocks=(np.zeros((n, dims), dtype=np.int8),),
         scales=np.ones(n, np.float32),
         errors=np.zeros(n, np.float32),
         norms=np.ones(n, np.float32),
-        collections=vector_cache._Labels.of(["default"] * n),
-        documents=vector_cache._Labels.of(["d"] * n),
-        valid_from=vector_cache._Times.of(["2026-01-01"] * n),
-        valid_until=vector_cache._Times.of([None] * n),
+        collections=vector_matrix._Labels.of(["default"] * n),
+        documents=vector_matrix._Labels.of(["d"] * n),
+        valid_from=vector_matrix._Times.of(["2026-01-01"] * n),
+        valid_until=vector_matrix._Times.of([None] * n),
     )
     assert matrix.nbytes <= 32 * 2**20
+
+
+@pytest.mark.parametrize("filters", FILTERS)
+def test_a_matrix_in_blocks_returns_what_the_exact_leg_returns(backend, corpus, filters):
+    backend.vector_cache.block_rows = 64  # 300 rows: four full blocks and a short one
+    with backend.session(JANE) as s:
+        for query in (corpus[3], corpus[125], -corpus[7], corpus[260]):
+            assert s.kb_vector(query, MODEL, 7, filters) == s.kb_vector_exact(query, MODEL, 7, filters)
+    [matrix] = backend.vector_cache._entries.values()
+    assert [len(b) for b in matrix.blocks] == [64, 64, 64, 64, 44]
+    assert (
+        len(matrix.seqs) == 300 == len(matrix.scales) == len(matrix.collections.codes) == len(matrix.valid_from.ranks)
+    )
+
+
+def test_a_load_in_blocks_holds_the_same_rows_as_a_load_in_one(backend, corpus):
+    def loaded(block_rows):
+        backend.vector_cache.clear()
+        backend.vector_cache.block_rows = block_rows
+        with backend.session(JANE) as s:
+            s.kb_vector(corpus[0], MODEL, 5, ChunkFilters(now=NOW))
+        [matrix] = backend.vector_cache._entries.values()
+        return matrix
+
+    one, many = loaded(8192), loaded(7)
+    assert len(one.blocks) == 1 and len(many.blocks) == 43 and all(len(b) <= 7 for b in many.blocks)
+    assert np.array_equal(np.concatenate(many.blocks), one.blocks[0])
+    for column in ("seqs", "scales", "errors", "norms"):
+        assert np.array_equal(getattr(many, column), getattr(one, column)), column
+    for labels in ("collections", "documents"):
+        assert np.array_equal(getattr(many, labels).codes, getattr(one, labels).codes)
+        assert getattr(many, labels).index == getattr(one, labels).index
+    for times in ("valid_from", "valid_until"):
+        assert np.array_equal(getattr(many, times).ranks, getattr(one, times).ranks)
+        assert getattr(many, times).distinct == getattr(one, times).distinct
+
+
+def test_an_append_shares_the_full_blocks_and_recuts_only_the_short_last_one(backend, corpus):
+    backend.vector_cache.block_rows = 64
+    filters = ChunkFilters(now=NOW)
+    with backend.session(JANE) as s:
+        s.kb_vector(corpus[0], MODEL, 5, filters)
+    [first] = backend.vector_cache._entries.values()
+    extra = _unit(np.random.default_rng(9), 70)
+    _add_chunks(backend, JANE, extra, start=1000, document="doc_new", valid_from="2026-05-01T00:00:00.000Z")
+    with backend.session(JANE) as s:
+        for query in (extra[0], extra[69], corpus[3]):
+            assert s.kb_vector(query, MODEL, 5, filters) == s.kb_vector_exact(query, MODEL, 5, filters)
+        assert s.kb_vector(extra[5], MODEL, 5, ChunkFilters(now=NOW, document_id="doc_new")) == s.kb_vector_exact(
+            extra[5], MODEL, 5, ChunkFilters(now=NOW, document_id="doc_new")
+        )
+    [grown] = backend.vector_cache._entries.values()
+    assert grown.rewrites == first.rewrites and len(grown.seqs) == 370
+    assert all(a is b for a, b in zip(grown.blocks[:4], first.blocks[:4]))  # shared, not copied
+    assert [len(b) for b in grown.blocks] == [64, 64, 64, 64, 64, 50]
+    with backend.session(JANE) as s:  # a fresh load of the same rows, as the cache reads them
+        rows = lambda name, **p: s._run(load_sql("sqlite", name), p)
+        rebuilt = vector_matrix.load(rows, grown.generation, grown.rewrites, MODEL, DIMS, 64)
+    assert np.array_equal(np.concatenate(grown.blocks), np.concatenate(rebuilt.blocks))
+    assert np.array_equal(grown.valid_from.ranks, rebuilt.valid_from.ranks)
+    assert grown.valid_from.distinct == rebuilt.valid_from.distinct
+    assert np.array_equal(grown.documents.codes, rebuilt.documents.codes)
+
+
+def test_tenants_with_chunks_each_get_their_own_matrix_and_only_their_own_rows(backend, corpus):
+    backend.vector_cache.block_rows = 16
+    globex = Identity(tenant="globex", user="jane")
+    theirs = _unit(np.random.default_rng(11), 40)
+    theirs[0] = corpus[3]  # the same vector in both tenants
+    _add_chunks(backend, globex, theirs)
+    with backend.session(globex) as s:
+        globex_seqs = {r["seq"] for r in s.raw("SELECT seq FROM knowledge_base_chunk")}
+        globex_hits = s.kb_vector(corpus[3], MODEL, 300, ChunkFilters(now=NOW))
+    with backend.session(JANE) as s:
+        acme_hits = s.kb_vector(corpus[3], MODEL, 300, ChunkFilters(now=NOW))
+    assert {seq for seq, _ in globex_hits} <= globex_seqs and globex_hits[0][1] == pytest.approx(1.0, abs=1e-6)
+    assert not {seq for seq, _ in acme_hits} & globex_seqs and len(acme_hits) > 40
+    matrices = {k.tenant: m for k, m in backend.vector_cache._entries.items()}
+    assert set(matrices) == {"acme", "globex"} and set(matrices["globex"].seqs.tolist()) == globex_seqs
+    assert not set(matrices["acme"].seqs.tolist()) & globex_seqs
+
+
+def test_a_time_column_read_in_blocks_ranks_as_one_read_of_every_value():
+    values = [f"2026-0{1 + i % 9}-01T00:00:{i:02d}Z" if i % 5 else None for i in range(60)]
+    values = values[30:] + values[:30]  # later blocks bring values that sort before earlier ones
+    start = vector_matrix._Times.of(values[:7])
+    column = vector_matrix._NewTimes()
+    for i in range(7, 60, 8):
+        column.add(values[i : i + 8])
+    joined, whole = column.after(start), vector_matrix._Times.of(values)
+    assert joined.distinct == whole.distinct and np.array_equal(joined.ranks, whole.ranks)
+    assert whole.ranks[values.index(None)] == -1 and len(whole.distinct) == 48
