@@ -16,7 +16,10 @@ functions, classes and modules it touches in reST roles (:func:`os.path.join`). 
 is the entries of the 3.X releases (alpha 1 to the last bug-fix release the file holds); a query
 is an identifier named in a role by 2 to 8 entries (dotted or with an underscore, so that it is an
 identifier and not a word, e.g. `asyncio.TaskGroup`, `sys.exc_info`), and the entries that name it
-are relevant (grade 1). Up to 150 such identifiers are taken, spread over the alphabet.
+are relevant (grade 1). Up to 150 such identifiers are taken, spread over the alphabet. An entry
+repeated word for word (the same fix listed under two releases) is kept once, as pydoc keeps a
+repeated section once: search folds chunks of the same text into one result, so a second copy could
+never be found.
 
 Both collections' queries come from the text itself, and no query's words were chosen by looking
 at any method's results. `split` gives each query to a tuning or a test half by a hash of its id,
@@ -162,7 +165,13 @@ def news(max_queries: int = 150, min_hits: int = 2, max_hits: int = 8) -> Collec
             current = None
     if current is not None:
         entries[-1] = " ".join(current)
-    docs = {f"news-{i:04d}": text for i, text in enumerate(entries) if text}
+    docs: dict[str, str] = {}
+    seen: set[str] = set()
+    for i, text in enumerate(entries):
+        key = " ".join(text.split()).casefold()
+        if text and key not in seen:  # an entry repeated word for word (in two releases) is kept once
+            seen.add(key)
+            docs[f"news-{i:04d}"] = text
     named: dict[str, set[str]] = defaultdict(set)
     for doc_id, text in docs.items():
         for ident in _ROLE.findall(text):
