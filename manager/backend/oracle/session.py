@@ -150,7 +150,7 @@ class OracleSession:
     ) -> list[Row]:
         """Both legs and their weighted fusion in one statement (sql/oracle/kb_hybrid.sql): up to `limit`
         rows of seq, score, lexical_score, cosine, lexical_rank and vector_rank, best first, each leg
-        cut at `depth`; the same order as manager/kb/fusion.convex_fusion of kb_lexical and kb_vector.
+        cut at `depth`; the same order as convex_fusion (manager/kb/fusion.py) of kb_lexical and kb_vector.
         [] when the query has no word to match or the vector is zero: run the legs apart then.
         Not yet what search_memory runs (it fuses in Python on both backends): not run on a live database."""
         expr = text_expression(query)
