@@ -15,8 +15,16 @@ installs it as /usr/share/doc/python3.X/NEWS.gz) holds one bullet per change, na
 functions, classes and modules it touches in reST roles (:func:`os.path.join`). The collection
 is the entries of the 3.X releases (alpha 1 to the last bug-fix release the file holds); a query
 is an identifier named in a role by 2 to 8 entries (dotted or with an underscore, so that it is an
-identifier and not a word, e.g. `asyncio.TaskGroup`, `sys.exc_info`), and the entries that name it
-are relevant (grade 1). Up to 150 such identifiers are taken, spread over the alphabet.
+identifier and not a word, e.g. `asyncio.TaskGroup`, `sys.exc_info`); up to 150 such identifiers are
+taken, spread over the alphabet. Relevant (grade 1) is every entry that names the identifier whole, in
+a role, in backticks or in plain text ("Fix memory leak in PyEval_EvalCodeEx."): such an entry changes
+or concerns it, whatever markup its writer chose. An entry naming only a longer identifier that
+contains it (`lru_cache_info` for `lru_cache`, `os.path.join` for `os.path`) or another case of it
+(`typing.final` for `typing.Final`) is not relevant. The role picks the queries (so that a query is an
+API name), never the judgments. An
+repeated word for word (the same fix listed under two releases) is kept once, as pydoc keeps a
+repeated section once: search folds chunks of the same text into one result, so a second copy could
+never be found.
 
 Both collections' queries come from the text itself, and no query's words were chosen by looking
 at any method's results. `split` gives each query to a tuning or a test half by a hash of its id,
@@ -34,7 +42,7 @@ from pathlib import Path
 
 from .datasets import Collection
 
-__all__ = ["news", "news_path", "pydoc", "question_for", "split"]
+__all__ = ["naming", "news", "news_path", "pydoc", "question_for", "split"]
 
 _UNDERLINE = re.compile(r"([*=\-~^\"+#])\1{2,}")
 _MIN_SECTION_WORDS = 40
@@ -136,6 +144,13 @@ _ROLE = re.compile(r":(?:func|meth|class|mod|exc|data|attr|const|c:func|c:macro|
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.]*[._][\w.]*[A-Za-z0-9_]")
 
 
+def naming(docs: dict[str, str], ident: str) -> list[str]:
+    """The entries that name `ident` whole, with or without markup: not inside a longer identifier
+    (`lru_cache_info`, `os.path.join` for `os.path`), case as written; a sentence's full stop may follow."""
+    whole = re.compile(rf"(?<![\w.]){re.escape(ident)}(?![\w]|\.\w)")
+    return [doc_id for doc_id, text in docs.items() if whole.search(text)]
+
+
 def news(max_queries: int = 150, min_hits: int = 2, max_hits: int = 8) -> Collection:
     with gzip.open(news_path(), "rt", encoding="utf-8") as f:
         lines = f.read().splitlines()
@@ -162,7 +177,13 @@ def news(max_queries: int = 150, min_hits: int = 2, max_hits: int = 8) -> Collec
             current = None
     if current is not None:
         entries[-1] = " ".join(current)
-    docs = {f"news-{i:04d}": text for i, text in enumerate(entries) if text}
+    docs: dict[str, str] = {}
+    seen: set[str] = set()
+    for i, text in enumerate(entries):
+        key = " ".join(text.split()).casefold()
+        if text and key not in seen:  # an entry repeated word for word (in two releases) is kept once
+            seen.add(key)
+            docs[f"news-{i:04d}"] = text
     named: dict[str, set[str]] = defaultdict(set)
     for doc_id, text in docs.items():
         for ident in _ROLE.findall(text):
@@ -173,5 +194,5 @@ def news(max_queries: int = 150, min_hits: int = 2, max_hits: int = 8) -> Collec
     step = max(1, len(picked) / max_queries)
     chosen = [picked[int(n * step)] for n in range(min(max_queries, len(picked)))]
     queries = {f"q{n:03d}": ident for n, ident in enumerate(chosen)}
-    qrels = {qid: dict.fromkeys(sorted(named[ident]), 1) for qid, ident in queries.items()}
+    qrels = {qid: dict.fromkeys(sorted(naming(docs, ident)), 1) for qid, ident in queries.items()}
     return Collection(f"news-{release}", docs, queries, qrels, {q: "" for q in queries})

@@ -2,6 +2,7 @@
 search, each beside a plain BM25 peer (rank-bm25) computed in the same run.
 
     python3 -m pip install -e '.[bench]' && python3 -m bench.quality [--embedder hashing] [--collection lee]
+    python3 -m bench.quality --embedder default --embedder minilm   # the embedders side by side, one run
 
 Each method runs through MemoryManager.search_chunks, one fresh database per collection; documents
 are ranked by their best chunk, and a query's own document (Lee) is left out. The collections
@@ -16,6 +17,7 @@ on. Nothing is downloaded.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import tempfile
 import time
@@ -83,8 +85,9 @@ def quality(embedder, workdir: Path, coll: Collection | None = None, peer: bool 
 
     coll = coll or lee()
     who = Identity(tenant="bench", user="bench", principal="bench")
-    db = workdir / f"quality-{coll.name.replace('/', '-')}.db"
+    db = workdir / f"quality-{coll.name.replace('/', '-')}-{embedder.name}.db"
     manager = MemoryManager(open_backend(DatabaseSettings(path=db)), embedder=embedder)
+    load_at_start = [round(x, 2) for x in os.getloadavg()]
     started, chunks = time.perf_counter(), 0
     for doc_id, text in coll.docs.items():
         chunks += manager.ingest_text(
@@ -109,6 +112,7 @@ def quality(embedder, workdir: Path, coll: Collection | None = None, peer: bool 
     parts = {"all": coll, "tune": split(coll, "tune"), "test": split(coll, "test")}
     return {
         "collection": coll.name,
+        "embedder": embedder.name,
         "docs": len(coll.docs),
         "words": sum(len(t.split()) for t in coll.docs.values()),
         "queries": len(coll.queries),
@@ -116,6 +120,8 @@ def quality(embedder, workdir: Path, coll: Collection | None = None, peer: bool 
         "judgments": sum(len(j) for j in coll.qrels.values()),
         "chunks": chunks,
         "ingest_seconds": round(ingest_s, 2),
+        # the 1/5/15-minute load average when this collection's ingest began (the machine is shared)
+        "load_average": load_at_start,
         "ingest_chunks_per_s": round(chunks / ingest_s, 1) if ingest_s > 0 else None,
         # every hybrid search of the run (40 results, both legs and the chunks' details), in ms
         "hybrid_query_ms": summary_ms(hybrid_ms) if hybrid_ms else None,
@@ -142,25 +148,82 @@ def table(q: dict) -> str:
     )
 
 
+def summary(q: dict) -> str:
+    """With more than one embedder in the run: each one's quality beside its ingest and query cost."""
+    if len(q.get("embedders", [])) < 2:
+        return ""
+    rows = []
+    by_collection: dict[str, list[dict]] = {}
+    for e in q["embedders"]:
+        for c in e["collections"]:
+            by_collection.setdefault(c["collection"], []).append(c)
+    for name, runs in by_collection.items():
+        for c in runs:
+            t = c["parts"]["test"]
+            rows.append(
+                [
+                    name,
+                    c["embedder"],
+                    f"{t['vector']['ndcg@10']:.3f} / {t['vector']['recall@10']:.3f}",
+                    f"{t['hybrid']['ndcg@10']:.3f} / {t['hybrid']['recall@10']:.3f}",
+                    f"{t['hybrid']['ndcg@10'] / max(t['lexical']['ndcg@10'], t['vector']['ndcg@10']):.3f}x",
+                    f"{c['chunks']}",
+                    f"{c['ingest_chunks_per_s']}",
+                    f"{c['hybrid_query_ms']['p50_ms']} / {c['hybrid_query_ms']['p95_ms']}",
+                    " / ".join(str(x) for x in c["load_average"]),
+                ]
+            )
+    return "Embedders side by side (test queries; the same fusion weights):\n\n" + markdown_table(
+        [
+            "collection",
+            "embedder",
+            "vector nDCG@10 / R@10",
+            "hybrid nDCG@10 / R@10",
+            "hybrid / best leg",
+            "chunks",
+            "ingest chunks/s",
+            "hybrid query p50 / p95 ms",
+            "load average at ingest (1/5/15 min)",
+        ],
+        rows,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m bench.quality", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--embedder", choices=["default", "hashing", "minilm"], default="default")
+    parser.add_argument(
+        "--embedder",
+        action="append",
+        choices=["default", "hashing", "minilm"],
+        help="default: default; give it twice or more to measure embedders side by side in one run",
+    )
     parser.add_argument("--collection", action="append", choices=sorted(COLLECTIONS), help="default: all three")
     parser.add_argument("--results", type=Path, help="write the JSON here instead of bench/results/")
     args = parser.parse_args(argv)
     started, info = time.perf_counter(), machine()
-    embedder = pick_embedder(args.embedder)
+    embedders = [pick_embedder(name) for name in dict.fromkeys(args.embedder or ["default"])]
     names = args.collection or list(COLLECTIONS)
+    runs: dict[str, list[dict]] = {e.name: [] for e in embedders}
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
-        data = {"collections": [quality(embedder, Path(tmp), COLLECTIONS[n]()) for n in names]}
-    data.update(machine=info, embedder=embedder.name)
+        for n in names:  # embedders interleaved per collection, so each pair ran under the same load
+            coll = COLLECTIONS[n]()
+            for embedder in embedders:
+                runs[embedder.name].append(quality(embedder, Path(tmp), coll))
+    first = embedders[0]
+    data: dict = {"collections": runs[first.name]}
+    if len(embedders) > 1:
+        data["embedders"] = [{"embedder": e.name, "collections": runs[e.name]} for e in embedders]
+    data.update(machine=info, embedder=first.name)
+    text = table(data)
+    if extra := summary(data):
+        text += "\n\n" + extra
     report(
         "quality",
         "Retrieval quality on the test queries of "
         + ", ".join(f"{c['collection']} ({c['docs']} docs, {c['test_queries']} queries)" for c in data["collections"])
-        + f"; embedder {embedder.name}",
+        + f"; embedder {first.name}",
         data,
-        table(data),
+        text,
         results=args.results,
         started=started,
     )

@@ -27,7 +27,8 @@ def render(name: str, results: Path = RESULTS) -> str:
     data = json.loads((results / f"{name}.json").read_text())
     module = importlib.import_module(f"bench.{name}")
     table = module.table(data["sizes"]) if name == "search" else module.table(data)
-    extra = f"\n\n{module.summary(data)}" if hasattr(module, "summary") else ""
+    said = module.summary(data) if hasattr(module, "summary") else ""
+    extra = f"\n\n{said}" if said else ""
     took = f", {data['seconds']} s" if "seconds" in data else ""
     return f"{machine_line(data['machine'])}; measured {data['machine']['measured_at']}{took}.\n\n{table}{extra}\n"
 

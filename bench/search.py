@@ -10,7 +10,9 @@ hybrid through MemoryManager.search_chunks (top 10), and the two floors, interle
 - numpy matvec: the same tenant's N x dim float32 embeddings already in memory, one
   matrix-vector product and a top-10 partition: what exact vector search cannot beat;
 - bare FTS5 MATCH: a standalone FTS5 table of exactly that tenant's chunk texts (its own
-  SQLite file, no wall, no join), the same OR-of-terms query, ORDER BY rank LIMIT 10.
+  SQLite file, no wall, no join), with the tenant index's tokenizer and the very MATCH expression
+  the lexical leg builds (manager/backend/sqlite/kb.py: fts_expression: stop words out, identifiers
+  as phrases and prefixes, adjacent word pairs), ORDER BY rank LIMIT 10.
 
 Ratios are p50 over p50. Self-contained: nothing to download (the default embedder only
 embeds the queries; the Lee vocabulary is used when gensim is installed).
@@ -31,20 +33,33 @@ from .common import machine, markdown_table, report, summary_ms
 from .corpus import build_chunks, queries, vocabulary
 
 K = 10
+#: the tokenizer of a tenant's lexical index (sql/sqlite/kb_lexical_index.sql), so the floor's terms are the leg's
+_TOKENIZE = re.compile(r"tokenize\s*=\s*'([^']+)'")
 METHODS = {"lexical": ("lexical",), "vector": ("vector",), "hybrid": ("lexical", "vector")}
 #: the issue's targets at the largest size: ratios to the floors, and hybrid p95 on a quiet machine
 TARGETS = {"vector_over_numpy": 3.0, "lexical_over_fts5": 1.5, "hybrid_p95_ms": 30.0}
-_TERM = re.compile(r"\w+", re.UNICODE)
 
 
-def fts_or_query(text: str) -> str:
-    """Any of the query's words, each quoted (the rule search_memory's lexical leg follows)."""
-    return " OR ".join(f'"{t}"' for t in dict.fromkeys(w.lower() for w in _TERM.findall(text)))
+def fts_floor_query(text: str) -> str:
+    """The MATCH expression the lexical leg runs for `text`, so the floor does the same FTS5 work."""
+    from memgate.manager.backend.sqlite.kb import fts_expression
+
+    return fts_expression(text) or '""'
+
+
+def index_tokenizer() -> str:
+    """The tokenize option of a tenant's lexical index, read from its template."""
+    from memgate.manager.backend.sql_files import load_sql
+
+    m = _TOKENIZE.search(load_sql("sqlite", "kb_lexical_index"))
+    if m is None:
+        raise ValueError("no tokenize option in sql/sqlite/kb_lexical_index.sql")
+    return m.group(1)
 
 
 def fts_floor_table(path: Path, texts: list[str]) -> sqlite3.Connection:
     conn = sqlite3.connect(path)
-    conn.execute("CREATE VIRTUAL TABLE floor USING fts5(content)")
+    conn.execute(f"CREATE VIRTUAL TABLE floor USING fts5(content, tokenize = '{index_tokenizer()}')")
     conn.executemany("INSERT INTO floor(rowid, content) VALUES (?, ?)", enumerate(texts, 1))
     conn.commit()
     return conn
@@ -79,7 +94,7 @@ def measure_size(workdir: Path, n: int, qs: list[str], words: list[str], embedde
             numpy_floor(vectors, qvecs[i])
         elif name == "fts5_floor":
             fts.execute(
-                "SELECT rowid, rank FROM floor WHERE floor MATCH ? ORDER BY rank LIMIT ?", (fts_or_query(q), K)
+                "SELECT rowid, rank FROM floor WHERE floor MATCH ? ORDER BY rank LIMIT ?", (fts_floor_query(q), K)
             ).fetchall()
         else:
             manager.search_chunks(me, q, limit=K, methods=METHODS[name])

@@ -1,10 +1,18 @@
-"""What the lexical legs search for: a query's words, its identifiers, and which words are stop words.
+"""What the lexical legs search for: a query's words, its identifiers, its adjacent word pairs, and
+which words are stop words (one list for every part of memgate that drops them).
 
-A query like "How does the with statement work?" gives the words that carry meaning (with,
-statement, work: "with" is kept because a query whose every word were a stop word would keep
-them all); an identifier like `sqlite3.connect` or `__doc__` stays whole, as a phrase of its
-dotted parts and as each part, so the entry that names it outranks one that only says "connect".
+A question like "How does the while statement work?" gives the words that carry meaning (statement,
+work: "while" is an English function word, and a query whose every word were one would keep them
+all), and its adjacent pairs as phrases ("while statement", "statement work"): a pair keeps what
+dropping the stop word lost, and the passage that says "the while statement" outranks one that only
+says "statement" (a sequential-dependence query, Metzler & Croft 2005). An identifier like
+`sqlite3.connect` or `__doc__` stays whole, as a phrase of its dotted parts and as each part, so the
+entry that names it outranks one that only says "connect"; and it is also matched as a prefix
+(`lru_cache*` finds `lru_cache_info`, `PyEval_Eval*` finds `PyEval_EvalCodeEx`), which scores below the
+whole name because a chunk naming it whole matches both terms.
 Both backends build their own query syntax from these terms (FTS5 on SQLite, CONTAINS on Oracle).
+The term budget goes to identifiers, then words, then prefixes, then pairs: a long sentence keeps its
+words and gets fewer pairs.
 """
 
 from __future__ import annotations
@@ -22,12 +30,14 @@ __all__ = [
     "query_terms",
 ]
 
-#: words (and identifier phrases) passed to the lexical leg; the rest of a very long query is ignored
+#: terms (words, identifier phrases, prefixes and pairs) passed to the lexical leg; the rest is ignored
 MAX_QUERY_TERMS = 32
 #: an identifier: words joined by dots (`os.path.join`); underscores are part of a word
 _TOKEN = re.compile(r"\w+(?:\.\w+)*", re.UNICODE)
 #: English function words that match nearly every chunk and so only add noise to an OR query
-#: (question words included: a question's "how" and "what" say nothing about its topic)
+#: (question words included: a question's "how" and "what" say nothing about its topic). The one
+#: list: search's relevance floor (kb/sources.py) and context assembly's question terms
+#: (context/candidates.py, which adds request words such as "please") read it too.
 STOP_WORDS = frozenset(
     [
         "a",
@@ -36,6 +46,7 @@ STOP_WORDS = frozenset(
         "after",
         "again",
         "all",
+        "also",
         "am",
         "an",
         "and",
@@ -45,6 +56,7 @@ STOP_WORDS = frozenset(
         "at",
         "be",
         "been",
+        "before",
         "being",
         "below",
         "between",
@@ -84,6 +96,7 @@ STOP_WORDS = frozenset(
         "its",
         "itself",
         "just",
+        "may",
         "me",
         "more",
         "most",
@@ -103,6 +116,7 @@ STOP_WORDS = frozenset(
         "over",
         "own",
         "same",
+        "shall",
         "she",
         "should",
         "so",
@@ -125,6 +139,7 @@ STOP_WORDS = frozenset(
         "under",
         "until",
         "up",
+        "us",
         "very",
         "was",
         "we",
@@ -152,22 +167,43 @@ class QueryTerms:
     words: tuple[str, ...]
     #: dotted identifiers as their parts (("sqlite3", "connect"),), matched as a phrase
     phrases: tuple[tuple[str, ...], ...]
+    #: identifiers matched as a prefix of a longer one (("lru_cache",), ("sqlite3", "conn"))
+    prefixes: tuple[tuple[str, ...], ...] = ()
+    #: adjacent words of the query matched as a phrase, both not stop words at once
+    pairs: tuple[tuple[str, str], ...] = ()
 
 
 def query_terms(query: str) -> QueryTerms:
-    tokens = [t.lower() for t in _TOKEN.findall(query)]
+    raw = _TOKEN.findall(query)
     words: list[str] = []
+    sequence: list[str] = []  # every word in order, stop words too, for the pairs
     phrases: list[tuple[str, ...]] = []
-    for token in tokens:
-        parts = tuple(p for p in token.split(".") if p)
+    prefixes: list[tuple[str, ...]] = []
+    for token in raw:
+        parts = tuple(p for p in token.lower().split(".") if p)
         if len(parts) > 1:
             phrases.append(parts)
+        if len(token) >= 3 and (len(parts) > 1 or _IDENTIFIER.fullmatch(token)):
+            prefixes.append(parts)
         words.extend(parts)
+        sequence.extend(parts)
     words = list(dict.fromkeys(words))
     content = [w for w in words if w not in STOP_WORDS]
     kept = content or words
-    phrases = list(dict.fromkeys(phrases))[:MAX_QUERY_TERMS]
-    return QueryTerms(tuple(kept[: MAX_QUERY_TERMS - len(phrases)]), tuple(phrases))
+    pairs = [
+        (a, b)
+        for a, b in zip(sequence, sequence[1:])
+        if a != b and not (a in STOP_WORDS and b in STOP_WORDS) and (a, b) not in phrases
+    ]
+    budget = MAX_QUERY_TERMS
+    phrases = list(dict.fromkeys(phrases))[:budget]
+    budget -= len(phrases)
+    kept = kept[:budget]
+    budget -= len(kept)
+    prefixes = list(dict.fromkeys(prefixes))[:budget]
+    budget -= len(prefixes)
+    pairs = list(dict.fromkeys(pairs))[:budget]
+    return QueryTerms(tuple(kept), tuple(phrases), tuple(prefixes), tuple(pairs))
 
 
 #: a word that is an identifier, not English: dotted (`os.path`), with an underscore, or camelCase

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..backend.base import Row, Session
+from ..backend.query_terms import STOP_WORDS
 from ..claims import stale
 from ..kb import search as kb_search
 from ..kb.embed import Embedder
@@ -38,83 +39,8 @@ EVIDENCE_HITS = 20
 TAIL_TURNS = 20
 _MAX_TERMS = 24
 _WORD = re.compile(r"[a-z0-9]+(?:[.@_:-][a-z0-9]+)*")
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "may",
-        "me",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "so",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "too",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-        "before",
-        "after",
-        "about",
-        "please",
-        "tell",
-        "show",
-        "give",
-        "check",
-    ]
-)
+#: stop words (the one list, backend/query_terms.py) and the request words of a question to assembly
+_STOP = STOP_WORDS | frozenset(["check", "give", "please", "show", "tell"])
 
 
 @dataclass

@@ -36,7 +36,7 @@ MIN_DEPTH = 50
 #: RRF's k where ranks are still fused that way (context assembly's candidates)
 RRF_K = 60
 #: the lexical leg's share of a hybrid score for a question or sentence, and for an identifier look-up
-LEXICAL_WEIGHT = 0.65
+LEXICAL_WEIGHT = 0.5
 KEYWORD_LEXICAL_WEIGHT = 0.9
 
 
@@ -148,8 +148,8 @@ def search(
 
 def _exact_identifiers_first(s: Session, query: str, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
     """For an identifier look-up, the lexical candidates that name the identifier exactly ahead of those
-    that only match its stemmed words (`sqlite3.Connection` for `sqlite3.connect`), BM25 order within
-    each; one read of the candidates' text, and only for such a query."""
+    that only match its stemmed words (`sqlite3.Connection` for `sqlite3.connect`) or a longer identifier
+    it prefixes, BM25 order within each; one read of the candidates' text, and only for such a query."""
     names = identifiers(query) if is_keyword_query(query) else []
     if not names or not ranked:
         return ranked

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..backend.base import Row, Session
+from ..backend.query_terms import STOP_WORDS
 from ..output.budget import clip_to_fit
 from ..output.records import STALE_FACT_TEXT, StaleFact, clip
 from ..output.results import ToolOutput
@@ -41,92 +42,6 @@ def read_item(session: Session, item_id: str, now: str) -> Row | None:
     return session.fetch_one("kb_source_item", id=item_id, now=now)
 
 
-#: words too common to count as a match for search's relevance floor (the lexical leg ORs every word)
-COMMON_WORDS = frozenset(
-    [
-        "a",
-        "about",
-        "after",
-        "all",
-        "also",
-        "an",
-        "and",
-        "any",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "before",
-        "but",
-        "by",
-        "can",
-        "could",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "may",
-        "me",
-        "more",
-        "most",
-        "my",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "our",
-        "out",
-        "over",
-        "shall",
-        "should",
-        "so",
-        "some",
-        "than",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "those",
-        "to",
-        "under",
-        "up",
-        "us",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "whom",
-        "why",
-        "will",
-        "with",
-        "would",
-        "you",
-        "your",
-    ]
-)
 _WORD = re.compile(r"\w+", re.UNICODE)
 #: a query word matches a passage word that starts with its first this many characters (porter-ish)
 _STEM_CHARS = 5
@@ -141,7 +56,7 @@ def relevant(hits: list[SearchHit], query: str, min_cosine: float) -> list[Searc
     (or only "the") still returns every passage, and deep research reads a ranked list as
     evidence; with it, such a query gets `{"results": []}`.
     """
-    stems = {w[:_STEM_CHARS] for w in _WORD.findall(query.lower()) if w not in COMMON_WORDS}
+    stems = {w[:_STEM_CHARS] for w in _WORD.findall(query.lower()) if w not in STOP_WORDS}
 
     def lexical_match(hit: SearchHit) -> bool:
         if hit.lexical_rank is None or not stems:

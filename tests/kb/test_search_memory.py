@@ -9,6 +9,7 @@ import pytest
 from fastmcp import Client
 from kb_helpers import ACME, GLOBEX, add_doc, hashing_manager
 
+from memgate.manager.backend.query_terms import MAX_QUERY_TERMS, query_terms
 from memgate.manager.backend.sqlite.kb import fts_expression
 from memgate.manager.errors import InvalidArgument
 from memgate.manager.kb.search import KEYWORD_LEXICAL_WEIGHT, LEXICAL_WEIGHT, fusion_weights
@@ -121,18 +122,56 @@ def test_hybrid_fuses_both_legs_by_reciprocal_rank(kb):
     "query, expected",
     [
         ("zebra", '"zebra"'),
-        ('AND OR NOT "x" NEAR(a b) col:*', '"x" OR "near" OR "b" OR "col"'),
+        (
+            'AND OR NOT "x" NEAR(a b) col:*',
+            '"x" OR "near" OR "b" OR "col" OR "not x" OR "x near" OR "near a" OR "a b" OR "b col"',
+        ),
         ("AND OR NOT", '"and" OR "or" OR "not"'),
         ("---", None),
         ("Zebra zebra ZEBRA", '"zebra"'),
-        ("How does the with statement work?", '"statement" OR "work"'),
-        ("sqlite3.connect __doc__", '"sqlite3 connect" OR "sqlite3" OR "connect" OR "__doc__"'),
-        ('a.b"c', '"a b" OR "b" OR "c"'),
+        ("How does the with statement work?", '"statement" OR "work" OR "with statement" OR "statement work"'),
+        (
+            "sqlite3.connect __doc__",
+            '"sqlite3 connect" OR "sqlite3" OR "connect" OR "__doc__" OR "sqlite3 connect" * OR "__doc__" *'
+            ' OR "connect __doc__"',
+        ),
+        ('a.b"c', '"a b" OR "b" OR "c" OR "a b" * OR "b c"'),
     ],
 )
 def test_query_words_reach_fts5_as_quoted_terms_never_as_syntax(query, expected):
-    # Stop words are left out unless every word is one; a dotted identifier is also a phrase.
+    # Stop words are left out unless every word is one; a dotted identifier is also a phrase, an
+    # identifier also a prefix, and adjacent words (not both stop words) a phrase.
     assert fts_expression(query) == expected
+
+
+def test_the_term_budget_keeps_a_long_querys_words_before_its_pairs():
+    words = [f"w{n}" for n in range(40)]
+    terms = query_terms(" ".join(words))
+    assert terms.words == tuple(words[:MAX_QUERY_TERMS]) and terms.pairs == ()
+    short = query_terms("How does the while statement work?")
+    assert short.words == ("statement", "work")
+    assert short.pairs == (("while", "statement"), ("statement", "work"))
+
+
+def test_a_questions_adjacent_words_outrank_its_words_apart(kb):
+    # "while" is a stop word, so without the pair the chunk saying "statement" and "work" most would win.
+    add_doc(kb, ACME, "while", "The while statement repeats a suite. Use a while statement as long as it holds.")
+    add_doc(kb, ACME, "apart", "Each statement in a script does its work before the next one starts running.")
+    for n, text in enumerate(["Pumps need oil.", "Valves open slowly.", "Filters clog in spring."]):
+        add_doc(kb, ACME, f"other {n}", text)
+    hits = kb.search_chunks(ACME, "How does the while statement work?", methods=("lexical",))
+    assert [h.title for h in hits] == ["while", "apart"]
+
+
+def test_an_identifier_also_finds_the_longer_identifiers_it_prefixes_below_its_exact_namers(kb):
+    add_doc(kb, ACME, "info", "Added lru_cache_info to report the hits of the decorated function.")
+    add_doc(kb, ACME, "exact", "lru_cache keeps the results of recent calls.")
+    add_doc(kb, ACME, "other", "The cache of the parser is cleared.")
+    for methods in (("lexical",), ("lexical", "vector")):
+        titles = [h.title for h in kb.search_chunks(ACME, "lru_cache", methods=methods)]
+        assert titles[:2] == ["exact", "info"]
+    # a partial identifier finds the whole one
+    assert kb.search_chunks(ACME, "lru_cache_inf", methods=("lexical",))[0].title == "info"
 
 
 @pytest.mark.parametrize(

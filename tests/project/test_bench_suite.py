@@ -83,8 +83,32 @@ def test_the_news_collection_asks_for_identifiers_named_by_changelog_entries():
     coll = news()
     assert len(coll.docs) > 500 and 50 <= len(coll.queries) <= 150
     for qid, ident in coll.queries.items():
-        assert 2 <= len(coll.qrels[qid]) <= 8
+        assert len(coll.qrels[qid]) >= 2
         assert all(ident in coll.docs[doc] for doc in coll.qrels[qid])
+    # Judged by naming, not by markup: an entry naming the identifier outside a reST role counts too.
+    judged = {ident: set(coll.qrels[qid]) for qid, ident in coll.queries.items()}
+    plain = [d for d, text in coll.docs.items() if text.endswith("Fix memory leak in PyEval_EvalCodeEx.")]
+    if "PyEval_EvalCodeEx" in judged and plain:
+        assert set(plain) <= judged["PyEval_EvalCodeEx"]
+
+
+def test_a_changelog_entry_is_relevant_when_it_names_the_identifier_whole():
+    from bench.datasets_more import naming
+
+    docs = {
+        "role": "Fix :func:`functools.lru_cache` with typed keys.",
+        "tilde": "Document :func:`~functools.lru_cache`'s cache_info().",
+        "backticks": "``functools.lru_cache`` now keeps the wrapped function's signature.",
+        "plain": "Fix a crash in functools.lru_cache.",
+        "longer": "Add functools.lru_cache_info to the docs.",
+        "dotted_longer": "Speed up functools.lru_cache.cache_clear().",
+        "prefixed": "Fix xfunctools.lru_cache in the test helper.",
+        "case": "Deprecate FUNCTOOLS.LRU_CACHE in the docs.",
+    }
+    assert naming(docs, "functools.lru_cache") == ["role", "tilde", "backticks", "plain"]
+    # A qualified name is another identifier, as it was for the roles (`bool.__repr__` is not `__repr__`).
+    assert naming(docs, "lru_cache") == []
+    assert naming({"bare": "Call lru_cache() once.", **docs}, "lru_cache") == ["bare"]
 
 
 @pytest.mark.skipif(
@@ -130,8 +154,23 @@ def test_search_times_each_method_against_both_floors(tmp_path, capsys):
     assert "| 120 |" in out and data["targets"]["at_chunks"] == 120
 
 
-def test_search_floor_query_quotes_every_word():
-    assert search.fts_or_query("Pump's valve, pump") == '"pump" OR "s" OR "valve"'
+def test_search_floor_runs_the_lexical_legs_own_match_on_the_same_tokenizer():
+    # The floor does the leg's FTS5 work and nothing else: its expression (stop words out, identifier
+    # prefixes, word pairs), on an index that keeps `lru_cache` one stemmed term.
+    assert search.fts_floor_query("the pump valve") == '"pump" OR "valve" OR "the pump" OR "pump valve"'
+    assert '"lru_cache" *' in search.fts_floor_query("lru_cache")
+    assert search.index_tokenizer() == "porter unicode61 remove_diacritics 2 tokenchars _"
+
+
+def test_search_floor_table_stems_and_keeps_identifiers_whole(tmp_path):
+    conn = search.fts_floor_table(tmp_path / "floor.db", ["the pumps were running", "lru_cache_info helper"])
+    try:
+        match = "SELECT rowid FROM floor WHERE floor MATCH ? ORDER BY rank"
+        assert conn.execute(match, (search.fts_floor_query("pump run"),)).fetchall() == [(1,)]
+        assert conn.execute(match, ('"cache"',)).fetchall() == []  # lru_cache_info is one term
+        assert conn.execute(match, (search.fts_floor_query("lru_cache"),)).fetchall() == [(2,)]
+    finally:
+        conn.close()
 
 
 def test_ingest_counts_chunks_per_second_through_ingest_file(tmp_path, capsys):

@@ -138,6 +138,41 @@ class OracleSession:
         )
         return [(int(r["seq"]), float(r["score"])) for r in rows]
 
+    def kb_fused(
+        self,
+        query: str,
+        vector: np.ndarray,
+        model: str,
+        weights: Mapping[str, float],
+        depth: int,
+        limit: int,
+        filters: ChunkFilters,
+    ) -> list[Row]:
+        """Both legs and their weighted fusion in one statement (sql/oracle/kb_hybrid.sql): up to `limit`
+        rows of seq, score, lexical_score, cosine, lexical_rank and vector_rank, best first, each leg
+        cut at `depth`; the same order as convex_fusion (manager/kb/fusion.py) of kb_lexical and kb_vector.
+        [] when the query has no word to match or the vector is zero: run the legs apart then.
+        Not yet what search_memory runs (it fuses in Python on both backends): not run on a live database."""
+        expr = text_expression(query)
+        unit = np.asarray(vector, dtype=np.float32)
+        if expr is None or not unit.any():
+            return []
+        return self.fetch_all(
+            "kb_hybrid",
+            expr=expr,
+            vector=unit,
+            dims=int(unit.shape[0]),
+            model=model,
+            lexical_weight=float(weights["lexical"]),
+            vector_weight=float(weights["vector"]),
+            depth=depth,
+            limit=limit,
+            collection=filters.collection,
+            document=filters.document_id,
+            now=filters.now,
+            ended=1 if filters.include_ended else 0,
+        )
+
     def kb_vector(self, vector: np.ndarray, model: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
         query = np.asarray(vector, dtype=np.float32)
         if not query.any():

@@ -20,10 +20,18 @@ _SCORE_BLOCK = 4096
 
 
 def fts_expression(query: str) -> str | None:
-    """An FTS5 query matching any of the query's words (stop words dropped) or its dotted identifiers as
-    phrases, each quoted so no word is syntax (manager/backend/query_terms.py says which terms)."""
+    """An FTS5 query matching any of the query's words (stop words dropped), its dotted identifiers as
+    phrases, its identifiers as prefixes (`"lru_cache" *`) and its adjacent word pairs as phrases, each
+    quoted so no word is syntax (manager/backend/query_terms.py says which terms). BM25 adds up the
+    terms a chunk matches, so a chunk naming an identifier whole (both it and its prefix) outranks one
+    naming only a longer identifier, and one saying "while statement" outranks one saying "statement"."""
     terms = query_terms(query)
-    quoted = [f'"{" ".join(p)}"' for p in terms.phrases] + [f'"{w}"' for w in terms.words]
+    quoted = (
+        [f'"{" ".join(p)}"' for p in terms.phrases]
+        + [f'"{w}"' for w in terms.words]
+        + [f'"{" ".join(p)}" *' for p in terms.prefixes]
+        + [f'"{a} {b}"' for a, b in terms.pairs]
+    )
     return " OR ".join(quoted) or None
 
 

@@ -250,11 +250,26 @@ def test_a_report_bind_named_like_an_oracle_reserved_word_is_refused_when_writte
 @pytest.mark.parametrize(
     "query,expr",
     [
-        ("VPD policies", "{vpd} ACCUM {policies}"),
-        ("near NOT about", "{near}"),  # not and about are stop words; near, braced, is a plain word
-        ("x{b}c \\ d; e|f -g*", "{x} ACCUM {b} ACCUM {c} ACCUM {d} ACCUM {e} ACCUM {f} ACCUM {g}"),
-        ("snake_case Ünïcode", "{snake case} ACCUM {snake} ACCUM {case} ACCUM {ünïcode}"),
-        ("How does sqlite3.connect work?", "{sqlite3 connect} ACCUM {sqlite3} ACCUM {connect} ACCUM {work}"),
+        ("VPD policies", "{vpd} ACCUM {policies} ACCUM {vpd policies}"),
+        # not and about are stop words; near, braced, is a plain word, and so is the pair
+        ("near NOT about", "{near} ACCUM {near not}"),
+        (
+            "x{b}c \\ d; e|f -g*",
+            "{x} ACCUM {b} ACCUM {c} ACCUM {d} ACCUM {e} ACCUM {f} ACCUM {g}"
+            " ACCUM {x b} ACCUM {b c} ACCUM {c d} ACCUM {d e} ACCUM {e f} ACCUM {f g}",
+        ),
+        (
+            "snake_case Ünïcode",
+            "{snake case} ACCUM {snake} ACCUM {case} ACCUM {ünïcode} ACCUM {snake} case% ACCUM {snake case ünïcode}",
+        ),
+        (
+            "How does sqlite3.connect work?",
+            "{sqlite3 connect} ACCUM {sqlite3} ACCUM {connect} ACCUM {work} ACCUM {sqlite3} connect%"
+            " ACCUM {does sqlite3} ACCUM {connect work}",
+        ),
+        # an identifier's prefix term leaves its last part bare, so a reserved word gets none
+        ("lru_cache", "{lru cache} ACCUM {lru} ACCUM {cache} ACCUM {lru} cache%"),
+        ("near_about", "{near about} ACCUM {near} ACCUM {about}"),
         ("; -- ''", None),
     ],
 )

@@ -47,7 +47,10 @@ DIALECT_INTERNAL = {
         "tenant_guard": "template of the generated tenant views and triggers; Oracle's wall is VPD (040) "
         "and the guards (022)",
     },
-    "oracle": {},
+    "oracle": {
+        "kb_hybrid": "both retrieval legs and their weighted fusion in one statement (Oracle Text SCORE and "
+        "VECTOR_DISTANCE); SQLite's legs are two engines (FTS5, the in-process vector cache), fused in Python",
+    },
 }
 
 
