@@ -93,6 +93,7 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
     from .host_guard import HostOriginGuard
     from .session_slots import SessionOwners, SessionSlots
     from .step_up import StepUpChallenge
+    from .thread_limit import ThreadLimit
 
     server = settings.server
     middleware = [Middleware(BodySizeLimit, max_bytes=server.max_request_bytes)]
@@ -118,6 +119,7 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
         path=MCP_PATH, middleware=middleware, stateless_http=server.stateless, host_origin_protection=False
     )
     owners.bind(app)
+    app.add_middleware(ThreadLimit)
     # Outermost, so a foreign Host or Origin is refused before any token is verified.
     app.add_middleware(
         HostOriginGuard,
