@@ -90,10 +90,10 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
     from starlette.middleware.cors import CORSMiddleware
 
     from .body_limit import BodySizeLimit
+    from .concurrency import ServeManyCalls
     from .host_guard import HostOriginGuard
     from .session_slots import SessionOwners, SessionSlots
     from .step_up import StepUpChallenge
-    from .thread_limit import ThreadLimit
 
     server = settings.server
     middleware = [Middleware(BodySizeLimit, max_bytes=server.max_request_bytes)]
@@ -119,7 +119,7 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
         path=MCP_PATH, middleware=middleware, stateless_http=server.stateless, host_origin_protection=False
     )
     owners.bind(app)
-    app.add_middleware(ThreadLimit)
+    app.add_middleware(ServeManyCalls)
     # Outermost, so a foreign Host or Origin is refused before any token is verified.
     app.add_middleware(
         HostOriginGuard,
