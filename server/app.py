@@ -119,7 +119,7 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
         path=MCP_PATH, middleware=middleware, stateless_http=server.stateless, host_origin_protection=False
     )
     owners.bind(app)
-    app.add_middleware(ServeManyCalls)
+    app.add_middleware(ServeManyCalls, threads=server.worker_threads)
     # Outermost, so a foreign Host or Origin is refused before any token is verified.
     app.add_middleware(
         HostOriginGuard,

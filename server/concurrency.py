@@ -8,8 +8,11 @@ calls in flight (docs/benchmarks.md, Load), as costs per call that grew with the
   pooled SQLite connection while it runs. anyio allows 40 threads; the walled pool keeps 16
   connections (manager/backend/sqlite/backend.py), so past 16 calls in flight every call beyond
   them opened a connection (its schema parsed, its wall built) and closed it again, and 40
-  threads took turns at one GIL. With as many threads as pooled connections, a call waits for a
-  thread in the event loop instead.
+  threads took turns at one GIL: at 128 calls in flight the kernel time per call (futex waits,
+  context switches) grew from 0.5 ms to 5-10 ms. With 8 threads (server.worker_threads) a call
+  waits for a thread in the event loop instead; 4 measured about as well, 16 grew again. The
+  price: that many calls' database work at once, so that many execute_query calls running to
+  their deadline (caps.query_timeout_s) hold up the others until one ends.
 - The garbage collector. Each generation-0 collection walks every young object, and the objects
   of the calls in flight are young, so the collector's time per call grew from 0.18 ms at 1 call
   in flight to 1.0 ms at 128. `gc.freeze()` once the app is built moves what start-up made (the
@@ -25,8 +28,8 @@ from typing import Any
 
 import anyio.to_thread
 
-#: worker threads per server process: the walled pool's idle connections
-WORKER_THREADS = 16
+#: worker threads per server process by default (server.worker_threads), half the walled pool's idle connections
+WORKER_THREADS = 8
 #: gc.set_threshold: generation 0 every 7,000 net allocations (CPython's default 700), then 20 and 20 (10, 10)
 GC_THRESHOLDS = (7000, 20, 20)
 
