@@ -92,6 +92,7 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
     from starlette.middleware.cors import CORSMiddleware
 
     from .body_limit import BodySizeLimit
+    from .concurrency import ServeManyCalls
     from .host_guard import HostOriginGuard
     from .session_slots import SessionOwners, SessionSlots
     from .step_up import StepUpChallenge
@@ -120,6 +121,7 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
         path=MCP_PATH, middleware=middleware, stateless_http=server.stateless, host_origin_protection=False
     )
     owners.bind(app)
+    app.add_middleware(ServeManyCalls, threads=server.worker_threads)
     # Outermost, so a foreign Host or Origin is refused before any token is verified.
     app.add_middleware(
         HostOriginGuard,

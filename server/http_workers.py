@@ -27,11 +27,28 @@ def worker_spec(config: str | Path | None, overrides: dict[str, Any]) -> str:
     return json.dumps({"config": str(config) if config else None, "overrides": overrides})
 
 
+def http_app(manager, settings):
+    """The ASGI app `memgate serve --transport http` runs, in its one process or in each worker; it
+    warns first about what the operator should fix (no tenant set up, rows citing memgate links)."""
+    from .app import http_asgi_app, http_server
+    from .cli.citation_links import rows_citing_memgate_links, warning_for
+    from .cli.common import operator_of
+
+    mcp = http_server(manager, settings)
+    if not operator_of(manager).tenants():
+        log.warning(
+            "no tenant is set up in %s, so every caller sees no tools; run `memgate init --tenant T` for each tenant",
+            settings.database.path,
+        )
+    if warning := warning_for(rows_citing_memgate_links(operator_of(manager))):
+        log.warning(warning)
+    return http_asgi_app(mcp, settings)
+
+
 def create_app():
     """uvicorn's app factory in each worker process."""
     from memgate.manager import prepare_server_heap
 
-    from .app import http_asgi_app, http_server
     from .cli.common import open_manager, setup_logging
     from .settings import load_settings
 
@@ -42,4 +59,4 @@ def create_app():
     manager.check_schema()
     prepare_server_heap()  # as `memgate serve` does in one process (manager/tokens.py)
     log.info("memgate worker %d serving %s", os.getpid(), settings.database.path)
-    return http_asgi_app(http_server(manager, settings), settings)
+    return http_app(manager, settings)

@@ -76,6 +76,9 @@ class ServerSettings(_Section):
     workers: int = Field(1, ge=1, le=64)
     #: handshake-era (2025-11-25) MCP sessions one principal may hold open; another gets 429
     max_sessions_per_principal: int = Field(32, ge=1, le=10000)
+    #: calls whose database work runs at once per HTTP process (worker threads); the next waits in the
+    #: event loop. More threads than this took turns at one GIL and cost more CPU per call (server/concurrency.py)
+    worker_threads: int = Field(8, ge=1, le=64)
 
     @field_validator("log_level", mode="before")
     @classmethod

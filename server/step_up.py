@@ -21,8 +21,8 @@ from typing import Any
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memgate.manager import CallRecord, MemgateError, ToolRow, now_iso
-from memgate.toolbox import missing_scopes
+from memgate.manager import CallRecord, Identity, MemgateError, ToolRow, now_iso
+from memgate.toolbox import missing_scopes, rows_read
 
 from .auth import MCP_PATH, MemgateAuthProvider, identity_from_access_token
 from .auth_responses import AuthResponses
@@ -52,15 +52,26 @@ class StepUpChallenge:
             return
         body, replay = await _read_body(receive)
         call = _tool_call(body)
-        if call is not None and self.provider.manager is not None:
-            needed = await self._needed_scopes(token, *call)
-            if needed:
-                await self.responses.insufficient_scope(STEP_UP_SENTENCE, needed)(scope, replay, send)
-                return
-        await self.app(scope, replay, send)
+        if call is None or self.provider.manager is None:
+            await self.app(scope, replay, send)
+            return
+        needed, read = await self._needed_scopes(token, *call)
+        if needed:
+            await self.responses.insufficient_scope(STEP_UP_SENTENCE, needed)(scope, replay, send)
+            return
+        if read is None:
+            await self.app(scope, replay, send)
+            return
+        # The rows just read are this request's: the provider takes them instead of reading again
+        # (toolbox/request_rows.py); the dispatcher still re-reads the row when the call runs.
+        with rows_read(read[0], call[0], read[1]):
+            await self.app(scope, replay, send)
 
-    async def _needed_scopes(self, token: Any, name: str, arguments: Any) -> list[str] | None:
-        """The scopes to ask for when the token lacks some the row `name` requires; else None."""
+    async def _needed_scopes(
+        self, token: Any, name: str, arguments: Any
+    ) -> tuple[list[str] | None, tuple[Identity, list[dict[str, Any]]] | None]:
+        """The scopes to ask for when the token lacks some the row `name` requires, else None; and the
+        (identity, active rows) read for it, None when the read failed."""
         manager = self.provider.manager
         assert manager is not None
         try:
@@ -68,9 +79,9 @@ class StepUpChallenge:
             rows = await anyio.to_thread.run_sync(lambda: manager.active_tools(identity, name))
             row = ToolRow.from_row(rows[0]) if rows else None
         except MemgateError:
-            return None  # the MCP layer refuses and logs this call as it would any other
+            return None, None  # the MCP layer refuses and logs this call as it would any other
         if row is None or not (missing := missing_scopes(row.access_policy, identity)):
-            return None
+            return None, (identity, rows)
         verifier = token.verifier if isinstance(token, VerifiedToken) else "jwt"
         needed = list(
             dict.fromkeys([*self.provider.settings.scopes_for(verifier), *row.access_policy["required_scopes"]])
@@ -95,7 +106,7 @@ class StepUpChallenge:
             await anyio.to_thread.run_sync(lambda: manager.log_call(identity, record))
         except Exception:  # the refusal stands; a lost log row must be loud
             log.critical("could not write mcp_call_log row for call %s", call_id, exc_info=True)
-        return needed
+        return needed, None
 
 
 def _tool_call(body: bytes) -> tuple[str, Any] | None:

@@ -10,6 +10,7 @@ from .handlers import HANDLERS, HandlerSpec
 from .handlers.execute_query import FUNCTIONS_URI
 from .policy import missing_scopes
 from .provider import ToolboxProvider
+from .request_rows import rows_read
 from .rows import check_row, tool_from_row
 
 __all__ = [
@@ -24,5 +25,6 @@ __all__ = [
     "check_row",
     "invalid_arguments",
     "missing_scopes",
+    "rows_read",
     "tool_from_row",
 ]

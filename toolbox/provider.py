@@ -26,6 +26,7 @@ from memgate.manager import Identity, MemgateError, MemoryManager, NoCaller, Too
 from .dispatch import CallContextResolver, ToolDispatcher
 from .handlers import HANDLERS
 from .policy import may_call
+from .request_rows import rows_already_read
 from .rows import GoneTool, RowTool, tool_from_row
 
 log = logging.getLogger("memgate.toolbox")
@@ -67,7 +68,10 @@ class ToolboxProvider(Provider):
         except NoCaller:
             return []
         try:
-            rows = await anyio.to_thread.run_sync(lambda: self.manager.active_tools(identity, name))
+            # A call's row may have been read by this request's step-up check a moment ago (request_rows.py).
+            rows = rows_already_read(identity, name) if name is not None else None
+            if rows is None:
+                rows = await anyio.to_thread.run_sync(lambda: self.manager.active_tools(identity, name))
         except Exception as exc:
             # Loud for the operator, clear and detail-free for the client: never "no tools".
             log.critical("cannot read toolbox rows for tenant %s: %s", identity.tenant, exc, exc_info=True)

@@ -15,7 +15,6 @@ from .common import (
     USER_ID,
     friendly_errors,
     open_manager,
-    operator_of,
     require_tenant,
     settings_from,
     setup_logging,
@@ -98,23 +97,14 @@ def register(cli: click.Group) -> None:
             else:
                 import uvicorn
 
-                from ..app import http_asgi_app, http_server, uvicorn_options
+                from ..app import uvicorn_options
+                from ..http_workers import http_app
 
                 if settings.server.workers > 1:
                     _serve_workers(ctx, settings, overrides)
                     return
                 prepare_server_heap()
-                mcp = http_server(manager, settings)
-                if not operator_of(manager).tenants():
-                    log.warning(
-                        "no tenant is set up in %s, so every caller sees no tools; "
-                        "run `memgate init --tenant T` for each tenant",
-                        settings.database.path,
-                    )
-                from .citation_links import rows_citing_memgate_links, warning_for
-
-                if warning := warning_for(rows_citing_memgate_links(operator_of(manager))):
-                    log.warning(warning)
+                asgi_app = http_app(manager, settings)
                 log.info(
                     "memgate serving %s at http://%s:%s/mcp",
                     settings.database.path,
@@ -123,7 +113,7 @@ def register(cli: click.Group) -> None:
                 )
                 # log_config=None: uvicorn's loggers keep the one format setup_logging gave the root.
                 uvicorn.run(
-                    http_asgi_app(mcp, settings),
+                    asgi_app,
                     host=settings.server.host,
                     port=settings.server.port,
                     log_level=settings.server.log_level.lower(),

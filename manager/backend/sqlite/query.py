@@ -72,7 +72,7 @@ __all__ = ["QUERY_FUNCTIONS", "ReadonlyQueries", "query_authorizer"]
 #: syntax to the parser but functions to SQLite's authorizer.
 QUERY_FUNCTIONS: frozenset[str] = SQLITE_FUNCTIONS | {"like", "glob"}
 
-_POOL_IDLE_MAX = 4
+_POOL_IDLE_MAX = 8
 logger = logging.getLogger(__name__)
 
 # Declared types whose values are never shown: the converters below swap the value for

@@ -35,6 +35,7 @@ not hold; `available` says so, and the backend logs it once.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +48,7 @@ CHECK_EVERY_S = 0.02
 TEMP_FILE_PREFIX = "etilqs_"
 MB = 1024 * 1024
 _THREAD_IO = "/proc/thread-self/io"
+_OWN_FDS = Path("/proc/self/fd")
 
 
 def thread_written() -> int | None:
@@ -86,7 +88,7 @@ class TempStop:
 class TempLedger:
     """The process's SQLite temp files and which running query claimed each (one per process)."""
 
-    def __init__(self, fd_dir: Path = Path("/proc/self/fd")):
+    def __init__(self, fd_dir: Path = _OWN_FDS):
         self._fd_dir = fd_dir
         self._lock = threading.Lock()
         self._claims: dict[tuple[int, int], TempMeter] = {}
@@ -101,13 +103,20 @@ class TempLedger:
             fds = os.listdir(self._fd_dir)
         except OSError:
             return found
+        own = self._fd_dir == _OWN_FDS
         for fd in fds:
             path = self._fd_dir / fd
             try:
+                # The process's own descriptors: one fstat each, and only an unlinked regular file
+                # (nlink 0: SQLite unlinks its temp files as it opens them) is looked at by name.
+                # Reading every link by name cost 1.5 ms at 180 descriptors (a server with 128
+                # calls in flight holds that many sockets), on every execute_query.
+                st = os.fstat(int(fd)) if own else os.stat(path)
+                if own and (st.st_nlink or not stat.S_ISREG(st.st_mode)):
+                    continue
                 if not os.path.basename(os.readlink(path)).startswith(TEMP_FILE_PREFIX):
                     continue
-                st = os.stat(path)
-            except OSError:  # closed meanwhile
+            except (OSError, ValueError):  # closed meanwhile
                 continue
             found[(st.st_dev, st.st_ino)] = st.st_size
         return found

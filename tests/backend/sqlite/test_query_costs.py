@@ -69,6 +69,21 @@ def test_the_watchdog_ends_a_statement_whose_steps_are_slow():
     assert deadline.passed and time.monotonic() - started < 1  # 200 steps of 20 ms would be 4 s
 
 
+def test_the_one_watchdog_wakes_for_a_deadline_earlier_than_the_one_it_sleeps_until():
+    # One watchdog thread serves every statement: a long deadline armed first must not delay a short one.
+    idle = sqlite3.connect(":memory:", check_same_thread=False)
+    conn = sqlite3.connect(":memory:", check_same_thread=False)
+    conn.create_function("slow", 1, lambda n: time.sleep(0.02) or n)
+    with Deadline(idle, 60):
+        started = time.monotonic()
+        with pytest.raises(sqlite3.OperationalError, match="^interrupted$"), Deadline(conn, 0.2):
+            conn.execute(
+                "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 200) SELECT sum(slow(n)) FROM r"
+            ).fetchall()
+        assert time.monotonic() - started < 1
+        assert idle.execute("SELECT 1").fetchone() == (1,)  # the long one's connection is left alone
+
+
 def test_a_disarmed_watchdog_leaves_the_next_statement_alone():
     conn = sqlite3.connect(":memory:", check_same_thread=False)
     conn.create_function("slow", 1, lambda n: time.sleep(0.01) or n)

@@ -1,0 +1,64 @@
+"""What a server process sets once to serve many calls at once: worker threads and the garbage collector.
+
+Both were found by profiling `memgate serve --transport http` under bench.load at 1, 32 and 128
+calls in flight (docs/benchmarks.md, Load), as costs per call that grew with the calls in flight:
+
+- Worker threads. Every database step of a request (the tenant gate, the step-up check, the
+  provider's row read, the dispatcher's call) runs in one of anyio's worker threads and holds a
+  pooled SQLite connection while it runs. anyio allows 40 threads; the walled pool keeps 16
+  connections (manager/backend/sqlite/backend.py), so past 16 calls in flight every call beyond
+  them opened a connection (its schema parsed, its wall built) and closed it again, and 40
+  threads took turns at one GIL: at 128 calls in flight the kernel time per call (futex waits,
+  context switches) grew from 0.5 ms to 5-10 ms. With 8 threads (server.worker_threads) a call
+  waits for a thread in the event loop instead; 4 measured about as well, 16 grew again. The
+  price: that many calls' database work at once, so that many execute_query calls running to
+  their deadline (caps.query_timeout_s) hold up the others until one ends.
+- The garbage collector. Each generation-0 collection walks every young object, and the objects
+  of the calls in flight are young, so the collector's time per call grew from 0.18 ms at 1 call
+  in flight to 1.0 ms at 128. `gc.freeze()` once the app is built moves what start-up made (the
+  modules, schemas and the app) out of every later collection, and a generation-0 threshold of
+  7,000 instead of 700 collects a tenth as often, each time about as much: 0.02 / 0.09 / 0.29 ms
+  per call. The garbage a larger threshold lets wait is at most 7,000 small objects.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+import anyio.to_thread
+
+#: worker threads per server process by default (server.worker_threads), half the walled pool's idle connections
+WORKER_THREADS = 8
+#: gc.set_threshold: generation 0 every 7,000 net allocations (CPython's default 700), then 20 and 20 (10, 10)
+GC_THRESHOLDS = (7000, 20, 20)
+
+_gc_tuned = False
+
+
+def tune_garbage_collector() -> None:
+    """Once per process, after start-up: freeze what start-up made, collect generation 0 less often."""
+    global _gc_tuned
+    if _gc_tuned:
+        return
+    _gc_tuned = True
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
+class ServeManyCalls:
+    """Pure ASGI middleware around the app: on the first message of the serving loop (the lifespan's start,
+    or the first request where no lifespan runs) it sets anyio's default thread limiter of the loop to
+    `threads` (the limiter is one per event loop) and tunes the collector; afterwards a check is one read."""
+
+    def __init__(self, app: Any, threads: int = WORKER_THREADS):
+        self.app = app
+        self.threads = threads
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        limiter = anyio.to_thread.current_default_thread_limiter()
+        if limiter.total_tokens != self.threads:
+            limiter.total_tokens = self.threads
+            tune_garbage_collector()
+        await self.app(scope, receive, send)
