@@ -20,8 +20,9 @@ import threading
 
 __all__ = ["SERVER_ARENAS", "limit_arenas", "release_free_heap"]
 
-#: malloc arenas a server's threads share (glibc's M_ARENA_MAX); docs/benchmarks.md measures 1, 2 and 16
-SERVER_ARENAS = 1
+#: malloc arenas a server's threads share (glibc's M_ARENA_MAX): one held 6 MB less at its peak but
+#: cost ~40% more CPU per call under load (docs/benchmarks.md, "Server memory")
+SERVER_ARENAS = 2
 _M_ARENA_MAX = -8  # glibc's malloc.h
 
 _lock = threading.Lock()
