@@ -20,8 +20,8 @@ import threading
 
 __all__ = ["SERVER_ARENAS", "limit_arenas", "release_free_heap"]
 
-#: malloc arenas a server's threads share (glibc's M_ARENA_MAX): one held 6 MB less at its peak but
-#: cost ~40% more CPU per call under load (docs/benchmarks.md, "Server memory")
+#: malloc arenas a server's threads share (glibc's M_ARENA_MAX): one held 6 MB less at its peak but,
+#: with fastmcp 4.1.6, cost ~40% more CPU per call under load (docs/benchmarks.md, "Server memory")
 SERVER_ARENAS = 2
 _M_ARENA_MAX = -8  # glibc's malloc.h
 
