@@ -8,17 +8,11 @@ tests skip, saying so.
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import httpx2 as httpx
 import pytest
 from fastmcp import Client
 from http_helpers import serve_asgi
@@ -40,8 +34,6 @@ CHROMIUM_ARGS = [
 ]
 #: a bounded wait for the page to render (ms)
 RENDER_TIMEOUT_MS = 20_000
-#: a bounded wait for `memgate serve` to answer /health (s)
-SERVE_TIMEOUT_S = 30.0
 
 
 def chromium_path() -> str:
@@ -72,8 +64,8 @@ def chromium(tmp_path: Path) -> Iterator:
 
 
 @contextmanager
-def relay_host(memgate_url: str, bearer: str) -> Iterator[str]:
-    """The test host page and its /rpc relay on 127.0.0.1; each /rpc is one MCP request to memgate."""
+def relay_host(mcp_url: str, bearer: str) -> Iterator[str]:
+    """The test host page and its /rpc relay on 127.0.0.1; each /rpc is one MCP request to memgate at `mcp_url`."""
 
     async def page(request: Request) -> HTMLResponse:
         return HTMLResponse(HOST_PAGE.read_text(encoding="utf-8"))
@@ -81,7 +73,7 @@ def relay_host(memgate_url: str, bearer: str) -> Iterator[str]:
     async def rpc(request: Request) -> JSONResponse:
         body = await request.json()
         method, params = body["method"], body.get("params") or {}
-        async with Client(f"{memgate_url}/mcp", auth=bearer) as c:
+        async with Client(mcp_url, auth=bearer) as c:
             if method == "tools/list":
                 result = await c.list_tools_mcp()
             elif method == "resources/read":
@@ -95,40 +87,3 @@ def relay_host(memgate_url: str, bearer: str) -> Iterator[str]:
     app = Starlette(routes=[Route("/host", page), Route("/rpc", rpc, methods=["POST"])])
     with serve_asgi(app) as url:
         yield url
-
-
-@contextmanager
-def memgate_serve(sqlite_path: Path, tmp_path: Path, *, issuer: str, audience: str, public_pem: str) -> Iterator[str]:
-    """A real `memgate serve --transport http` subprocess on 127.0.0.1 with [http.auth] from a TOML file."""
-    key_file = tmp_path / "idp.pem"
-    key_file.write_text(public_pem)
-    config = tmp_path / "memgate.toml"
-    config.write_text(f'[http.auth]\nissuer = "{issuer}"\naudience = "{audience}"\npublic_key_file = "{key_file}"\n')
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {"PATH": os.environ.get("PATH", ""), "HOME": str(tmp_path), "FASTMCP_CHECK_FOR_UPDATES": "off"}
-    args = ["--config", str(config), "--db", str(sqlite_path), "serve", "--transport", "http", "--port", str(port)]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memgate", *args],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + SERVE_TIMEOUT_S
-        while True:  # bounded readiness poll
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "memgate serve exited"
-            assert time.monotonic() < deadline, f"memgate serve did not answer in {SERVE_TIMEOUT_S} s"
-            time.sleep(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        proc.communicate(timeout=10)

@@ -11,10 +11,11 @@ from urllib.parse import urlencode
 import pytest
 from app_helpers import REVIEW_SCOPE, fact_check_window, pending_candidate, seed_apps
 from backend_helpers import operator_rows, table_digest
-from browser_helpers import chromium, chromium_path, memgate_serve, relay_host
+from browser_helpers import chromium, chromium_path, relay_host
 from jwt_helpers import make_keypair, make_token
 
-ISS = "https://idp.example.test"
+from bench.servers import ISSUER, serve_http
+
 KEYS = make_keypair()
 #: recorded in every frame before its own scripts run: what the page's CSP refused, if it tried anything
 WATCH_CSP = """document.addEventListener("securitypolicyviolation",
@@ -24,7 +25,7 @@ WATCH_CSP = """document.addEventListener("securitypolicyviolation",
 def token(sub="jane", scope=f"memory:read {REVIEW_SCOPE}"):
     now = int(time.time())
     claims = {"tenant": "acme", "agent": "research-assistant", "thread": "helios-review", "scope": scope}
-    return make_token(KEYS.private_pem, iss=ISS, aud="memgate", sub=sub, iat=now, exp=now + 600, **claims)
+    return make_token(KEYS.private_pem, iss=ISSUER, aud="memgate", sub=sub, iat=now, exp=now + 600, **claims)
 
 
 @pytest.fixture
@@ -34,8 +35,10 @@ def memgate(sqlite_path, manager, two_tenants, tmp_path):
     seed_apps(manager)
     window = fact_check_window(manager)
     candidate = pending_candidate(manager)
-    with memgate_serve(sqlite_path, tmp_path, issuer=ISS, audience="memgate", public_pem=KEYS.public_pem) as url:
-        yield url, window, candidate["candidate_id"]
+    key_file = tmp_path / "idp.pem"
+    key_file.write_text(KEYS.public_pem)
+    with serve_http(sqlite_path, key_file) as (mcp_url, _pid):
+        yield mcp_url, window, candidate["candidate_id"]
 
 
 def open_view(context, host, tool, uri, args=None):
