@@ -10,32 +10,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from backend_helpers import open_sqlite
 from fastmcp.exceptions import ToolError
 from mcp_helpers import log_rows
+from test_dispatch_recheck import ARGS, GONE, other_process, provider  # noqa: F401 - fixtures by name
 
-from memgate.manager import ACME, MemoryManager
-from memgate.server.identity import stdio_resolver
-from memgate.toolbox import ToolboxProvider, rows_read
+from memgate.manager import ACME
+from memgate.toolbox import rows_read
 from memgate.toolbox.rows import GoneTool, RowTool
 
 pytestmark = pytest.mark.anyio
-
-GONE = "This tool is no longer available. List the tools again."
-ARGS = {"subject": "model:helios-rag", "predicate": "beir_ndcg10"}
-
-
-@pytest.fixture
-def provider(manager, two_tenants):
-    return ToolboxProvider(manager, stdio_resolver(ACME))
-
-
-@pytest.fixture
-def other_process(sqlite_path, two_tenants):
-    """A second backend on the same file: the operator's CLI in another process."""
-    b = open_sqlite(sqlite_path)
-    yield MemoryManager(b)
-    b.close()
 
 
 async def test_the_provider_takes_the_rows_this_request_read_and_the_dispatcher_still_rereads(
