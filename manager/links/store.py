@@ -19,6 +19,7 @@ from ..output.echo import clip_echo
 from .kinds import PROVENANCES, REVERSE, memory_type, split_relation
 
 __all__ = [
+    "SCOPE_COLUMNS",
     "LinkEnd",
     "LinkView",
     "add_link",
@@ -33,7 +34,8 @@ __all__ = [
     "write_link",
 ]
 
-_SCOPE = ("user_id", "agent_id", "thread_id")
+#: the scope columns a memory row carries (NULL: shared at that level)
+SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
 
 
 @dataclass(frozen=True)
@@ -162,7 +164,7 @@ def write_link(
         )
     if note is not None and len(note) > 1000:
         raise InvalidArgument(f"note must be at most 1000 characters, got {len(note)}", field="note")
-    scope = {c: source.row.get(c) or target.row.get(c) for c in _SCOPE}
+    scope = {c: source.row.get(c) or target.row.get(c) for c in SCOPE_COLUMNS}
     row = {
         "id": new_id("lnk"),
         "tenant_id": identity.tenant,

@@ -15,24 +15,14 @@ from dataclasses import dataclass
 from ..backend.base import Row, Session
 from ..context.window import WindowKey, current_window
 from ..identity import Identity
-from ..links.store import ends_by_id
+from ..links.store import SCOPE_COLUMNS, LinkEnd, ends_by_id
 
 __all__ = ["SCOPE_COLUMNS", "Evidence", "given_evidence", "record_scope", "wider_than"]
 
-SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
-
 
 @dataclass(frozen=True)
-class Evidence:
-    row: Row
-
-    @property
-    def type(self) -> str:
-        return self.row["memory_type"]
-
-    @property
-    def id(self) -> str:
-        return self.row["id"]
+class Evidence(LinkEnd):
+    """A record the caller was given, as the gate weighs it: a link end with its version and text."""
 
     @property
     def version(self) -> int:

@@ -56,7 +56,4 @@ def link_end(memory_type: str, id: str, scope: dict) -> LinkEnd:
 
 def write_supports(session: Session, identity: Identity, evidence: list, record: LinkEnd, now: str) -> list[Row]:
     """`evidence supports record` for each evidence row (inside the caller's transaction)."""
-    return [
-        write_link(session, identity, LinkEnd(e.row), "supports", record, now=now, provenance="explicit")
-        for e in evidence
-    ]
+    return [write_link(session, identity, e, "supports", record, now=now, provenance="explicit") for e in evidence]
