@@ -4,11 +4,9 @@ Every outcome (ok, denied, invalid, error, timeout) writes exactly one
 mcp_call_log row, before the answer goes back. The model gets a generic sentence
 for failures; the operator log gets the detail.
 
-A row the database cannot take now (another writer held the lock past the busy timeout)
-is held in memory, said at ERROR in the operator log, and written before the next call's
-row; a call that failed because the database was busy holds its row at once rather than
-wait a second busy timeout for it. Held rows die with the process: each one's call id,
-tool and status are in the operator log line that held it.
+A row the database cannot take now is held in memory and written later (call_log_writer.py);
+a call that failed because the database was busy holds its row at once rather than wait a
+second busy timeout for it.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ import logging
 import threading
 import time
 import uuid
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -48,6 +45,7 @@ from memgate.manager import (
 
 from . import agent_errors
 from .argument_values import argument_problem
+from .call_log_writer import CallLogWriter
 from .policy import check_access, may_call
 from .rows import RowTool, checked_row
 
@@ -55,8 +53,6 @@ log = logging.getLogger("memgate.toolbox")
 
 #: what the call log records for a call whose answer is a request for the user's input
 ASKED_THE_USER = "(asked the user for input; the answer comes in a second call)"
-#: call-log rows held while the database cannot take them; past this the oldest is dropped, CRITICAL
-HELD_ROWS_LIMIT = 1000
 
 
 class StructuredOutputInvalid(Exception):
@@ -78,8 +74,7 @@ class ToolDispatcher:
     def __init__(self, manager: MemoryManager, resolve: CallContextResolver):
         self.manager = manager
         self.resolve = resolve
-        self._held: deque[tuple[Identity, CallRecord]] = deque()
-        self._held_lock = threading.Lock()
+        self.log_writer = CallLogWriter(manager)
 
     async def __call__(self, tool: RowTool, arguments: dict[str, Any]) -> ToolResult:
         started = time.perf_counter()
@@ -193,7 +188,7 @@ class ToolDispatcher:
                 structured = _structured(tool, output)
                 if not claim.take(_WORKER):
                     return output, structured, True  # the loop timed out first and logged that
-                self._log_now(identity, _done(record, output, started))
+                self.log_writer.write(identity, _done(record, output, started))
                 claim.outcome = (output, structured)
                 claim.done.set()
                 return output, structured, True
@@ -309,61 +304,9 @@ class ToolDispatcher:
 
     async def _log(self, identity: Identity, record: CallRecord, *, hold: bool = False) -> None:
         if hold:  # the database was busy for this call: do not wait a second busy timeout for its row
-            self._hold(identity, record, "the database was busy for the call itself")
+            self.log_writer.hold(identity, record, "the database was busy for the call itself")
             return
-        await anyio.to_thread.run_sync(lambda: self._log_now(identity, record))
-
-    def _log_now(self, identity: Identity, record: CallRecord) -> None:
-        try:
-            self._write(identity, record)
-        except DatabaseBusy as exc:
-            self._hold(identity, record, exc.message)
-        except Exception:  # the call's outcome stands; a lost log row must be loud
-            log.critical("could not write mcp_call_log row for call %s", record.call_id, exc_info=True)
-
-    def _write(self, identity: Identity, record: CallRecord) -> None:
-        """Held rows first, oldest first, then this one; DatabaseBusy when the database still cannot."""
-        while True:
-            with self._held_lock:
-                if not self._held:
-                    break
-                held_identity, held = self._held.popleft()
-            try:
-                self.manager.log_call(held_identity, held)
-            except DatabaseBusy:
-                with self._held_lock:
-                    self._held.appendleft((held_identity, held))
-                raise
-            except Exception:
-                log.critical(
-                    "could not write held mcp_call_log row for call %s; it is lost", held.call_id, exc_info=True
-                )
-            else:
-                log.warning(
-                    "wrote held mcp_call_log row for call %s (%s, %s)", held.call_id, held.tool_name, held.status
-                )
-        self.manager.log_call(identity, record)
-
-    def _hold(self, identity: Identity, record: CallRecord, why: str) -> None:
-        with self._held_lock:
-            self._held.append((identity, record))
-            dropped = self._held.popleft() if len(self._held) > HELD_ROWS_LIMIT else None
-        log.error(
-            "mcp_call_log row for call %s (%s, %s, tenant %s) is held until the database takes writes: %s",
-            record.call_id,
-            record.tool_name,
-            record.status,
-            identity.tenant,
-            why,
-        )
-        if dropped is not None:
-            log.critical(
-                "more than %d mcp_call_log rows held: the row for call %s (%s, %s) is lost",
-                HELD_ROWS_LIMIT,
-                dropped[1].call_id,
-                dropped[1].tool_name,
-                dropped[1].status,
-            )
+        await anyio.to_thread.run_sync(lambda: self.log_writer.write(identity, record))
 
 
 _LOOP, _WORKER = "loop", "worker"
