@@ -5,14 +5,16 @@ calls in flight (docs/benchmarks.md, Load), as costs per call that grew with the
 
 - Worker threads. Every database step of a request (the tenant gate, the step-up check, the
   provider's row read, the dispatcher's call) runs in one of anyio's worker threads and holds a
-  pooled SQLite connection while it runs. anyio allows 40 threads; the walled pool keeps 16
-  connections (manager/backend/sqlite/backend.py), so past 16 calls in flight every call beyond
-  them opened a connection (its schema parsed, its wall built) and closed it again, and 40
-  threads took turns at one GIL: at 128 calls in flight the kernel time per call (futex waits,
-  context switches) grew from 0.5 ms to 5-10 ms. With 8 threads (server.worker_threads) a call
-  waits for a thread in the event loop instead; 4 measured about as well, 16 grew again. The
-  price: that many calls' database work at once, so that many execute_query calls running to
-  their deadline (caps.query_timeout_s) hold up the others until one ends.
+  pooled SQLite connection while it runs. The threads take turns at one GIL, and SQLite's module
+  lets go of it around every statement step, so each thread added is another waiter at every
+  hand-over: a futex wait and a context switch. The server's kernel time per call at 32 and 128
+  calls in flight, one run per thread count (load 1.1-1.8): 1 thread 0.5 ms, 2 threads 0.8 ms,
+  3 threads 1.1 ms, 4 threads 1.45 ms, 8 threads 2.0 ms, 40 threads (anyio's default) 5-10 ms;
+  at 1 call in flight 0.35-0.5 ms for every count. So the default is 2 (server.worker_threads)
+  and a call waits for a thread in the event loop. The price: two execute_query calls running
+  to their deadline (caps.query_timeout_s) hold up the others until one ends; a database locked
+  by another process does not (a read answers under the lock and its log row is held,
+  toolbox/call_log_writer.py).
 - The garbage collector. Each generation-0 collection walks every young object, and the objects
   of the calls in flight are young, so the collector's time per call grew from 0.18 ms at 1 call
   in flight to 1.0 ms at 128. `gc.freeze()` once the app is built moves what start-up made (the
@@ -28,8 +30,8 @@ from typing import Any
 
 import anyio.to_thread
 
-#: worker threads per server process by default (server.worker_threads), half the walled pool's idle connections
-WORKER_THREADS = 8
+#: worker threads per server process by default (server.worker_threads): see the module's docstring
+WORKER_THREADS = 2
 #: gc.set_threshold: generation 0 every 7,000 net allocations (CPython's default 700), then 20 and 20 (10, 10)
 GC_THRESHOLDS = (7000, 20, 20)
 

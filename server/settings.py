@@ -40,6 +40,7 @@ from memgate.manager import (
 )
 
 from .auth_settings import HttpAuthSettings
+from .concurrency import WORKER_THREADS
 
 APP_NAME = "memgate"
 
@@ -78,7 +79,7 @@ class ServerSettings(_Section):
     max_sessions_per_principal: int = Field(32, ge=1, le=10000)
     #: calls whose database work runs at once per HTTP process (worker threads); the next waits in the
     #: event loop. More threads than this took turns at one GIL and cost more CPU per call (server/concurrency.py)
-    worker_threads: int = Field(8, ge=1, le=64)
+    worker_threads: int = Field(WORKER_THREADS, ge=1, le=64)
 
     @field_validator("log_level", mode="before")
     @classmethod
