@@ -1,6 +1,6 @@
 """Server throughput under load: a load generator in its own processes, sustained per level.
 
-    python3 -m bench.load [--seconds 10] [--levels 1,8,32,128] [--generators 2] [--workers 1,2]
+    python3 -m bench.load [--seconds 4] [--rounds 3] [--levels 1,8,32,128] [--generators 2] [--workers 1,2]
 
 A real `memgate serve --transport http` subprocess (with --workers W) on 127.0.0.1 checks RS256
 JWTs signed here. The load comes from G generator processes (multiprocessing, spawn), each an
@@ -9,8 +9,11 @@ the clock starts, so no call pays a session set-up or a signature: each level ke
 flight (split over the generators) for a fixed time, round-robin over four tools, and counts
 calls/s, p50/p95/p99 and errors. The server's CPU seconds (its process and its workers, from
 /proc) are read before and after each level, so CPU per call is a figure of the server alone
-that holds on a shared machine where wall-clock throughput does not. Session set-up (a
-legacy-era initialize and its notification) is timed on its own line.
+that holds on a shared machine where wall-clock throughput does not. The levels take turns:
+each round runs every level for --seconds, and a level's figures are the sum of its rounds, so
+a neighbour's burst on a shared machine falls on every level alike instead of on whichever
+level ran then. Session set-up (a legacy-era initialize and its notification) is timed on its
+own line.
 """
 
 from __future__ import annotations
@@ -108,6 +111,7 @@ def _server_cpu_s(pid: int) -> float:
 
 
 def level(url: str, pid: int, tokens: list[str], in_flight: int, seconds: float, generators: int) -> dict:
+    """One turn of one level: its raw latencies, errors, wall seconds and the server's CPU seconds."""
     shares = [in_flight // generators + (1 if g < in_flight % generators else 0) for g in range(generators)]
     jobs = [(url, tokens, n, seconds, g) for g, n in enumerate(shares) if n]
     ctx = multiprocessing.get_context("spawn")
@@ -115,23 +119,52 @@ def level(url: str, pid: int, tokens: list[str], in_flight: int, seconds: float,
         cpu0 = _server_cpu_s(pid)
         parts = pool.map(_generator_process, jobs)
         cpu = _server_cpu_s(pid) - cpu0
-    # the generators' own clocks: from the first start to the last end, without process start-up
-    wall = max(p["ended"] for p in parts) - min(p["began"] for p in parts)
-    latencies = sorted(t for p in parts for t in p["latencies"])
-    errors = [e for p in parts for e in p["errors"]]
-    calls = len(latencies)
     return {
         "in_flight": in_flight,
+        # the generators' own clocks: from the first start to the last end, without process start-up
+        "wall_s": max(p["ended"] for p in parts) - min(p["began"] for p in parts),
+        "server_cpu_s": cpu,
+        "client_cpu_s": sum(p["client_cpu_s"] for p in parts),
+        "latencies": [t for p in parts for t in p["latencies"]],
+        "errors": [e for p in parts for e in p["errors"]],
+    }
+
+
+def level_figures(turns: list[dict]) -> dict:
+    """A level's figures over all its turns."""
+    latencies = sorted(t for turn in turns for t in turn["latencies"])
+    errors = [e for turn in turns for e in turn["errors"]]
+    calls = len(latencies)
+    per_turn = [len(t["latencies"]) / t["wall_s"] for t in turns]
+
+    def per_call(key: str) -> float | None:
+        return round(sum(t[key] for t in turns) * 1000 / calls, 2) if calls else None
+
+    return {
+        "in_flight": turns[0]["in_flight"],
+        "turns": len(turns),
         "calls": calls,
         "errors": len(errors),
         "error_samples": errors[:3],
-        "calls_per_s": round(calls / wall, 1),
+        "calls_per_s": round(calls / sum(t["wall_s"] for t in turns), 1),
+        "calls_per_s_turns": [round(x, 1) for x in per_turn],
         "p50_ms": round(percentile(latencies, 50), 1) if calls else None,
         "p95_ms": round(percentile(latencies, 95), 1) if calls else None,
         "p99_ms": round(percentile(latencies, 99), 1) if calls else None,
-        "server_cpu_ms_per_call": round(cpu * 1000 / calls, 2) if calls else None,
-        "client_cpu_ms_per_call": round(sum(p["client_cpu_s"] for p in parts) * 1000 / calls, 2) if calls else None,
+        "server_cpu_ms_per_call": per_call("server_cpu_s"),
+        "client_cpu_ms_per_call": per_call("client_cpu_s"),
     }
+
+
+def levels_in_turns(
+    url: str, pid: int, tokens: list[str], levels: tuple[int, ...], seconds: float, rounds: int, generators: int
+) -> list[dict]:
+    """Every level once per round, the rounds one after another; each level summed over its rounds."""
+    turns: dict[int, list[dict]] = {c: [] for c in levels}
+    for _ in range(rounds):
+        for c in levels:
+            turns[c].append(level(url, pid, tokens, c, seconds, generators))
+    return [level_figures(turns[c]) for c in levels]
 
 
 def session_setup(url: str, private_pem: str, n: int = 20) -> dict:
@@ -163,25 +196,41 @@ def session_setup(url: str, private_pem: str, n: int = 20) -> dict:
     return {"n": n, "p50_ms": round(percentile(times, 50), 1), "p95_ms": round(percentile(times, 95), 1)}
 
 
-def run(seconds: float, levels: tuple[int, ...], generators: int, workers: tuple[int, ...], folder: Path) -> dict:
+def run(
+    seconds: float, rounds: int, levels: tuple[int, ...], generators: int, workers: tuple[int, ...], folder: Path
+) -> dict:
     private, public = _keys(folder)
     db = folder / "load.db"
     demo_database(db)
     tokens = [token(private, f"load{k}@acme") for k in range(max(levels))]
-    out: dict = {"seconds_per_level": seconds, "generators": generators, "runs": []}
+    out: dict = {"seconds_per_turn": seconds, "rounds": rounds, "generators": generators, "runs": []}
     for w in workers:
         with serve_http(db, public, args=["--workers", str(w)]) as (url, pid):
             level(url, pid, tokens, 1, min(seconds, 1.0), 1)  # warm: caches, page cache, every worker's pool
-            rows = [level(url, pid, tokens, c, seconds, generators) for c in levels]
+            rows = levels_in_turns(url, pid, tokens, levels, seconds, rounds, generators)
             out["runs"].append({"workers": w, "levels": rows, "session_setup": session_setup(url, private)})
     return out
 
 
 def table(data: dict) -> str:
-    header = ["workers", "in flight", "calls", "errors", "calls/s", "p50 / p95 / p99 ms", "server CPU ms/call"]
+    header = [
+        "workers",
+        "in flight",
+        "calls",
+        "errors",
+        "calls/s",
+        "calls/s each round",
+        "of the best level",
+        "p50 / p95 / p99 ms",
+        "server CPU ms/call",
+        "CPU/call against 1 in flight",
+    ]
     rows = []
     for run_ in data["runs"]:
+        best = max(lv["calls_per_s"] for lv in run_["levels"])
+        first = run_["levels"][0]["server_cpu_ms_per_call"]
         for lv in run_["levels"]:
+            cpu = lv["server_cpu_ms_per_call"]
             rows.append(
                 [
                     run_["workers"],
@@ -189,8 +238,11 @@ def table(data: dict) -> str:
                     lv["calls"],
                     lv["errors"],
                     lv["calls_per_s"],
+                    " / ".join(str(x) for x in lv["calls_per_s_turns"]),
+                    f"{lv['calls_per_s'] / best:.2f}x",
                     f"{lv['p50_ms']} / {lv['p95_ms']} / {lv['p99_ms']}",
-                    lv["server_cpu_ms_per_call"],
+                    cpu,
+                    f"{cpu / first:.2f}x" if cpu and first else "",
                 ]
             )
     setup = "; ".join(
@@ -205,7 +257,8 @@ def table(data: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m bench.load", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seconds", type=float, default=10.0, help="how long each level runs (default 10)")
+    parser.add_argument("--seconds", type=float, default=4.0, help="how long each level runs per round (default 4)")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds; each runs every level once (default 3)")
     parser.add_argument("--levels", default=",".join(map(str, LEVELS)), help="calls in flight per level")
     parser.add_argument("--generators", type=int, default=2, help="load generator processes (default 2)")
     parser.add_argument("--workers", default="1,2", help="server worker counts to compare (default 1,2)")
@@ -215,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     levels = tuple(int(x) for x in args.levels.split(","))
     workers = tuple(int(x) for x in args.workers.split(","))
     with tempfile.TemporaryDirectory() as tmp:
-        data = run(args.seconds, levels, args.generators, workers, Path(tmp))
+        data = run(args.seconds, args.rounds, levels, args.generators, workers, Path(tmp))
     report("load", "Load", data, table(data), results=args.results, started=started)
     return 0
 

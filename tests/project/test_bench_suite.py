@@ -189,12 +189,14 @@ def test_latency_in_process_and_over_http_with_concurrent_clients(tmp_path, caps
 
 
 def test_load_keeps_calls_in_flight_per_level_and_reads_the_servers_cpu(tmp_path, capsys):
-    args = ["--seconds", "0.5", "--levels", "1,2", "--generators", "1", "--workers", "1", "--results", str(tmp_path)]
-    assert load.main(args) == 0
+    args = ["--seconds", "0.3", "--rounds", "2", "--levels", "1,2", "--generators", "1", "--workers", "1"]
+    assert load.main([*args, "--results", str(tmp_path)]) == 0
     data, out = _ran(capsys, tmp_path, "load")
     [run] = data["runs"]
     assert [lv["in_flight"] for lv in run["levels"]] == [1, 2]
     assert all(lv["errors"] == 0 and lv["calls"] > 0 and lv["server_cpu_ms_per_call"] > 0 for lv in run["levels"])
+    assert all(lv["turns"] == 2 and len(lv["calls_per_s_turns"]) == 2 for lv in run["levels"])  # levels take turns
+    assert "of the best level" in out and "CPU/call against 1 in flight" in out
     assert run["session_setup"]["n"] == 20 and "session set-up" in out
 
 
