@@ -25,7 +25,9 @@ calls in flight (docs/benchmarks.md, Load), as costs per call that grew with the
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import weakref
 from typing import Any
 
 import anyio.to_thread
@@ -50,17 +52,30 @@ def tune_garbage_collector() -> None:
 
 
 class ServeManyCalls:
-    """Pure ASGI middleware around the app: on the first message of the serving loop (the lifespan's start,
+    """Pure ASGI middleware around the app: on the first message of a serving loop (the lifespan's start,
     or the first request where no lifespan runs) it sets anyio's default thread limiter of the loop to
-    `threads` (the limiter is one per event loop) and tunes the collector; afterwards a check is one read."""
+    `threads` (the limiter is one per event loop) and tunes the collector. Later messages of the same
+    loop only compare the loop: reading anyio's limiter (a RunVar, through the async-library lookup)
+    on every request cost more than the check is worth."""
 
     def __init__(self, app: Any, threads: int = WORKER_THREADS):
         self.app = app
         self.threads = threads
+        self._loop: weakref.ref[asyncio.AbstractEventLoop] | None = None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        limiter = anyio.to_thread.current_default_thread_limiter()
-        if limiter.total_tokens != self.threads:
-            limiter.total_tokens = self.threads
-            tune_garbage_collector()
+        loop = _running_asyncio_loop()
+        if loop is None or self._loop is None or self._loop() is not loop:
+            limiter = anyio.to_thread.current_default_thread_limiter()
+            if limiter.total_tokens != self.threads:
+                limiter.total_tokens = self.threads
+                tune_garbage_collector()
+            self._loop = weakref.ref(loop) if loop is not None else None
         await self.app(scope, receive, send)
+
+
+def _running_asyncio_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # another async library (anyio on trio): check the limiter every time
+        return None
