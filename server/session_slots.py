@@ -18,7 +18,9 @@ state (an SDK that renamed it would have turned the cap off without a sound):
   "Session not found": expired, deleted or crashed), ends it;
 - with no request of its owner in flight (an open GET stream counts) for session_idle_seconds
   it has expired: the rule the SDK's own idle timeout follows, which app.py sets to the same
-  value. Our clock stops after the SDK's, so we free a slot a moment after it does, never before.
+  value. Our clock stops after the SDK's, so we free a slot a moment after it does, never before;
+  and should the SDK still serve a session we had forgotten, its owner's next request answered
+  2xx counts it again.
 Requests still opening a session count too, so concurrent opens cannot overshoot the cap.
 """
 
@@ -84,6 +86,9 @@ class OpenSessions:
         """The opening request (still in flight) got `session_id` for `owner`."""
         self._sessions[session_id] = _Session(owner, in_flight=1)
         self._by_owner.setdefault(owner, set()).add(session_id)
+
+    def knows(self, session_id: str) -> bool:
+        return session_id in self._sessions
 
     def begin(self, session_id: str, requester: Principal) -> bool:
         """A request for `session_id` starts; False (and nothing counted) unless its owner sent it."""
@@ -203,24 +208,28 @@ class SessionSlots:
                 self.sessions.finish(opened)
 
     async def _in_session(self, session_id: str, who: Principal, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self.sessions.begin(session_id, who):  # not a session we saw opened, or not theirs
-            await self.app(scope, receive, send)
-            return
+        tracked = self.sessions.begin(session_id, who)  # False: not a session we know, or not theirs
+        deleting = scope.get("method") == "DELETE"
         status: int | None = None
 
         async def watch(message: Message) -> None:
-            nonlocal status
+            nonlocal status, tracked
             if message["type"] == "http.response.start":
                 status = message["status"]
+                if not tracked and 200 <= status < 300 and not deleting and not self.sessions.knows(session_id):
+                    # The SDK served it, so the session is open and `who` owns it, though we had
+                    # forgotten it (say our clock expired it a moment before the SDK's): count it again.
+                    self.sessions.opened(session_id, who)
+                    tracked = True
             await send(message)
 
         try:
             await self.app(scope, receive, watch)
         finally:
-            self.sessions.finish(session_id)
-            deleted = scope.get("method") == "DELETE" and status is not None and 200 <= status < 300
-            if status == 404 or deleted:
-                self.sessions.ended(session_id)
+            if tracked:
+                self.sessions.finish(session_id)
+                if status == 404 or (deleting and status is not None and 200 <= status < 300):
+                    self.sessions.ended(session_id)
 
     def _handshake_era_mcp(self, scope: Scope) -> bool:
         """A request to the MCP path that the SDK routes to its session handling."""

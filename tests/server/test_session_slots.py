@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, contextmanager
 
 import httpx2 as httpx
 import pytest
@@ -180,9 +180,10 @@ def test_an_idle_session_is_closed_by_the_sdk_and_frees_its_slot(short_idle_url)
     assert [ping(url, token(), s).status_code for s in sessions] == [404] * LIMIT
 
 
-def test_a_session_the_sdk_answers_404_for_frees_its_slot(sqlite_path, two_tenants):
-    """The SDK closes idle sessions after 1 s while SessionSlots would wait an hour: only the
-    owner's request answered 404 ("Session not found") can free the slot."""
+@contextmanager
+def serve_mismatched(sqlite_path, *, sdk_idle, slots_idle):
+    """memgate's server with the SDK's idle timeout and SessionSlots' set apart (app.py sets both
+    from one setting), so each way a slot is freed or kept can be seen on its own."""
     from http_helpers import serve_asgi
     from starlette.middleware import Middleware
 
@@ -195,22 +196,44 @@ def test_a_session_the_sdk_answers_404_for_frees_its_slot(sqlite_path, two_tenan
     settings = memgate_settings(sqlite_path, auth)
     manager = open_manager(settings)
     try:
-        slots = Middleware(SessionSlots, limit=LIMIT, path=MCP_PATH, idle_seconds=3600)
+        slots = Middleware(SessionSlots, limit=LIMIT, path=MCP_PATH, idle_seconds=slots_idle)
         app = http_server(manager, settings).http_app(
-            path=MCP_PATH, middleware=[slots], session_idle_timeout=1, host_origin_protection=False
+            path=MCP_PATH, middleware=[slots], session_idle_timeout=sdk_idle, host_origin_protection=False
         )
         with serve_asgi(app, **uvicorn_options(settings)) as url:
-            sessions = [open_session(url, token()) for _ in range(LIMIT)]
-            time.sleep(2)  # the SDK has closed both; nothing told SessionSlots, whose own clock says an hour
-            assert initialize(url, token()).status_code == 429
-            # another principal's 404 for it proves nothing: the slot stays taken
-            assert ping(url, token(sub="omar@globex", tenant="globex"), sessions[0]).status_code == 404
-            assert initialize(url, token()).status_code == 429
-            # the owner's request answered 404 ends it there too
-            assert ping(url, token(), sessions[0]).status_code == 404
-            assert initialize(url, token()).status_code == 200
+            yield url
     finally:
         manager.close()
+
+
+def test_a_session_the_sdk_answers_404_for_frees_its_slot(sqlite_path, two_tenants):
+    """The SDK closes idle sessions after 1 s while SessionSlots would wait an hour: only the
+    owner's request answered 404 ("Session not found") can free the slot."""
+    with serve_mismatched(sqlite_path, sdk_idle=1, slots_idle=3600) as url:
+        sessions = [open_session(url, token()) for _ in range(LIMIT)]
+        time.sleep(2)  # the SDK has closed both; nothing told SessionSlots, whose own clock says an hour
+        assert initialize(url, token()).status_code == 429
+        # another principal's 404 for it proves nothing: the slot stays taken
+        assert ping(url, token(sub="omar@globex", tenant="globex"), sessions[0]).status_code == 404
+        assert initialize(url, token()).status_code == 429
+        # the owner's request answered 404 ends it there too
+        assert ping(url, token(), sessions[0]).status_code == 404
+        assert initialize(url, token()).status_code == 200
+
+
+def test_a_session_the_sdk_still_serves_is_counted_again(sqlite_path, two_tenants):
+    """SessionSlots forgets idle sessions after 2 s while the SDK keeps them an hour: the
+    owner's next request the SDK serves counts its session again (fail closed, not open)."""
+    with serve_mismatched(sqlite_path, sdk_idle=3600, slots_idle=2) as url:
+        sessions = [open_session(url, token()) for _ in range(LIMIT)]
+        time.sleep(2.5)
+        open_session(url, token())  # both forgotten: a slot is free
+        # another principal's request for one is refused by the SDK and counts nothing
+        assert ping(url, token(sub="omar@globex", tenant="globex"), sessions[0]).status_code == 404
+        # its owner's request is served, so the session is open and holds a slot again
+        assert ping(url, token(), sessions[0]).status_code == 200
+        refused = initialize(url, token())
+        assert refused.status_code == 429, refused.text
 
 
 def counts_sessions(settings) -> bool:
