@@ -94,17 +94,22 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
     from .body_limit import BodySizeLimit
     from .concurrency import ServeManyCalls
     from .host_guard import HostOriginGuard
-    from .session_slots import SessionOwners, SessionSlots
+    from .session_slots import SessionSlots
     from .step_up import StepUpChallenge
 
     server = settings.server
     middleware = [Middleware(BodySizeLimit, max_bytes=server.max_request_bytes)]
-    owners = SessionOwners(MCP_PATH)
     if isinstance(mcp.auth, MemgateAuthProvider):  # after the bearer backend: the token is verified
         middleware.append(Middleware(StepUpChallenge, provider=mcp.auth))
-        middleware.append(
-            Middleware(SessionSlots, limit=server.max_sessions_per_principal, owners=owners, path=MCP_PATH)
-        )
+        if not server.stateless:  # a stateless server opens no sessions
+            middleware.append(
+                Middleware(
+                    SessionSlots,
+                    limit=server.max_sessions_per_principal,
+                    path=MCP_PATH,
+                    idle_seconds=server.session_idle_seconds,
+                )
+            )
     if server.allowed_origins:
         middleware.insert(
             0,
@@ -118,9 +123,13 @@ def http_asgi_app(mcp: FastMCP, settings: Settings):
             ),
         )
     app = mcp.http_app(
-        path=MCP_PATH, middleware=middleware, stateless_http=server.stateless, host_origin_protection=False
+        path=MCP_PATH,
+        middleware=middleware,
+        stateless_http=server.stateless,
+        host_origin_protection=False,
+        # the idle rule SessionSlots counts sessions by: set here, never left to the SDK's default
+        session_idle_timeout=server.session_idle_seconds,
     )
-    owners.bind(app)
     app.add_middleware(ServeManyCalls, threads=server.worker_threads)
     # Outermost, so a foreign Host or Origin is refused before any token is verified.
     app.add_middleware(

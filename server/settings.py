@@ -43,6 +43,8 @@ from .auth_settings import HttpAuthSettings
 from .concurrency import WORKER_THREADS
 
 APP_NAME = "memgate"
+#: how long a handshake-era MCP session may sit idle before the SDK closes it (the SDK's own default)
+DEFAULT_SESSION_IDLE_SECONDS = 30 * 60
 
 
 def default_config_path() -> Path:
@@ -77,6 +79,9 @@ class ServerSettings(_Section):
     workers: int = Field(1, ge=1, le=64)
     #: handshake-era (2025-11-25) MCP sessions one principal may hold open; another gets 429
     max_sessions_per_principal: int = Field(32, ge=1, le=10000)
+    #: a handshake-era session with no request in flight (an open GET stream counts) this long is
+    #: closed by the SDK (set from here) and frees its slot; its Mcp-Session-Id then answers 404
+    session_idle_seconds: float = Field(DEFAULT_SESSION_IDLE_SECONDS, ge=1, le=7 * 24 * 3600)
     #: calls whose database work runs at once per HTTP process (worker threads); the next waits in the
     #: event loop. More threads than this took turns at one GIL and cost more CPU per call (server/concurrency.py)
     worker_threads: int = Field(WORKER_THREADS, ge=1, le=64)
