@@ -44,22 +44,17 @@ def headers(bearer, session=None):
     return sent
 
 
+#: a handshake-era client's first request: it opens a session
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+}
+
+
 def initialize(url, bearer):
-    return httpx.post(
-        f"{url}/mcp",
-        headers=headers(bearer),
-        json={
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "t", "version": "1"},
-            },
-        },
-        timeout=10,
-    )
+    return httpx.post(f"{url}/mcp", headers=headers(bearer), json=INITIALIZE, timeout=10)
 
 
 def test_the_session_past_the_cap_is_refused_with_a_clear_error_and_others_are_untouched(url):
@@ -141,19 +136,9 @@ def test_a_deleted_session_frees_its_slot_and_principals_do_not_share_slots(url)
 def test_concurrent_opens_do_not_overshoot_the_cap(url):
     async def scenario():
         async with httpx.AsyncClient(timeout=10) as client:
-            body = {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            }
             bearer = token()
             return await asyncio.gather(
-                *(client.post(f"{url}/mcp", headers=headers(bearer), json=body) for _ in range(4 * LIMIT))
+                *(client.post(f"{url}/mcp", headers=headers(bearer), json=INITIALIZE) for _ in range(4 * LIMIT))
             )
 
     statuses = sorted(r.status_code for r in asyncio.run(scenario()))
