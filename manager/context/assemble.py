@@ -86,7 +86,7 @@ def assemble(
             "persona",
             sorted(guidelines.current_personas(session, now).values(), key=lambda r: (r["persona_key"], r["id"])),
         ),
-        TOOL_SURFACE: ("tool", sorted(toolbox_rows.active_rows(session, now), key=lambda r: r["tool_name"])),
+        TOOL_SURFACE: ("tool", sorted(toolbox_rows.model_tool_rows(session, now), key=lambda r: r["tool_name"])),
     }
     head = header(intent, now, budget.available)
     blocks = {name: fixed_records(kind, rows) for name, (kind, rows) in fixed_rows.items()}

@@ -57,6 +57,16 @@ def active_rows(session: Session, now: str, name: str | None = None) -> list[Row
     return list(most_specific_per_key(rows, "tool_name").values())
 
 
+#: handlers whose tools only an MCP App view calls: a host keeps them off the model's tool list
+#: (toolbox/handlers, HandlerSpec.ui visibility ("app",); a test checks the two agree)
+APP_ONLY_HANDLERS = frozenset({"review_candidate"})
+
+
+def model_tool_rows(session: Session, now: str) -> list[Row]:
+    """The active rows whose tools the model sees: a context window's tool surface lists these only."""
+    return [r for r in active_rows(session, now) if r["tool_handler"] not in APP_ONLY_HANDLERS]
+
+
 def all_versions(session: Session, name: str | None = None) -> list[Row]:
     return session.fetch_all("toolbox_versions", name=name)
 

@@ -6,14 +6,16 @@ import re
 
 import pytest
 from app_helpers import REVIEW_SCOPE, fact_check_window, pending_candidate, seed_apps
-from context_helpers import FACT_CHECK
+from context_helpers import FACT_CHECK, JANE_IN_REVIEW, refs
 from fastmcp import Client
 from mcp.client import advertise
 from mcp_helpers import stdio_app
 
 from memgate.manager import ACME, load_tool_definitions
 from memgate.manager.context.manifest_view import describe
+from memgate.manager.registry.toolbox import APP_ONLY_HANDLERS
 from memgate.server.app_views import UI_EXTENSION_ID, UI_MIME_TYPE
+from memgate.toolbox.handlers import HANDLERS
 
 VIEWS = {"ui://memgate/manifest", "ui://memgate/memory"}
 EMPTY_CSP = {"connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []}
@@ -125,3 +127,18 @@ async def test_show_memory_offers_the_review_tool_only_to_a_caller_who_may_call_
         assert d["review_tool"] == offered
         assert [c["decision"] for c in d["candidates"]] == ["pending"]
         assert any(m["id"] == "ent_acme_helios_v1" and m["status"] == "superseded" for m in d["memories"])
+
+
+def test_a_windows_tool_surface_leaves_out_the_app_only_review_tool(manager, two_tenants):
+    """The model never sees review_candidate on its tool list, so its context window does not list it either."""
+    seed_apps(manager)
+    rows = {r["tool_name"]: r["id"] for r in manager.active_tools(JANE_IN_REVIEW)}
+    window = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
+    listed = {ref[1] for ref in refs(window.manifest, "tool_surface")}
+    assert rows["show_manifest"] in listed and rows["show_memory"] in listed
+    assert rows["review_candidate"] not in listed and "review_candidate" not in window.text
+
+
+def test_the_managers_app_only_handlers_are_those_a_host_keeps_off_the_models_list():
+    app_only = {name for name, spec in HANDLERS.items() if spec.ui is not None and "model" not in spec.ui.visibility}
+    assert app_only == APP_ONLY_HANDLERS == {"review_candidate"}
