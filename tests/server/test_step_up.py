@@ -82,6 +82,18 @@ def test_calling_it_is_a_403_step_up_challenge_naming_the_scopes_and_nothing_run
     )
 
 
+def test_an_mcp_name_header_naming_another_tool_does_not_stand_in_for_the_body(url, backend):
+    """A modern-era call's Mcp-Name header is the client's say-so: the step-up check judges the tool the
+    body calls, so a header naming a tool the token may call does not let a scoped one through."""
+    before = table_digest(backend, skip=("mcp_call_log",))
+    response = post_mcp(
+        url, token("memory:read"), name="lookup_entity_admin", arguments=ARGS, headers={"Mcp-Name": "lookup_entity"}
+    )
+    assert response.status_code == 403 and 'scope="memory:read memory:admin"' in response.headers["www-authenticate"]
+    assert "<content>0.78" not in response.text
+    assert table_digest(backend, skip=("mcp_call_log",)) == before
+
+
 @pytest.mark.parametrize("mode", ["auto", "legacy"])
 def test_a_real_client_gets_the_challenge_and_succeeds_once_the_scope_is_granted(url, backend, mode):
     async def call(bearer):
