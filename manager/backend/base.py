@@ -93,6 +93,16 @@ class ChunkFilters:
     #: also rows whose lifecycle ended by `now` (valid_until passed); deleted rows never
     include_ended: bool = False
 
+    def binds(self) -> dict[str, Any]:
+        """The binds every retrieval statement filters on. Scope (user, agent, thread) is the wall's:
+        the views filter it, no statement repeats it."""
+        return {
+            "collection": self.collection,
+            "document": self.document_id,
+            "now": self.now,
+            "ended": 1 if self.include_ended else 0,
+        }
+
 
 class Session(Protocol):
     """A connection checked out under one caller's trusted context."""

@@ -131,10 +131,7 @@ class OracleSession:
             "kb_lexical",
             expr=expr,
             limit=limit,
-            collection=filters.collection,
-            document=filters.document_id,
-            now=filters.now,
-            ended=1 if filters.include_ended else 0,
+            **filters.binds(),
         )
         return [(int(r["seq"]), float(r["score"])) for r in rows]
 
@@ -167,10 +164,7 @@ class OracleSession:
             vector_weight=float(weights["vector"]),
             depth=depth,
             limit=limit,
-            collection=filters.collection,
-            document=filters.document_id,
-            now=filters.now,
-            ended=1 if filters.include_ended else 0,
+            **filters.binds(),
         )
 
     def kb_vector(self, vector: np.ndarray, model: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
@@ -183,10 +177,7 @@ class OracleSession:
             dims=int(query.shape[0]),
             model=model,
             limit=limit,
-            collection=filters.collection,
-            document=filters.document_id,
-            now=filters.now,
-            ended=1 if filters.include_ended else 0,
+            **filters.binds(),
         )
         return [(int(r["seq"]), float(r["cosine"])) for r in rows]
 

@@ -130,7 +130,7 @@ class SqliteSession:
         expr = kb.fts_expression(query)
         if expr is None:
             return []
-        cursor = self._run(load_sql(DIALECT, "kb_lexical"), dict(expr=expr, **self._chunk_params(filters)))
+        cursor = self._run(load_sql(DIALECT, "kb_lexical"), dict(expr=expr, **filters.binds()))
         try:
             ranked = kb.best_by_bm25(cursor, limit)
         finally:
@@ -164,20 +164,8 @@ class SqliteSession:
         query = np.asarray(vector, dtype=np.float32)
         if not query.any():
             return []
-        rows = self.fetch_all(
-            "kb_vector_candidates", model=model, bytes=4 * query.shape[0], **self._chunk_params(filters)
-        )
+        rows = self.fetch_all("kb_vector_candidates", model=model, bytes=4 * query.shape[0], **filters.binds())
         return kb.rank_by_cosine(rows, query, limit)
-
-    @staticmethod
-    def _chunk_params(filters: ChunkFilters) -> dict[str, Any]:
-        # Scope (user, agent, thread) is the wall's: the views filter it, no statement repeats it.
-        return dict(
-            collection=filters.collection,
-            document=filters.document_id,
-            now=filters.now,
-            ended=1 if filters.include_ended else 0,
-        )
 
     @staticmethod
     def _bindable(params: Mapping[str, Any]) -> dict[str, Any]:

@@ -184,6 +184,9 @@ def _dict_keys(node: ast.AST) -> set[str] | None:
     return None
 
 
+_BASE = ast.parse((MANAGER / "backend" / "base.py").read_text(encoding="utf-8"))
+
+
 def _spread_keys(value: ast.AST, scope: ast.AST, module: ast.Module) -> set[str]:
     """The keys a `**value` spread passes: a dict bound in the same function, or a helper returning one."""
     if isinstance(value, ast.Name):
@@ -195,7 +198,8 @@ def _spread_keys(value: ast.AST, scope: ast.AST, module: ast.Module) -> set[str]
                         return keys
     if isinstance(value, ast.Call):
         called = value.func.attr if isinstance(value.func, ast.Attribute) else getattr(value.func, "id", None)
-        for node in ast.walk(module):
+        # a helper of the call site's module, or of the backends' shared types (ChunkFilters.binds)
+        for node in [*ast.walk(module), *ast.walk(_BASE)]:
             if isinstance(node, ast.FunctionDef) and node.name == called:
                 for ret in ast.walk(node):
                     if (
