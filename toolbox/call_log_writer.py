@@ -98,7 +98,3 @@ class CallLogWriter:
                 dropped[1].tool_name,
                 dropped[1].status,
             )
-
-    def held(self) -> int:
-        with self._lock:
-            return len(self._held)
