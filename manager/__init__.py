@@ -17,7 +17,7 @@ its own docstring saying what it owns and what it may import:
     demo/      the demo dataset
     backend/   the storage seam and one folder per dialect
 
-The shared leaves (errors, identity, limits, clock, ids, tokens) sit beside facade.py,
+The shared leaves (errors, identity, limits, clock, ids, tokens) sit beside facade/,
 the MemoryManager class every method call goes through.
 """
 

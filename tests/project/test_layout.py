@@ -26,7 +26,6 @@ SHARED_LEAVES = {
     "ids.py",
     "tokens.py",
     "heap.py",
-    "facade.py",
     "operator.py",
 }
 #: manager/'s capability folders: the storage seam below them may import none of them
@@ -139,11 +138,12 @@ def test_the_backend_imports_no_capability_folder():
         for m, deps in GRAPH.items()
         if m.startswith("memgate.manager.backend")
         for n in deps
-        if n in capability or n.startswith(tuple(c + "." for c in capability)) or n == "memgate.manager.facade"
+        if n in capability or n.startswith(tuple(c + "." for c in capability)) or n.startswith("memgate.manager.facade")
     )
     assert bad == []
     assert set(CAPABILITIES) == {p.name for p in (ROOT / "manager").iterdir() if (p / "__init__.py").is_file()} - {
-        "backend"
+        "backend",
+        "facade",
     }
 
 
@@ -152,8 +152,8 @@ def test_memory_manager_has_no_operator_method():
     from memgate.manager import MemoryManager
 
     assert [name for name in dir(MemoryManager) if "operator" in name] == []
-    facade = (ROOT / "manager" / "facade.py").read_text()
-    assert "operator_session" not in facade
+    for path in (ROOT / "manager" / "facade").glob("*.py"):
+        assert "operator_session" not in path.read_text(), path
 
 
 def test_every_handler_calls_a_walled_memory_manager_method():
@@ -194,7 +194,7 @@ def test_only_the_cli_holds_the_operator_manager():
     assert bad == []
 
 
-def test_only_shared_leaves_and_the_facade_sit_directly_in_manager():
+def test_only_shared_leaves_sit_directly_in_manager():
     assert sorted(p.name for p in (ROOT / "manager").glob("*.py") if p.name not in SHARED_LEAVES) == []
 
 

@@ -1,0 +1,73 @@
+"""Entry points for conversations: turns and their compaction."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..backend.base import Row
+from ..clock import now_iso
+from ..context import assemble as context_assembly
+from ..context import compaction as context_compaction
+from ..context import messages as context_messages
+from ..context import turns as context_turns
+from ..context.messages import Turn
+from ..identity import Identity
+from ..output.results import ToolOutput
+from ..tokens import count_tokens
+from .core import ManagerCore, require_text
+
+
+class ConversationMethods(ManagerCore):
+    def record_turn(self, identity: Identity, role: str, content: str | Sequence[Mapping[str, Any]]) -> Row:
+        """Append a turn to the caller's conversation (its thread, else its server session): the volatile tail.
+
+        `content` is text, or ordered parts: `{"type": "text", "text": ...}` and `{"type": "image",
+        "image_id": ...}` (a stored image the caller can see) or `{"type": "image", "data": bytes,
+        "name": ..., "description": ...}` (stored with the turn, in the caller's scope).
+        """
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s, s.transaction():
+            return context_messages.write_turn(s, identity, role, content, now)
+
+    def compact_conversation(
+        self,
+        identity: Identity,
+        intent: str,
+        *,
+        force: bool = False,
+        sampler: context_compaction.Sampler | None = None,
+    ) -> Row | None:
+        """Summarise the oldest turns of the caller's conversation into a summarization_memory row when
+        they exceed the intent's tail share (or, with `force`, all but the newest two); None when
+        there is nothing to compact. `sampler` (the host's model) is used when the tenant allows it and
+        its summary is within the bound, else the deterministic extractive summariser."""
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            budget, _ = context_assembly.budget_of(s, now)
+            compaction = context_compaction.plan(s, identity, budget, intent, force=force)
+            choice = context_compaction.summariser_choice(s, now) if compaction else None
+        if compaction is None:
+            return None
+        summary, name = None, context_compaction.EXTRACTIVE
+        if sampler is not None and choice == "sampling":
+            prompt = context_compaction.SYSTEM_PROMPT.format(tokens=compaction.max_tokens)
+            sampled = sampler(compaction.text(), prompt, compaction.max_tokens)
+            if sampled and sampled.strip() and count_tokens(sampled) <= compaction.max_tokens:
+                summary, name = sampled.strip(), "sampling"
+        if summary is None:
+            summary = context_compaction.extractive(compaction)
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s, s.transaction():
+            return context_compaction.write(s, identity, compaction, summary, name, now)
+
+    def append_turn(self, identity: Identity, role: str, text: str) -> ToolOutput:
+        """Handler `record_turn` (a preset row): the agent appends a text turn of its conversation."""
+        return context_turns.turn_written(self.record_turn(identity, role, text))
+
+    def read_turn(self, identity: Identity, turn_id: str, *, include_bytes: bool = False) -> Turn:
+        """A turn of the caller's conversation, its parts in order; image bytes only with include_bytes."""
+        require_text(turn_id, "turn_id")
+        now = now_iso()
+        with self.backend.session(identity, now=now) as s:
+            return context_messages.read_turn(s, turn_id, now, include_bytes=include_bytes)
