@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..backend.query_terms import identifiers, is_keyword_query, names_exactly, query_terms
 from ..tokens import encoding
@@ -156,7 +156,7 @@ def fuse(
     query: str,
     scored: Mapping[str, Sequence[tuple[Hashable, float]]],
     weights: Mapping[str, float],
-    texts: Mapping[Hashable, str],
+    texts: Mapping[Any, str],
     embedder_name: str,
 ) -> list[Fused]:
     """Fuse `{lexical: [(id, score)], vector: [(id, cosine)]}` (each best first) into calibrated relevance.

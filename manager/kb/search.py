@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -149,10 +150,10 @@ class Legs:
     #: each leg's share of a hybrid score (one leg alone: 1)
     weights: dict[str, float]
     #: the lexical candidates' rows (kb_chunk_details), by seq: their text gives coverage
-    details: dict[int, Row]
+    details: dict[Any, Row]
 
     @property
-    def texts(self) -> dict[int, str]:
+    def texts(self) -> dict[Any, str]:
         return {seq: r["content"] for seq, r in self.details.items()}
 
 
@@ -172,7 +173,7 @@ def run_legs(
         now=now, collection=filters.collection, document_id=filters.document_id, include_ended=filters.include_ended
     )
     scored: dict[str, list[tuple[int, float]]] = {}
-    details: dict[int, Row] = {}
+    details: dict[Any, Row] = {}
     if LEXICAL in methods:
         lexical_ranked = s.kb_lexical(query, depth, where)
         details.update(_details(s, [seq for seq, _ in lexical_ranked]))
@@ -185,7 +186,7 @@ def run_legs(
     return Legs(scored, {m: weights[m] / total for m in scored}, details)
 
 
-def _details(s: Session, seqs: list[int]) -> dict[int, Row]:
+def _details(s: Session, seqs: list[Any]) -> dict[Any, Row]:
     if not seqs:
         return {}
     return {r["seq"]: r for r in s.fetch_all("kb_chunk_details", seqs=json.dumps(seqs))}
