@@ -5,7 +5,8 @@ search, each beside a plain BM25 peer (rank-bm25) computed in the same run.
     python3 -m bench.quality --embedder default --embedder minilm   # the embedders side by side, one run
 
 Each method runs through MemoryManager.search_chunks, one fresh database per collection; documents
-are ranked by their best chunk, and a query's own document (Lee) is left out. The collections
+are ranked by their best chunk, and a query's own document (Lee) is left out of the search (before
+fusion, so its chunks scale no other chunk's score). The collections
 (bench/datasets.py, bench/datasets_more.py): lee, related news documents by people's ratings
 (gensim's wheel); pydoc, question -> section of the Python Language Reference (CPython's
 pydoc_data, in the standard library); news, identifier -> changelog entries that name it
@@ -95,10 +96,13 @@ def quality(
     manager = MemoryManager(open_backend(DatabaseSettings(path=db)), embedder=embedder)
     load_at_start = [round(x, 2) for x in os.getloadavg()]
     started, chunks = time.perf_counter(), 0
+    stored: dict[str, str | None] = {}  # the collection's doc id -> the stored document's id
     for doc_id, text in coll.docs.items():
-        chunks += manager.ingest_text(
+        done = manager.ingest_text(
             who, title=doc_id, text=text, source_uri=f"{coll.name}://{doc_id}", collection=coll.name
-        ).chunks
+        )
+        chunks += done.chunks
+        stored[doc_id] = done.document_id
     ingest_s = time.perf_counter() - started
     runs: dict[str, dict[str, list[str]]] = {}
     hybrid_ms: list[float] = []
@@ -108,7 +112,9 @@ def quality(
         run = {}
         for qid, query in coll.queries.items():
             asked = time.perf_counter()
-            hits = manager.search_chunks(who, query, limit=4 * K, methods=methods)
+            # a Lee query's own document is left out of the search, as if it were not there
+            own = stored.get(coll.source_doc[qid])
+            hits = manager.search_chunks(who, query, limit=4 * K, methods=methods, exclude_document_id=own)
             if name == "hybrid":
                 hybrid_ms.append((time.perf_counter() - asked) * 1000)
             hits = [h for h in hits if h.title != coll.source_doc[qid]]

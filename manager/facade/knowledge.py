@@ -96,9 +96,11 @@ class KnowledgeBaseMethods(ManagerCore):
         limit: int = 10,
         methods: tuple[str, ...] = kb_search.METHODS,
         include_ended: bool = False,
+        exclude_document_id: str | None = None,
     ) -> list[kb_search.SearchHit]:
         """Ranked chunks (lexical, vector or both fused) among those the caller may see; with
-        `include_ended` also those whose lifecycle has ended (never deleted ones)."""
+        `include_ended` also those whose lifecycle has ended (never deleted ones); without the chunks of
+        `exclude_document_id` (left out before fusion, so they scale no other chunk's score)."""
         require_text(query, "query")
         embedder = self.embedder
         with self.backend.session(identity) as s:
@@ -109,7 +111,7 @@ class KnowledgeBaseMethods(ManagerCore):
                 now_iso(),
                 limit=limit,
                 methods=methods,
-                filters=kb_search.SearchFilters(collection, document_id, include_ended),
+                filters=kb_search.SearchFilters(collection, document_id, include_ended, exclude_document_id),
             )
 
     def search_sources(self, identity: Identity, query: str, *, policy: dict[str, Any] | None = None) -> ToolOutput:

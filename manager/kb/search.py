@@ -49,6 +49,8 @@ class SearchFilters:
     document_id: str | None = None
     #: also chunks whose lifecycle has ended (valid_until passed); deleted ones never
     include_ended: bool = False
+    #: leave this document's chunks out before fusion ("what else is like this document")
+    exclude_document_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -181,6 +183,16 @@ def run_legs(
     if VECTOR in methods:
         vector = np.asarray(embedder.embed([query])[0], dtype=np.float32)
         scored[VECTOR] = s.kb_vector(vector, embedder.name, depth, where)
+    if filters.exclude_document_id is not None:
+        details.update(_details(s, [seq for ranked in scored.values() for seq, _ in ranked if seq not in details]))
+        scored = {
+            m: [
+                (seq, v)
+                for seq, v in ranked
+                if seq in details and details[seq]["document_id"] != filters.exclude_document_id
+            ]
+            for m, ranked in scored.items()
+        }
     weights = fusion_weights(query)
     total = sum(weights[m] for m in scored)
     return Legs(scored, {m: weights[m] / total for m in scored}, details)
