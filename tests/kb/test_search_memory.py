@@ -263,3 +263,13 @@ def test_the_default_embedder_finds_a_paraphrase_with_no_shared_word(backend):
     hits = manager.search_chunks(ACME, "kitten napping atop couches", methods=("vector",))
     assert hits[0].title == "pets"
     assert manager.search_chunks(ACME, "kitten napping atop couches", methods=("lexical",)) == []
+
+
+def test_a_document_left_out_is_left_out_before_fusion(kb):
+    own = add_doc(kb, ACME, "own", "Pumps overheat when the coolant runs dry.").document_id
+    add_doc(kb, ACME, "other", "A pump overheats without coolant.")
+    everything = kb.search_chunks(ACME, "Pumps overheat when the coolant runs dry.")
+    rest = kb.search_chunks(ACME, "Pumps overheat when the coolant runs dry.", exclude_document_id=own)
+    assert [h.title for h in everything] == ["own", "other"] and [h.title for h in rest] == ["other"]
+    # the left-out document is not the best its leg found, so it no longer scales the other one down
+    assert rest[0].score > everything[1].score
