@@ -5,7 +5,8 @@ search, each beside a plain BM25 peer (rank-bm25) computed in the same run.
     python3 -m bench.quality --embedder default --embedder minilm   # the embedders side by side, one run
 
 Each method runs through MemoryManager.search_chunks, one fresh database per collection; documents
-are ranked by their best chunk, and a query's own document (Lee) is left out. The collections
+are ranked by their best chunk, and a query's own document (Lee) is left out of the search (before
+fusion, so its chunks scale no other chunk's score). The collections
 (bench/datasets.py, bench/datasets_more.py): lee, related news documents by people's ratings
 (gensim's wheel); pydoc, question -> section of the Python Language Reference (CPython's
 pydoc_data, in the standard library); news, identifier -> changelog entries that name it
@@ -28,6 +29,7 @@ from .common import machine, markdown_table, report, summary_ms
 from .datasets import Collection, lee
 from .datasets_more import news, pydoc, split
 from .metrics import mean_over_queries, ndcg_at_k, recall_at_k
+from .offtopic import off_topic
 
 METHODS = {"lexical": ("lexical",), "vector": ("vector",), "hybrid": ("lexical", "vector")}
 LABELS = {
@@ -79,37 +81,58 @@ def scores(runs: dict[str, dict[str, list[str]]], qrels: dict[str, dict[str, int
     }
 
 
-def quality(embedder, workdir: Path, coll: Collection | None = None, peer: bool = True) -> dict:
-    """Every method's runs on `coll`, scored on all its queries and on its tuning and test parts."""
+def quality(
+    embedder, workdir: Path, coll: Collection | None = None, peer: bool = True, floor: float | None = None
+) -> dict:
+    """Every method's runs on `coll`, scored on all its queries and on its tuning and test parts, and
+    what the relevance floor does to hybrid search: on the judged queries and on the off-topic ones."""
     from memgate.manager import DatabaseSettings, Identity, MemoryManager, open_backend
+    from memgate.manager.limits import DEFAULT_RELEVANCE_FLOOR
 
+    floor = DEFAULT_RELEVANCE_FLOOR if floor is None else floor
     coll = coll or lee()
     who = Identity(tenant="bench", user="bench", principal="bench")
     db = workdir / f"quality-{coll.name.replace('/', '-')}-{embedder.name}.db"
     manager = MemoryManager(open_backend(DatabaseSettings(path=db)), embedder=embedder)
     load_at_start = [round(x, 2) for x in os.getloadavg()]
     started, chunks = time.perf_counter(), 0
+    stored: dict[str, str | None] = {}  # the collection's doc id -> the stored document's id
     for doc_id, text in coll.docs.items():
-        chunks += manager.ingest_text(
+        done = manager.ingest_text(
             who, title=doc_id, text=text, source_uri=f"{coll.name}://{doc_id}", collection=coll.name
-        ).chunks
+        )
+        chunks += done.chunks
+        stored[doc_id] = done.document_id
     ingest_s = time.perf_counter() - started
     runs: dict[str, dict[str, list[str]]] = {}
     hybrid_ms: list[float] = []
+    best: dict[str, float] = {}  # a judged query's best relevance, its own document left out
+    floored: dict[str, list[str]] = {}
     for name, methods in METHODS.items():
         run = {}
         for qid, query in coll.queries.items():
             asked = time.perf_counter()
-            hits = manager.search_chunks(who, query, limit=4 * K, methods=methods)
+            # a Lee query's own document is left out of the search, as if it were not there
+            own = stored.get(coll.source_doc[qid])
+            hits = manager.search_chunks(who, query, limit=4 * K, methods=methods, exclude_document_id=own)
             if name == "hybrid":
                 hybrid_ms.append((time.perf_counter() - asked) * 1000)
-            ranked = [h.title for h in hits if h.title != coll.source_doc[qid]]
-            run[qid] = list(dict.fromkeys(ranked))[:K]
+            hits = [h for h in hits if h.title != coll.source_doc[qid]]
+            run[qid] = list(dict.fromkeys(h.title for h in hits))[:K]
+            if name == "hybrid":
+                best[qid] = max((h.score for h in hits), default=0.0)
+                floored[qid] = list(dict.fromkeys(h.title for h in hits if h.score >= floor))[:K]
         runs[name] = run
+    off = off_topic(coll)
+    off_best = {
+        qid: max((h.score for h in manager.search_chunks(who, query, limit=K)), default=0.0)
+        for qid, query in off.queries.items()
+    }
     manager.close()
     if peer:
         runs = {"bm25": bm25_runs(coll), **runs}
     parts = {"all": coll, "tune": split(coll, "tune"), "test": split(coll, "test")}
+    off_parts = {"all": off, "tune": split(off, "tune"), "test": split(off, "test")}
     return {
         "collection": coll.name,
         "embedder": embedder.name,
@@ -127,7 +150,54 @@ def quality(embedder, workdir: Path, coll: Collection | None = None, peer: bool 
         "hybrid_query_ms": summary_ms(hybrid_ms) if hybrid_ms else None,
         "methods": scores({m: r for m, r in runs.items() if m != "bm25"}, coll.qrels),
         "parts": {part: scores(runs, c.qrels) for part, c in parts.items()},
+        "floor": floor,
+        # the tenant's relevance floor applied: judged queries left with nothing (false abstention),
+        # off-topic queries answered with nothing (abstention), and hybrid nDCG@10 of what is shown
+        "abstention": {
+            part: {
+                "false_abstention": _share(best, c.queries, floor),
+                "abstention": _share(off_best, off_parts[part].queries, floor),
+                "off_topic_queries": len(off_parts[part].queries),
+                "hybrid_above_floor": scores({"hybrid": floored}, c.qrels)["hybrid"],
+            }
+            for part, c in parts.items()
+        },
     }
+
+
+def _share(best: dict[str, float], queries, floor: float) -> float | None:
+    """The share of `queries` whose best passage is below `floor` (they get nothing)."""
+    values = [best[q] for q in queries]
+    return round(sum(v < floor for v in values) / len(values), 4) if values else None
+
+
+def abstention_table(q: dict) -> str:
+    """One row per collection (test queries): what the relevance floor does to hybrid search."""
+    rows = []
+    for c in q["collections"]:
+        if "abstention" not in c:  # a result written before the floor existed
+            return ""
+        a, t = c["abstention"]["test"], c["parts"]["test"]
+        rows.append(
+            [
+                c["collection"],
+                f"{t['hybrid']['ndcg@10']:.3f}",
+                f"{a['hybrid_above_floor']['ndcg@10']:.3f}",
+                "-" if a["abstention"] is None else f"{a['abstention']:.1%} of {a['off_topic_queries']}",
+                f"{a['false_abstention']:.1%} of {c['test_queries']}",
+            ]
+        )
+    floor = q["collections"][0]["floor"] if q["collections"] else None
+    return f"The relevance floor ({floor}), test queries:\n\n" + markdown_table(
+        [
+            "collection",
+            "hybrid nDCG@10",
+            "hybrid nDCG@10 above the floor",
+            "off-topic queries answered with nothing (abstention)",
+            "judged queries that get nothing (false abstention)",
+        ],
+        rows,
+    )
 
 
 def table(q: dict) -> str:
@@ -142,10 +212,12 @@ def table(q: dict) -> str:
             + [f"{t[m]['ndcg@10']:.3f} / {t[m]['recall@10']:.3f}" for m in LABELS]
             + [f"{hyb / t['bm25']['ndcg@10']:.3f}x", f"{hyb / best_leg:.3f}x"]
         )
-    return markdown_table(
+    main = markdown_table(
         ["collection", *(f"{LABELS[m]} nDCG@10 / R@10" for m in LABELS), "hybrid / BM25", "hybrid / best leg"],
         rows,
     )
+    floor = abstention_table(q)
+    return f"{main}\n\n{floor}" if floor else main
 
 
 def summary(q: dict) -> str:

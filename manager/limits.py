@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from .errors import InvalidArgument
 
 __all__ = [
+    "DEFAULT_RELEVANCE_FLOOR",
     "MAX_STORED_IMAGE_BYTES",
     "ROWS_CEILING",
     "SHARE_NAMES",
@@ -61,12 +62,6 @@ class CapsSettings(BaseModel):
     )
     elicit_timeout_s: float = Field(
         120.0, gt=0, le=3600, description="clarify waits this long for the user's answer (2025-11-25 era)"
-    )
-    search_min_cosine: float = Field(
-        0.35,
-        ge=-1.0,
-        le=1.0,
-        description="search (ChatGPT): a passage no query word matches must be at least this similar, else it is left out",
     )
     max_memory_chars: int = Field(
         2_000, ge=16, le=4_000, description="longest memory the remember tool may propose, in characters"
@@ -148,6 +143,9 @@ class ChunkSettings(BaseModel):
 
 #: the token bound of one tool result when the tenant's context_budget guideline sets none
 DEFAULT_RESULT_TOKENS = 2000
+#: the calibrated relevance (kb/relevance.py) a passage needs to be shown when the tenant's
+#: context_budget sets no relevance_floor: chosen by `python3 -m bench.calibrate` on the tuning queries
+DEFAULT_RELEVANCE_FLOOR = 0.28
 #: the four variable slices of a context window, each with a share of what the fixed slices leave
 SHARE_NAMES = ("durable_facts", "evidence", "recalled_history", "volatile_tail")
 #: the intents whose windows admit linked history when the budget names none
@@ -222,6 +220,9 @@ class ContextBudget(BaseModel):
     request_overhead_reserve: int = Field(500, ge=0)
     max_rounds: int = Field(4, ge=0, le=1000)
     max_tool_result_tokens: int = Field(DEFAULT_RESULT_TOKENS, ge=1, le=1_000_000)
+    #: passages whose calibrated relevance is below this are not shown (search_memory, ChatGPT's search,
+    #: a window's evidence); 0 shows every ranked passage
+    relevance_floor: float = Field(DEFAULT_RELEVANCE_FLOOR, ge=0, le=1)
     weights: RankWeights = Field(default_factory=RankWeights)
     recency_days: float = Field(60, gt=0, le=100_000)
     shares: dict[str, SliceShares] = Field(default_factory=_default_shares, min_length=1)

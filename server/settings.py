@@ -205,6 +205,13 @@ def load_settings(config: str | Path | None = None, **overrides: Any) -> Setting
     return settings
 
 
+#: settings memgate once read, and what took their place
+RETIRED_SETTINGS = {
+    "caps.search_min_cosine": "ChatGPT's search now keeps what reaches the tenant's relevance floor, like "
+    "search_memory (`memgate budget set -t TENANT relevance_floor=0.28`; docs/tools.md).",
+}
+
+
 def _explain(exc: ValidationError, path: Path | None) -> str:
     where = f"memgate.toml ({path})" if path else "memgate.toml"
     lines = []
@@ -214,6 +221,9 @@ def _explain(exc: ValidationError, path: Path | None) -> str:
         key = ".".join(loc)
         section = ".".join(loc[:-1]) or loc[0]
         env = "MEMGATE_" + "__".join(p.upper() for p in loc)
+        if err["type"] == "extra_forbidden" and key in RETIRED_SETTINGS:
+            lines.append(f"{key} is no longer a memgate setting: {RETIRED_SETTINGS[key]} Remove it from {where}.")
+            continue
         if err["type"] == "extra_forbidden":
             lines.append(
                 f"{key} is not a memgate setting. Check its spelling in {where} [{section}] "

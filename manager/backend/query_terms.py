@@ -36,7 +36,7 @@ MAX_QUERY_TERMS = 32
 _TOKEN = re.compile(r"\w+(?:\.\w+)*", re.UNICODE)
 #: English function words that match nearly every chunk and so only add noise to an OR query
 #: (question words included: a question's "how" and "what" say nothing about its topic). The one
-#: list: search's relevance floor (kb/sources.py) and context assembly's question terms
+#: list: calibrated relevance's word coverage (kb/relevance.py, through query_terms) and context assembly's question terms
 #: (context/candidates.py, which adds request words such as "please") read it too.
 STOP_WORDS = frozenset(
     [

@@ -94,7 +94,7 @@ def assemble(
     fixed[QUESTION] = cost(head) + cost(question_block(question))
     plan = charge_fixed(budget, intent, fixed, identity.tenant)
 
-    candidates = gather(session, embedder, question, now, window)
+    candidates = gather(session, embedder, question, now, window, relevance_floor=budget.relevance_floor)
     admitted, excluded = select(candidates, question=question, now=now, budget=budget, reranker=reranker, window=window)
     admitted = _require_current_facts(session, admitted, now, budget, reranker, question)
     if budget.links_history(intent):  # opt-in per intent: otherwise an ended version stays a lifecycle exclusion

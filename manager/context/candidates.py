@@ -7,7 +7,8 @@ hybrid search; the volatile tail is the window's own recent turns by turn index.
 
 The retrieval score is a hybrid score in 0..1: reciprocal rank fusion of a
 lexical ranking and a vector ranking, divided by the score of a memory ranked first in
-both; for chunks, the knowledge base's own fused score (already 0..1).
+both; for chunks, the knowledge base's calibrated relevance (already 0..1), and only chunks that
+reach the tenant's relevance floor are candidates.
 """
 
 from __future__ import annotations
@@ -22,9 +23,11 @@ import numpy as np
 from ..backend.base import Row, Session
 from ..backend.query_terms import STOP_WORDS
 from ..claims import stale
+from ..kb import relevance
 from ..kb import search as kb_search
 from ..kb.embed import Embedder
 from ..kb.fusion import reciprocal_rank_fusion
+from ..limits import DEFAULT_RELEVANCE_FLOOR
 from ..output.records import StaleFact
 from . import compaction
 from .forms import full_body
@@ -92,8 +95,17 @@ def question_terms(question: str) -> list[str]:
     return terms[:_MAX_TERMS]
 
 
-def gather(session: Session, embedder: Embedder, question: str, now: str, window: WindowKey) -> list[Candidate]:
-    """Every variable-slice candidate, with retrieval scores and the stale facts each one used."""
+def gather(
+    session: Session,
+    embedder: Embedder,
+    question: str,
+    now: str,
+    window: WindowKey,
+    *,
+    relevance_floor: float = DEFAULT_RELEVANCE_FLOOR,
+) -> list[Candidate]:
+    """Every variable-slice candidate, with retrieval scores and the stale facts each one used; passages
+    below the tenant's relevance floor are no candidates (an off-topic question gets no evidence)."""
     terms = question_terms(question)
     found: list[Candidate] = []
     if terms:
@@ -114,7 +126,7 @@ def gather(session: Session, embedder: Embedder, question: str, now: str, window
             for r in session.fetch_all("context_history_matching", **params)
         ]
     _score_by_retrieval(found, embedder, question, terms)
-    found += _evidence(session, embedder, question, now)
+    found += _evidence(session, embedder, question, now, relevance_floor)
     tail = session.fetch_all("context_tail", thread=window.thread, session=window.session, limit=TAIL_TURNS)
     compacted = compaction.latest(session, window)
     if compacted is not None:  # the rolling summary stands for the turns it covers, before the rest
@@ -133,13 +145,16 @@ def gather(session: Session, embedder: Embedder, question: str, now: str, window
     return found
 
 
-def _evidence(session: Session, embedder: Embedder, question: str, now: str) -> list[Candidate]:
-    hits = kb_search.search(session, embedder, question, now, limit=EVIDENCE_HITS)
+def _evidence(session: Session, embedder: Embedder, question: str, now: str, floor: float) -> list[Candidate]:
+    ranked = kb_search.search(session, embedder, question, now, limit=EVIDENCE_HITS)
+    hits = relevance.above_floor(ranked, floor, lambda h: h.score).kept
+    if not hits:
+        return []
     rows = {
         r["id"]: r for r in session.fetch_all("context_rows_knowledge_base_chunk", ids=json.dumps([h.id for h in hits]))
     }
     return [
-        # a hybrid score is already in 0..1: each leg's scaled score times its weight, weights summing to 1
+        # a hit's score is its calibrated relevance, in 0..1 (kb/relevance.py)
         Candidate("kb_chunk", TYPES["kb_chunk"].slice, rows[h.id], retrieval=min(1.0, h.score))
         for h in hits
         if h.id in rows

@@ -69,9 +69,9 @@ class ManagerCore:
         row = self.guidelines(identity, guidelines.BUDGET_KEY).get(guidelines.BUDGET_KEY)
         return ContextBudget.from_guideline(guidelines.guideline_json(row))
 
-    def _result_tokens(self, identity: Identity) -> int:
+    def _result_tokens(self, identity: Identity, budget: ContextBudget | None = None) -> int:
         """The token bound of one tool result for this caller now (lower inside a window's tool round)."""
-        bound = self.context_budget(identity).max_tool_result_tokens
+        bound = (budget or self.context_budget(identity)).max_tool_result_tokens
         cap = context_rounds.result_cap()
         return bound if cap is None else min(bound, cap)
 

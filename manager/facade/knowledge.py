@@ -13,6 +13,7 @@ from ..identity import Identity
 from ..kb import image_view as kb_image_view
 from ..kb import images as kb_images
 from ..kb import ingest as kb_ingest
+from ..kb import relevance as kb_relevance
 from ..kb import search as kb_search
 from ..kb import sources as kb_sources
 from ..kb.image_header import is_image_path
@@ -45,9 +46,15 @@ class KnowledgeBaseMethods(ManagerCore):
         require_text(query, "query")
         link_traversal.check_bounds(num_hops, max_linked_results)
         asked = self.caps.rows(max_results if max_results is not None else kb_search.DEFAULT_RESULTS)
-        hits = self.search_chunks(
-            identity, query, collection=collection, limit=asked + 1, include_ended=include_invalid_results
+        budget = self.context_budget(identity)
+        floored = kb_relevance.above_floor(
+            self.search_chunks(
+                identity, query, collection=collection, limit=asked + 1, include_ended=include_invalid_results
+            ),
+            budget.relevance_floor,
+            lambda h: h.score,
         )
+        hits = floored.kept
         notes, images = {}, {}
         linked, linked_more = None, False
         if hits:
@@ -70,12 +77,13 @@ class KnowledgeBaseMethods(ManagerCore):
             query=query,
             collection=collection,
             asked=asked,
-            max_tokens=self._result_tokens(identity),
+            max_tokens=self._result_tokens(identity, budget),
             annotations=notes,
             images=images,
             linked=linked,
             linked_more=linked_more,
             cell_chars=self.caps.cell_chars,
+            floored=floored,
         )
 
     def search_chunks(
@@ -88,9 +96,11 @@ class KnowledgeBaseMethods(ManagerCore):
         limit: int = 10,
         methods: tuple[str, ...] = kb_search.METHODS,
         include_ended: bool = False,
+        exclude_document_id: str | None = None,
     ) -> list[kb_search.SearchHit]:
         """Ranked chunks (lexical, vector or both fused) among those the caller may see; with
-        `include_ended` also those whose lifecycle has ended (never deleted ones)."""
+        `include_ended` also those whose lifecycle has ended (never deleted ones); without the chunks of
+        `exclude_document_id` (left out before fusion, so they scale no other chunk's score)."""
         require_text(query, "query")
         embedder = self.embedder
         with self.backend.session(identity) as s:
@@ -101,18 +111,22 @@ class KnowledgeBaseMethods(ManagerCore):
                 now_iso(),
                 limit=limit,
                 methods=methods,
-                filters=kb_search.SearchFilters(collection, document_id, include_ended),
+                filters=kb_search.SearchFilters(collection, document_id, include_ended, exclude_document_id),
             )
 
     def search_sources(self, identity: Identity, query: str, *, policy: dict[str, Any] | None = None) -> ToolOutput:
         """Handler `search` (ChatGPT): search_memory's retrieval as `{"results": [{id, title, url}]}`."""
         require_text(query, "query")
+        budget = self.context_budget(identity)
         hits = self.search_chunks(identity, query, limit=self.caps.rows(kb_search.DEFAULT_RESULTS))
-        hits = kb_sources.relevant(hits, query, self.caps.search_min_cosine)
+        hits = kb_relevance.above_floor(hits, budget.relevance_floor, lambda h: h.score).kept
         with self.backend.session(identity) as s:
             sources = kb_sources.document_sources(s, (h.document_id for h in hits))
         return kb_sources.render_search(
-            hits, sources, public_base=(policy or {}).get("public_links"), max_tokens=self._result_tokens(identity)
+            hits,
+            sources,
+            public_base=(policy or {}).get("public_links"),
+            max_tokens=self._result_tokens(identity, budget),
         )
 
     def fetch_source(self, identity: Identity, id: str, *, policy: dict[str, Any] | None = None) -> ToolOutput:

@@ -12,6 +12,7 @@ from ..output.records import StaleFact, clip, escape_body, memory_record, metada
 from ..output.results import ToolOutput
 from ..tokens import count_tokens
 from .image_view import image_attributes, image_body
+from .relevance import Floored
 from .search import SearchHit
 
 __all__ = ["render_hits"]
@@ -29,6 +30,7 @@ def render_hits(
     linked: Mapping[str, list[Linked]] | None = None,
     linked_more: bool = False,
     cell_chars: int = 500,
+    floored: Floored | None = None,
 ) -> ToolOutput:
     """At most `asked` records best first, as many as fit in `max_tokens` (head included).
 
@@ -41,7 +43,9 @@ def render_hits(
     (type="image", its numbers and description, never its bytes), once however many of its
     chunks matched. `linked` (when the call asked for hops) holds each chunk's linked results,
     each clipped at `cell_chars`: they follow their chunk, in the tokens the chunks leave;
-    `linked_more` says a chunk had more than max_linked_results.
+    `linked_more` says a chunk had more than max_linked_results. `floored` is what the tenant's
+    relevance floor did: when it left every passage out, the metadata line says so and how close the
+    best came, so a model can ask instead of answering from nothing.
     """
     notes = annotations or {}
     images = images or {}
@@ -55,7 +59,10 @@ def render_hits(
         return metadata_line(
             search=_one_line(query),
             collection=collection,
-            results=n,
+            results=n
+            if not (floored and floored.nothing)
+            else f"0 (no passage reaches the relevance floor; closest: {floored.closest:.2f})",
+            relevance_floor=f"{floored.floor:.2f}" if floored and floored.below else None,
             linked=n_linked,
             more_exist="yes" if more else "no",
             tokens=tokens,
@@ -63,7 +70,12 @@ def render_hits(
         )
 
     if not hits:
-        text = with_token_count(lambda tokens: head_of(0, False, tokens), "No knowledge-base chunk matches this query.")
+        body = (
+            "Nothing in the knowledge base is relevant enough to show: ask the user, or search for something else."
+            if floored and floored.nothing
+            else "No knowledge-base chunk matches this query."
+        )
+        text = with_token_count(lambda tokens: head_of(0, False, tokens), body)
         return ToolOutput(text=text, tokens=count_tokens(text), structured={"results": []})
     reserve = count_tokens(head_of(len(hits), True, 99_999, 999 if hops else None)) + 1
 

@@ -1,5 +1,7 @@
-"""Hybrid retrieval over knowledge-base chunks: the backend's lexical and vector legs, fused by a
-weighted sum of their scores, each divided by its leg's best (fusion.convex_fusion), weighted per query.
+"""Hybrid retrieval over knowledge-base chunks: the backend's lexical and vector legs, fused on
+calibrated scores (relevance.fuse): each leg's scores divided by its best and scaled by the calibrated
+relevance of that leg's strongest evidence, summed with a weight per query. A hit's score is its
+relevance in 0..1, the same scale for every query, which the tenant's relevance floor is held against.
 
 The lexical leg's weight is LEXICAL_WEIGHT for a question or a sentence and KEYWORD_LEXICAL_WEIGHT for
 a short identifier look-up (query_terms.is_keyword_query), the vector leg's the rest. Both were set on
@@ -16,14 +18,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
-from ..backend.base import ChunkFilters, Session
+from ..backend.base import ChunkFilters, Row, Session
 from ..backend.query_terms import identifiers, is_keyword_query, names_exactly
 from ..tokens import count_tokens
+from . import relevance
 from .embed import Embedder
-from .fusion import convex_fusion
 
 __all__ = ["DEFAULT_RESULTS", "METHODS", "SearchFilters", "SearchHit", "search"]
 
@@ -46,6 +49,8 @@ class SearchFilters:
     document_id: str | None = None
     #: also chunks whose lifecycle has ended (valid_until passed); deleted ones never
     include_ended: bool = False
+    #: leave this document's chunks out before fusion ("what else is like this document")
+    exclude_document_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,7 @@ class SearchHit:
     chunk_count: int
     content: str
     token_count: int
+    #: calibrated relevance in 0..1 (relevance.fuse): comparable across queries, held against the floor
     score: float
     lexical_rank: int | None
     vector_rank: int | None
@@ -86,19 +92,10 @@ def search(
 ) -> list[SearchHit]:
     """The best `limit` chunks for `query` among the rows the session may see, best first."""
     depth = depth or max(MIN_DEPTH, 4 * limit)
-    where = ChunkFilters(
-        now=now, collection=filters.collection, document_id=filters.document_id, include_ended=filters.include_ended
-    )
-    scored: dict[str, list[tuple[int, float]]] = {}
-    if LEXICAL in methods:
-        scored[LEXICAL] = _exact_identifiers_first(s, query, s.kb_lexical(query, depth, where))
-    if VECTOR in methods:
-        vector = np.asarray(embedder.embed([query])[0], dtype=np.float32)
-        scored[VECTOR] = s.kb_vector(vector, embedder.name, depth, where)
-    lexical, cosine = dict(scored.get(LEXICAL, ())), dict(scored.get(VECTOR, ()))
-    weights = fusion_weights(query)
-    total = sum(weights[m] for m in scored)
-    fused = convex_fusion(scored, {m: weights[m] / total for m in scored})  # one leg alone: weight 1
+    legs = run_legs(s, embedder, query, now, depth=depth, filters=filters, methods=methods)
+    lexical, cosine = dict(legs.scored.get(LEXICAL, ())), dict(legs.scored.get(VECTOR, ()))
+    fused = relevance.fuse(query, legs.scored, legs.weights, legs.texts, embedder.name)
+    details = legs.details
     hits: list[SearchHit] = []
     first_of: dict[str, int] = {}  # normalized text -> index of its best-ranked hit
     start = 0
@@ -106,7 +103,7 @@ def search(
         # Read just enough candidates to fill `limit` once duplicates are folded away.
         window = fused[start : start + 2 * (limit - len(hits))]
         start += len(window)
-        details = {r["seq"]: r for r in s.fetch_all("kb_chunk_details", seqs=json.dumps([f.id for f in window]))}
+        details.update(_details(s, [f.id for f in window if f.id not in details]))
         for f in window:
             r = details.get(f.id)
             if r is None:  # deleted between the legs and this read
@@ -146,15 +143,77 @@ def search(
     return hits
 
 
-def _exact_identifiers_first(s: Session, query: str, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+@dataclass(frozen=True)
+class Legs:
+    """Each leg's candidates for one query, best first, with what fusion needs to calibrate them."""
+
+    #: {method: [(seq, score)]}: BM25 (negated on SQLite; exact identifiers first) and cosine
+    scored: dict[str, list[tuple[int, float]]]
+    #: each leg's share of a hybrid score (one leg alone: 1)
+    weights: dict[str, float]
+    #: the lexical candidates' rows (kb_chunk_details), by seq: their text gives coverage
+    details: dict[Any, Row]
+
+    @property
+    def texts(self) -> dict[Any, str]:
+        return {seq: r["content"] for seq, r in self.details.items()}
+
+
+def run_legs(
+    s: Session,
+    embedder: Embedder,
+    query: str,
+    now: str,
+    *,
+    depth: int,
+    filters: SearchFilters = SearchFilters(),
+    methods: tuple[str, ...] = METHODS,
+) -> Legs:
+    """The lexical and vector legs of `query`, up to `depth` candidates each, among the chunks the session
+    may see (also what bench/calibrate.py fits the relevance curves on)."""
+    where = ChunkFilters(
+        now=now, collection=filters.collection, document_id=filters.document_id, include_ended=filters.include_ended
+    )
+    scored: dict[str, list[tuple[int, float]]] = {}
+    details: dict[Any, Row] = {}
+    if LEXICAL in methods:
+        lexical_ranked = s.kb_lexical(query, depth, where)
+        details.update(_details(s, [seq for seq, _ in lexical_ranked]))
+        scored[LEXICAL] = _exact_identifiers_first(query, lexical_ranked, details)
+    if VECTOR in methods:
+        vector = np.asarray(embedder.embed([query])[0], dtype=np.float32)
+        scored[VECTOR] = s.kb_vector(vector, embedder.name, depth, where)
+    if filters.exclude_document_id is not None:
+        details.update(_details(s, [seq for ranked in scored.values() for seq, _ in ranked if seq not in details]))
+        scored = {
+            m: [
+                (seq, v)
+                for seq, v in ranked
+                if seq in details and details[seq]["document_id"] != filters.exclude_document_id
+            ]
+            for m, ranked in scored.items()
+        }
+    weights = fusion_weights(query)
+    total = sum(weights[m] for m in scored)
+    return Legs(scored, {m: weights[m] / total for m in scored}, details)
+
+
+def _details(s: Session, seqs: list[Any]) -> dict[Any, Row]:
+    if not seqs:
+        return {}
+    return {r["seq"]: r for r in s.fetch_all("kb_chunk_details", seqs=json.dumps(seqs))}
+
+
+def _exact_identifiers_first(
+    query: str, ranked: list[tuple[int, float]], details: dict[int, Row]
+) -> list[tuple[int, float]]:
     """For an identifier look-up, the lexical candidates that name the identifier exactly ahead of those
     that only match its stemmed words (`sqlite3.Connection` for `sqlite3.connect`) or a longer identifier
-    it prefixes, BM25 order within each; one read of the candidates' text, and only for such a query."""
+    it prefixes, BM25 order within each (`details` holds the candidates' text)."""
     names = identifiers(query) if is_keyword_query(query) else []
     if not names or not ranked:
         return ranked
-    rows = s.fetch_all("kb_chunk_details", seqs=json.dumps([seq for seq, _ in ranked]))
-    exact = {r["seq"] for r in rows if names_exactly(r["content"], names)}
+    exact = {seq for seq, _ in ranked if seq in details and names_exactly(details[seq]["content"], names)}
     top = ranked[0][1]
     boosted = [(seq, score + top if seq in exact else score) for seq, score in ranked]
     return sorted(boosted, key=lambda p: -p[1])  # stable: BM25 order kept within each group

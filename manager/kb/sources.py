@@ -10,12 +10,10 @@ search drops its lowest-ranked results to fit, fetch clips `text` and says so in
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..backend.base import Row, Session
-from ..backend.query_terms import STOP_WORDS
 from ..output.budget import clip_to_fit
 from ..output.records import STALE_FACT_TEXT, StaleFact, clip
 from ..output.results import ToolOutput
@@ -23,7 +21,7 @@ from ..tokens import count_tokens
 from .links import source_link
 from .search import SearchHit
 
-__all__ = ["CHUNK", "DOCUMENT", "document_sources", "read_item", "relevant", "render_fetch", "render_search"]
+__all__ = ["CHUNK", "DOCUMENT", "document_sources", "read_item", "render_fetch", "render_search"]
 
 CHUNK, DOCUMENT = "kb_chunk", "kb_document"
 _TITLE_CHARS = 200
@@ -40,30 +38,6 @@ def document_sources(session: Session, document_ids: Iterable[str]) -> dict[str,
 def read_item(session: Session, item_id: str, now: str) -> Row | None:
     """The current chunk or document `item_id` as the caller sees it, or None (absent and hidden alike)."""
     return session.fetch_one("kb_source_item", id=item_id, now=now)
-
-
-_WORD = re.compile(r"\w+", re.UNICODE)
-#: a query word matches a passage word that starts with its first this many characters (porter-ish)
-_STEM_CHARS = 5
-
-
-def relevant(hits: list[SearchHit], query: str, min_cosine: float) -> list[SearchHit]:
-    """The hits that clear search's relevance floor: a query word other than a common one
-    matched them (found by the lexical leg, and the word is in the passage), or their
-    embedding is at least `min_cosine` similar to the query's.
-
-    Rank fusion ranks whatever there is, so without a floor a query that matches nothing
-    (or only "the") still returns every passage, and deep research reads a ranked list as
-    evidence; with it, such a query gets `{"results": []}`.
-    """
-    stems = {w[:_STEM_CHARS] for w in _WORD.findall(query.lower()) if w not in STOP_WORDS}
-
-    def lexical_match(hit: SearchHit) -> bool:
-        if hit.lexical_rank is None or not stems:
-            return False
-        return any(w[:_STEM_CHARS] in stems or w.startswith(tuple(stems)) for w in _WORD.findall(hit.content.lower()))
-
-    return [h for h in hits if lexical_match(h) or (h.cosine is not None and h.cosine >= min_cosine)]
 
 
 def render_search(

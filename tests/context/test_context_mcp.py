@@ -156,10 +156,16 @@ async def test_without_a_window_a_tool_answers_as_before(servers, backend):
 
 
 def _small_budget(manager):
-    """A budget whose variable slices hold ~400 tokens: some memories become pointers."""
+    """A budget whose variable slices hold ~400 tokens: some memories become pointers. No relevance
+    floor, so the report's second chunk (recall@100, weak for this question) is evidence too."""
     probe = manager.assemble_context(ACME, FACT_CHECK, "fact_check").manifest
     manager.set_context_budget(
-        ACME, {**ACME_BUDGET, "usable_context": 1900 + sum(probe["arithmetic"]["fixed"].values()) + 400}
+        ACME,
+        {
+            **ACME_BUDGET,
+            "usable_context": 1900 + sum(probe["arithmetic"]["fixed"].values()) + 400,
+            "relevance_floor": 0.0,
+        },
     )
 
 
@@ -335,3 +341,15 @@ async def test_a_real_stdio_server_keeps_its_window_across_requests_without_a_th
     assert rounds[2].content[0].text == SPENT
     sessions = {r["session_id"] for r in log_rows(backend, tenant_id="acme")}
     assert len(sessions) == 1 and next(iter(sessions)).startswith("stdio-")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_off_topic_question_gets_no_evidence_in_its_window(servers, backend, mode):
+    """The knowledge base holds nothing about it: its nearest passages stay below the relevance floor."""
+    async with Client(servers(), mode=mode) as c:
+        off = await window(c, "best pizza dough hydration ratio", "comparison")
+        on = await window(c, FACT_CHECK)
+    assert '<slice name="evidence">' not in off and 'type="kb_chunk"' not in off
+    assert '<slice name="evidence">' in on and "chk_acme_1_0" in on
+    first = [m for m in manifests(backend) if m["request"]["question"] == "best pizza dough hydration ratio"]
+    assert [e for e in first[0]["memories"] if e["ref"]["table"] == "knowledge_base_chunk"] == []

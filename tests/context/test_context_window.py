@@ -81,11 +81,9 @@ def test_the_fact_check_window_selects_these_refs_in_these_slices(window):
         ("entity_memory", "ent_acme_helios_owner", 1),
     ]
     # chk_acme_2_0 ("Always cite the current version of a metric...") shares only stop words with the
-    # question, which the lexical leg no longer matches on, and no positive cosine: it is not evidence.
-    assert refs(m, "evidence") == [
-        ("knowledge_base_chunk", "chk_acme_1_0", 1),
-        ("knowledge_base_chunk", "chk_acme_1_1", 1),
-    ]
+    # question, which the lexical leg no longer matches on, and no positive cosine: it is not evidence;
+    # chk_acme_1_1 (recall@100 and the retriever) is below the relevance floor for a question on nDCG@10.
+    assert refs(m, "evidence") == [("knowledge_base_chunk", "chk_acme_1_0", 1)]
     assert refs(m, "recalled_history") == [("summarization_memory", "sum_acme_july", 1)]
     assert refs(m, "volatile_tail") == [
         ("conversation_memory", "cnv_acme_review_1", 1),
@@ -223,6 +221,7 @@ class _Reversed:
 
 
 def test_the_rerank_step_is_pluggable(manager, two_tenants):
+    manager.set_context_budget(ACME, {**ACME_BUDGET, "relevance_floor": 0.0})  # every ranked passage a candidate
     default = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check").manifest
     other = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check", reranker=_Reversed()).manifest
     assert other["selection_version"] == "selection-1/reversed"

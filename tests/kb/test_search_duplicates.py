@@ -51,6 +51,6 @@ def test_exact_duplicates_fold_into_the_best_ranked_copy_which_says_how_many(bac
 def test_a_search_without_duplicates_says_nothing_of_folding(backend):
     kb = hashing_manager(backend)
     add_doc(kb, ACME, "One", "Kumquats ripen in winter.", uri="test://one")
-    add_doc(kb, ACME, "Two", "Kumquats are small citrus fruits.", uri="test://two")
+    add_doc(kb, ACME, "Two", "Kumquats ripen in the spring.", uri="test://two")
     out = kb.search_memory(ACME, "kumquats")
     assert "folded" not in out.text and [r["folded"] for r in out.structured["results"]] == [0, 0]

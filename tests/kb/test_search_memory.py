@@ -44,7 +44,7 @@ def test_a_result_cites_chunks_with_title_position_score_parts_and_tokens(kb):
     (hit,) = out.structured["results"]
     assert record.startswith(
         f'<memory id="{hit["id"]}" type="kb_chunk" status="evidence" document="{hit["document_id"]}"'
-        f' collection="evals" position="0" chunks="1" tokens="{hit["tokens"]}" score="1.0000" lexical_rank="1"'
+        f' collection="evals" position="0" chunks="1" tokens="{hit["tokens"]}" score="{hit["score"]:.4f}" lexical_rank="1"'
         ' vector_rank="1" cosine="'
     )
     assert (
@@ -113,9 +113,9 @@ def test_hybrid_fuses_both_legs_by_reciprocal_rank(kb):
     assert lexical == ["exact"]
     hybrid = kb.search_chunks(ACME, "E4711 pump overheated")
     assert hybrid[0].title == "exact" and hybrid[0].lexical_rank == 1 and hybrid[0].vector_rank is not None
-    # Each leg's score is scaled into 0..1 (BM25 by its best, cosine min-max) and weighted: the
-    # lexical leg has LEXICAL_WEIGHT of a question's score and KEYWORD_LEXICAL_WEIGHT of a look-up's.
-    assert hybrid[0].score >= LEXICAL_WEIGHT and hybrid[0].score <= 1.0
+    # Each leg's score is scaled by its best and by the calibrated relevance of that best, and weighted:
+    # the lexical leg has LEXICAL_WEIGHT of a question's score and KEYWORD_LEXICAL_WEIGHT of a look-up's.
+    assert LEXICAL_WEIGHT * 0.5 < hybrid[0].score <= 1.0
 
 
 @pytest.mark.parametrize(
@@ -229,6 +229,8 @@ def test_search_memory_over_mcp_stays_in_the_tenant_and_is_logged(kb, backend):
     seed(kb, GLOBEX)
     add_doc(kb, GLOBEX, "Globex secret", "The launch codeword is xylophone.")
     add_doc(kb, ACME, "Acme runbook", "Restart the flux capacitor when the zebra alarm fires.", collection="ops")
+    # no relevance floor: the wall alone decides what a one-word match may show
+    kb.set_context_budget(ACME, {**kb.context_budget(ACME).to_json(), "relevance_floor": 0.0})
 
     async def main():
         async with Client(server_for(kb, ACME)) as client:
@@ -261,3 +263,13 @@ def test_the_default_embedder_finds_a_paraphrase_with_no_shared_word(backend):
     hits = manager.search_chunks(ACME, "kitten napping atop couches", methods=("vector",))
     assert hits[0].title == "pets"
     assert manager.search_chunks(ACME, "kitten napping atop couches", methods=("lexical",)) == []
+
+
+def test_a_document_left_out_is_left_out_before_fusion(kb):
+    own = add_doc(kb, ACME, "own", "Pumps overheat when the coolant runs dry.").document_id
+    add_doc(kb, ACME, "other", "A pump overheats without coolant.")
+    everything = kb.search_chunks(ACME, "Pumps overheat when the coolant runs dry.")
+    rest = kb.search_chunks(ACME, "Pumps overheat when the coolant runs dry.", exclude_document_id=own)
+    assert [h.title for h in everything] == ["own", "other"] and [h.title for h in rest] == ["other"]
+    # the left-out document is not the best its leg found, so it no longer scales the other one down
+    assert rest[0].score > everything[1].score

@@ -34,7 +34,7 @@ def text(result) -> str:
 
 async def jane_remembers(c) -> dict[str, str]:
     """jane's session: search, remember a note and a fact on what it cited, and the refusals. First lines by case."""
-    found = text(await c.call_tool("search_memory", {"query": "August re-run nDCG recall BEIR"}))
+    found = text(await c.call_tool("search_memory", {"query": "August re-run nDCG recall@100 BEIR retriever"}))
     assert "chk_acme_1_0" in found and "chk_acme_1_1" in found
     lines = {}
     lines["note"] = text(await c.call_tool("remember", {"content": NOTE, "evidence": ["chk_acme_1_0"]}))
@@ -206,7 +206,7 @@ async def test_the_sampling_assessor_asks_the_hosts_model_in_the_legacy_era_and_
     app, served = stdio_app(sqlite_path)
     try:
         async with Client(app, mode=mode, sampling_handler=host_model) as c:
-            await c.call_tool("search_memory", {"query": "August re-run nDCG recall BEIR"})
+            await c.call_tool("search_memory", {"query": "August re-run nDCG recall@100 BEIR retriever"})
             # the rules would hold this back (its words are not the evidence's); the host's model does not
             out = text(
                 await c.call_tool(
@@ -243,7 +243,7 @@ async def test_in_the_legacy_era_the_user_is_asked_once_whether_a_conflicting_fa
     app, served = stdio_app(sqlite_path)
     try:
         async with Client(app, mode="legacy", elicitation_handler=user) as c:
-            await c.call_tool("search_memory", {"query": "August re-run nDCG recall BEIR"})
+            await c.call_tool("search_memory", {"query": "August re-run nDCG recall@100 BEIR retriever"})
             out = text(await c.call_tool("remember", {**CONFLICT, "evidence": ["chk_acme_1_0"]}))
             lookup = text(
                 await c.call_tool("lookup_entity", {"subject": "model:helios-rag", "predicate": "beir_ndcg10"})

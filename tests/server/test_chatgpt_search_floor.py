@@ -1,4 +1,4 @@
-"""ChatGPT's search can return nothing: a relevance floor, and a start-up warning about memgate:// citations.
+"""ChatGPT's search can return nothing: the tenant's relevance floor, and a start-up warning about memgate:// citations.
 
 The real HTTP server on 127.0.0.1 with the ChatGPT preset rows (config/toolbox.chatgpt.json),
 fastmcp.Client in both eras, locally signed JWTs.
@@ -50,12 +50,10 @@ def preset(manager, two_tenants):
     return manager
 
 
-def searched(sqlite_path, queries, mode="auto", min_cosine=None):
+def searched(sqlite_path, queries, mode="auto", floor=None, manager=None):
     settings = memgate_settings(sqlite_path, {"issuer": ISS, "audience": "memgate", "public_key": KEYS.public_pem})
-    if min_cosine is not None:
-        settings = settings.model_copy(
-            update={"caps": settings.caps.model_copy(update={"search_min_cosine": min_cosine})}
-        )
+    if floor is not None:  # the tenant's relevance floor, in its context budget
+        manager.set_context_budget(ACME, {**manager.context_budget(ACME).to_json(), "relevance_floor": floor})
 
     async def go(url):
         async with Client(f"{url}/mcp", auth=token(), mode=mode) as c:
@@ -83,21 +81,20 @@ def test_a_query_that_matches_nothing_returns_no_results(sqlite_path, backend, p
 
 
 def test_the_floor_is_what_leaves_unrelated_passages_out(sqlite_path, preset):
-    [without_floor] = searched(sqlite_path, [UNRELATED], min_cosine=-1.0)
+    [without_floor] = searched(sqlite_path, [UNRELATED], floor=0.0, manager=preset)
     assert without_floor  # rank fusion alone ranks whatever there is
 
 
-def test_a_shared_word_is_enough_and_a_common_word_is_not(sqlite_path, preset):
-    """With an unreachable vector threshold only the lexical leg can admit a passage."""
-    matched, common_only = searched(sqlite_path, ["orion rollout", "what is the plan for this"], min_cosine=1.01)
+def test_a_rare_shared_word_is_enough_and_common_words_are_not(sqlite_path, preset):
+    matched, common_only = searched(sqlite_path, ["orion checklist", "what is the plan for this"])
     assert [r["url"] for r in matched] == ["https://wiki.acme.example/orion/launch"]
     assert common_only == []
 
 
-def test_a_passage_no_word_matches_is_judged_by_its_vector_score(sqlite_path, preset):
-    query = "zebra herds"  # no word in any passage
-    [admitted] = searched(sqlite_path, [query], min_cosine=-1.0)
-    [refused] = searched(sqlite_path, [query], min_cosine=0.99)
+def test_the_floor_is_the_tenants_relevance_floor(sqlite_path, preset):
+    query = "Orion launch checklist canary"
+    [admitted] = searched(sqlite_path, [query], floor=0.0, manager=preset)
+    [refused] = searched(sqlite_path, [query], floor=0.99, manager=preset)
     assert admitted and refused == []
 
 

@@ -114,3 +114,14 @@ def test_an_unknown_section_in_the_file_is_named(tmp_path):
         f"Invalid settings:\n  capz is not a memgate setting. Check its spelling in memgate.toml ({path}) "
         "[capz] or the environment variable MEMGATE_CAPZ."
     )
+
+
+def test_a_retired_key_says_what_took_its_place(tmp_path):
+    path = _toml(tmp_path, "[caps]\nsearch_min_cosine = 0.35\n")
+    with pytest.raises(ConfigError, match=r"caps\.search_min_cosine is no longer a memgate setting") as err:
+        load_settings(path)
+    assert str(err.value).startswith(
+        "Invalid settings:\n  caps.search_min_cosine is no longer a memgate setting: ChatGPT's search now keeps "
+        "what reaches the tenant's relevance floor"
+    )
+    assert str(err.value).endswith(f"Remove it from memgate.toml ({path}).")

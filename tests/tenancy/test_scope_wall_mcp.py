@@ -47,6 +47,8 @@ REPORT = report_definition(
 def kb(backend, two_tenants):
     manager = hashing_manager(backend)
     manager.seed_tools(JANE, [USER_MEMORY, *load_tool_definitions(CONFIG / "toolbox.chatgpt.json"), REPORT])
+    # no relevance floor: the wall alone decides what bob's searches may show
+    manager.set_context_budget(JANE, {**manager.context_budget(JANE).to_json(), "relevance_floor": 0.0})
     add_doc(
         manager,
         JANE,
