@@ -195,13 +195,21 @@ def _text_indexes(recorded: Recorded, want: Expected) -> list[InstallCheck]:
         states = {k: (row.get(k) or "").upper() for k in ("status", "domidx_status", "domidx_opstatus")}
         if any(v not in ("VALID", "") for v in states.values()) or states["status"] != "VALID":
             shown = ", ".join(f"{k.upper()} = {v or 'NULL'}" for k, v in states.items())
+            failed = "FAILED" in states.values()
             checks.append(
                 InstallCheck(
                     f"text index {name}",
                     False,
-                    f"not usable ({shown} in USER_INDEXES).",
-                    f"As MEMGATE_OWNER read CTX_USER_INDEX_ERRORS, then ALTER INDEX {name.lower()} REBUILD; "
-                    "or drop it and run `memgate init` again.",
+                    f"not usable ({shown} in USER_INDEXES)"
+                    + (
+                        ": its CREATE INDEX or a rebuild failed; lexical search fails until it is made again."
+                        if failed
+                        else "."
+                    ),
+                    f"As MEMGATE_OWNER read why in CTX_USER_INDEX_ERRORS, then ALTER INDEX {name.lower()} REBUILD. "
+                    f"If that fails too: DROP INDEX {name.lower()} (add FORCE when a plain DROP fails) and run "
+                    "sql/oracle/install/023_text_index.sql as MEMGATE_OWNER (re-runnable; `memgate init` runs it "
+                    "itself, dropping an index that is not VALID, until the schema version is recorded).",
                 )
             )
         else:

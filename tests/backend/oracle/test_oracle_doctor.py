@@ -146,6 +146,17 @@ def test_a_text_index_that_is_not_valid_or_missing_fails_with_its_fix(indexes, s
     assert says in found["text index KB_CHUNK_TEXT_IX"].detail and fix in found["text index KB_CHUNK_TEXT_IX"].fix
 
 
+def test_a_text_index_left_failed_by_its_create_fails_with_rebuild_then_drop_and_023():
+    """What a CREATE INDEX Oracle Text refused (DRG-11309) leaves behind: the index, marked FAILED."""
+    indexes = [
+        {"index_name": "KB_CHUNK_TEXT_IX", "status": "VALID", "domidx_status": "FAILED", "domidx_opstatus": "FAILED"}
+    ]
+    check = failing(judge(recorded(indexes=indexes), WANT))["text index KB_CHUNK_TEXT_IX"]
+    assert "DOMIDX_STATUS = FAILED" in check.detail and "CREATE INDEX or a rebuild failed" in check.detail
+    assert check.fix.index("CTX_USER_INDEX_ERRORS") < check.fix.index("REBUILD") < check.fix.index("DROP INDEX")
+    assert "FORCE" in check.fix and "sql/oracle/install/023_text_index.sql" in check.fix
+
+
 def test_contexts_fail_when_an_identity_cannot_be_bound_or_handed_over():
     # ORA-01031: DBMS_SESSION.SET_CONTEXT refuses a namespace that is missing or not USING the package
     found = failing(judge(recorded(contexts=[], identity_error="ORA-01031"), WANT))
