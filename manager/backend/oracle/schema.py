@@ -56,14 +56,18 @@ class OracleSchema:
             owner.close()
         return before, want
 
-    def _run_dba_files(self) -> None:
-        values = {
+    def dba_values(self) -> dict[str, str]:
+        """The value of every &&variable the DBA's files use (a test holds them to the files)."""
+        return {
             "memgate_owner_password": password("owner"),
             "memgate_app_password": password("app"),
             "memgate_query_password": password("query"),
             "memgate_tablespace": self.settings.tablespace,
             "memgate_query_temp_mb": str(self.query_temp_mb),
         }
+
+    def _run_dba_files(self) -> None:
+        values = self.dba_values()
         admin = self._accounts.connect("admin")
         try:
             with admin.cursor() as cur:

@@ -7,7 +7,10 @@ files added later are checked too.
 - FILTER BY columns of an Oracle Text index fit SDATA's 249 bytes (filter_by_columns,
   column_bytes): DRG-11309 otherwise;
 - the install's tables as their CREATE TABLE statements declare them (install_schema): each
-  column's type, its width in bytes, and whether it is NOT NULL.
+  column's type, its width in bytes, and whether it is NOT NULL;
+- every SQL*Plus/SQLcl script that runs install files (the Free container's setup scripts, the
+  docs' DBA blocks) DEFINEs each substitution variable those files use before running them
+  (undefined_substitutions): an undefined one makes SQL*Plus prompt and eat the next line.
 """
 
 from __future__ import annotations
@@ -188,4 +191,81 @@ def filter_by_problems(text: str, schema: dict[str, dict[str, Column]]) -> list[
                     f"{found.index}: FILTER BY {column} {declared.type} is up to {declared.max_bytes} bytes; "
                     f"Oracle Text takes at most {FILTER_BY_MAX_BYTES} (DRG-11309): narrow it, in BYTE"
                 )
+    return problems
+
+
+# -- SQL*Plus scripts that run install files -------------------------------------------------------
+
+#: `&name` or `&&name`: a SQL*Plus substitution variable. SQL*Plus prompts for one it has no value
+#: for (SQL*Plus User's Guide, Defining Substitution Variables) and, reading its commands from a
+#: heredoc or a pipe, takes the next line as the value. Only REMARK text is documented as not
+#: scanned, so -- and /* */ comments count too.
+_SUBSTITUTION = re.compile(r"&&?([A-Za-z_][A-Za-z0-9_$#]*)")
+_DEFINE = re.compile(r"^\s*DEF(?:INE)?\s+([A-Za-z_][A-Za-z0-9_$#]*)\s*=", re.IGNORECASE)
+_UNDEFINE = re.compile(r"^\s*UNDEF(?:INE)?\s+(.+)$", re.IGNORECASE)
+_RUN = re.compile(r"^\s*(?:@@?|START\s+)(\S+?\.sql)\s*$", re.IGNORECASE)
+_FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.MULTILINE | re.DOTALL)
+_VOLUME = re.compile(r"^\s*-\s*([^\s:]+):([^\s:]+)(?::ro|:rw)?\s*$", re.MULTILINE)
+COMPOSE = ROOT / "config" / "oracle" / "compose.yaml"
+
+
+def substitution_names(text: str) -> set[str]:
+    """The SQL*Plus substitution variables a script uses, lower-cased (SQL*Plus ignores case)."""
+    return {name.lower() for name in _SUBSTITUTION.findall(text)}
+
+
+def sqlplus_scripts() -> list[tuple[str, str]]:
+    """(where, text) of everything that runs install files through SQL*Plus or SQLcl: the Free
+    container's setup scripts, and each fenced block of the docs that runs a file with @."""
+    found = [
+        (str(path.relative_to(ROOT)), path.read_text(encoding="utf-8"))
+        for path in sorted((ROOT / "config" / "oracle" / "setup").glob("*"))
+        if path.is_file()
+    ]
+    docs = [*sorted((ROOT / "docs").glob("*.md")), *sorted(ORACLE.rglob("README.md")), ROOT / "README.md"]
+    for path in docs:
+        for n, block in enumerate(_FENCE.findall(path.read_text(encoding="utf-8")), 1):
+            if any(_RUN.match(line) for line in block.splitlines()):
+                found.append((f"{path.relative_to(ROOT)} block {n}", block))
+    return found
+
+
+def _mounts() -> dict[str, Path]:
+    """Container folder -> repository folder, from the Free container's volumes (compose.yaml)."""
+    return {
+        inside.rstrip("/"): (COMPOSE.parent / host).resolve()
+        for host, inside in _VOLUME.findall(COMPOSE.read_text(encoding="utf-8"))
+        if host.startswith(".")
+    }
+
+
+def resolve_run(path: str) -> Path | None:
+    """The repository file a script's @path runs: a repository-relative path, or a container path
+    under one of compose.yaml's mounts; None when it names neither."""
+    if not path.startswith("/"):
+        return ROOT / path if (ROOT / path).is_file() else None
+    for inside, host in _mounts().items():
+        if path.startswith(inside + "/"):
+            target = host / path[len(inside) + 1 :]
+            return target if target.is_file() else None
+    return None
+
+
+def undefined_substitutions(script: str) -> list[str]:
+    """Each file a script runs, and the substitution variables it uses that are not DEFINEd by then."""
+    defined: set[str] = set()
+    problems = []
+    for line in script.splitlines():
+        if m := _DEFINE.match(line):
+            defined.add(m.group(1).lower())
+        elif m := _UNDEFINE.match(line):
+            defined -= {name.lower() for name in m.group(1).split()}
+        elif m := _RUN.match(line):
+            target = resolve_run(m.group(1))
+            if target is None:
+                problems.append(f"{m.group(1)}: no such file in the repository (or under a compose.yaml mount)")
+                continue
+            missing = sorted(substitution_names(target.read_text(encoding="utf-8")) - defined)
+            if missing:
+                problems.append(f"{m.group(1)} uses {', '.join('&&' + n for n in missing)}, not DEFINEd before it")
     return problems
