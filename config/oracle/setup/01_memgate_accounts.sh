@@ -16,6 +16,7 @@ DEFINE memgate_app_password = "${MEMGATE_ORACLE_APP_PASSWORD}"
 DEFINE memgate_query_password = "${MEMGATE_ORACLE_QUERY_PASSWORD}"
 DEFINE memgate_tablespace = USERS
 DEFINE memgate_query_temp_mb = 1024
+DEFINE memgate_query_temp_file = auto
 @/opt/memgate/install/010_accounts.sql
 @/opt/memgate/install/015_query_synonyms.sql
 EXIT

@@ -64,6 +64,7 @@ class OracleSchema:
             "memgate_query_password": password("query"),
             "memgate_tablespace": self.settings.tablespace,
             "memgate_query_temp_mb": str(self.query_temp_mb),
+            "memgate_query_temp_file": self.settings.query_temp_file,
         }
 
     def _run_dba_files(self) -> None:
@@ -205,6 +206,13 @@ def recorded_version(conn: oracledb.Connection) -> int:
     return int(version or 0)
 
 
+def install_error(exc: BaseException) -> str:
+    """What the database said, for the operator running the install: the error's first line (Oracle's
+    text, e.g. DRG-11309 inside ORA-29855, or memgate's own ORA-20020 naming the DEFINE to set)."""
+    text = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+    return text[:300] or codes(exc)[1] or type(exc).__name__
+
+
 def run_ddl(cur: oracledb.Cursor, sql: str, file: str) -> None:
     first = next(line for line in sql.splitlines() if line.strip() and not line.lstrip().startswith("--"))
     hint = "Fix the cause and run `memgate init` again: every install file is re-runnable."
@@ -212,7 +220,7 @@ def run_ddl(cur: oracledb.Cursor, sql: str, file: str) -> None:
         cur.execute(sql)
     except oracledb.Error as exc:
         raise SchemaMismatch(
-            f"sql/oracle/install/{file}.sql failed at `{first.strip()[:80]}` ({codes(exc)[1]})", hint=hint
+            f"sql/oracle/install/{file}.sql failed at `{first.strip()[:80]}`: {install_error(exc)}", hint=hint
         ) from exc
     # A package or trigger that does not compile is still created, with a warning only
     # (python-oracledb's Cursor.warning, DPY-7000): an install must not pass over it.

@@ -60,7 +60,8 @@ def test_each_script_defines_every_substitution_variable_the_files_it_runs_use(w
 
 
 def test_a_script_that_runs_an_install_file_without_defining_its_variable_is_caught():
-    """The setup script as it was: 010 uses &&memgate_query_temp_mb, which it did not DEFINE."""
+    """The setup script as it was: 010 uses &&memgate_query_temp_mb (and now &&memgate_query_temp_file),
+    which it did not DEFINE."""
     planted = """sqlplus -s / as sysdba <<SQL
 DEFINE memgate_owner_password = "x"
 DEFINE memgate_app_password = "x"
@@ -70,7 +71,8 @@ DEFINE memgate_tablespace = USERS
 @/opt/memgate/install/015_query_synonyms.sql
 SQL"""
     assert first_contact.undefined_substitutions(planted) == [
-        "/opt/memgate/install/010_accounts.sql uses &&memgate_query_temp_mb, not DEFINEd before it"
+        "/opt/memgate/install/010_accounts.sql uses &&memgate_query_temp_file, &&memgate_query_temp_mb, "
+        "not DEFINEd before it"
     ]
     # order counts: a DEFINE after the @ line is too late; UNDEFINE takes a value away
     late = "@sql/oracle/onnx/010_dba_model_access.sql\nDEFINE onnx_directory = '/x'"
