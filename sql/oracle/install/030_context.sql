@@ -118,7 +118,10 @@ CREATE OR REPLACE PACKAGE BODY memgate_ctx_pkg AS
   PROCEDURE unshare_with_query(p_handle IN VARCHAR2) IS
   BEGIN
     check_handle(p_handle);
-    -- CLEAR_CONTEXT(namespace, client_identifier, attribute): a NULL attribute clears them all
+    -- CLEAR_CONTEXT(namespace, client_identifier, attribute): a NULL attribute clears them all.
+    -- The values were set for username MEMGATE_QUERY too (share), and the docs do not say that a
+    -- clear by client identifier reaches those: NOT VERIFIED. `memgate doctor` reads the value from
+    -- a MEMGATE_QUERY session under the handle after this call and fails if it is still there.
     DBMS_SESSION.CLEAR_CONTEXT(c_qns, p_handle, NULL);
   END unshare_with_query;
 

@@ -79,6 +79,9 @@ def test_a_full_query_temporary_tablespace_is_the_too_big_rule_without_oracles_t
     with pytest.raises(QueryRejected, match=r"^query refused \(rule too-big\): the query needed more temporary space"):
         raise refused
     assert "MEMGATE_QUERY_TEMP" not in refused.message and "ORA-" not in refused.message
+    # the advice is Oracle's own clause: Oracle has no LIMIT
+    assert "FETCH FIRST n ROWS ONLY" in refused.message and "LIMIT" not in refused.message
+    assert "FETCH FIRST n ROWS ONLY" in refused.hint
 
 
 def test_an_install_statement_that_fails_says_what_the_database_said():
