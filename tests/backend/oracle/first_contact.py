@@ -1,8 +1,8 @@
 """Static checks for mistakes sqlglot accepts and Oracle or SQL*Plus refuses on first contact.
 
-Used by test_static_first_contact.py (and test_text_index.py). Each check names where its rule
-comes from; each reads every file it applies to by glob, never by a hand-kept list, so install
-files added later are checked too.
+Used by test_static_first_contact.py (and test_text_index.py); the checks of single statements are
+first_contact_sql.py. Each check names where its rule comes from; each reads every file it applies
+to by glob, never by a hand-kept list, so install files added later are checked too.
 
 - FILTER BY columns of an Oracle Text index fit SDATA's 249 bytes (filter_by_columns,
   column_bytes): DRG-11309 otherwise;
@@ -10,7 +10,10 @@ files added later are checked too.
   column's type, its width in bytes, and whether it is NOT NULL;
 - every SQL*Plus/SQLcl script that runs install files (the Free container's setup scripts, the
   docs' DBA blocks) DEFINEs each substitution variable those files use before running them
-  (undefined_substitutions): an undefined one makes SQL*Plus prompt and eat the next line.
+  (undefined_substitutions): an undefined one makes SQL*Plus prompt and eat the next line;
+- every Oracle statement memgate sends (oracle_units), and the SQL a PL/SQL unit holds: what it
+  embeds (embedded_spans) and the literal SQL its EXECUTE IMMEDIATE statements run (dynamic_sql),
+  as sqlglot reads no PL/SQL.
 """
 
 from __future__ import annotations
@@ -269,3 +272,92 @@ def undefined_substitutions(script: str) -> list[str]:
             if missing:
                 problems.append(f"{m.group(1)} uses {', '.join('&&' + n for n in missing)}, not DEFINEd before it")
     return problems
+
+
+# -- every Oracle statement memgate sends ------------------------------------------------------------
+
+
+def oracle_units() -> list[tuple[str, str]]:
+    """(where, text) of every Oracle statement: each unit of every install and ONNX file, every named
+    statement, every inline statement of the backend (statements.py, with sql_checks' sample values)."""
+    from sql_checks import INLINE_SAMPLES
+
+    from memgate.manager.backend.oracle import statements
+
+    units = [
+        (f"{path.parent.name}/{path.stem}#{n}", unit)
+        for path in [*install_files(), *sorted((ORACLE / "onnx").glob("*.sql"))]
+        for n, unit in enumerate(script_units(path.read_text(encoding="utf-8")), 1)
+    ]
+    units += [(path.stem, path.read_text(encoding="utf-8")) for path in sorted(ORACLE.glob("*.sql"))]
+    units += [
+        (f"statements.{name}", inline.text.format(**INLINE_SAMPLES) if "{" in inline.text else inline.text)
+        for name, inline in sorted(statements.ALL.items())
+        if inline.kind != "session"
+    ]
+    return units
+
+
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_$#]*|[();.,]")
+_TRIGGER_EVENT = {"BEFORE", "AFTER", "OR", "OF", ",", "INSTEAD"}
+_SQL_OPENERS = {"SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE"}
+
+
+def embedded_spans(code: str) -> list[tuple[int, int]]:
+    """Where the SQL statements a PL/SQL unit embeds are, in its strip_code() text (the regions
+    sql_checks.procedural_tokens cuts out): from the first word to its ';' or closing ')'."""
+    spans = [(m.start(), m.group(0).upper()) for m in _TOKEN.finditer(code)]
+    found, i = [], 0
+    while i < len(spans):
+        word, prev = spans[i][1], spans[i - 1][1] if i else ""
+        if word in _SQL_OPENERS and prev != "." and prev not in _TRIGGER_EVENT:
+            start, depth, in_paren = spans[i][0], 0, prev == "("
+            while i < len(spans):
+                tok = spans[i][1]
+                if tok == "(":
+                    depth += 1
+                elif tok == ")":
+                    if depth == 0 and in_paren:
+                        break
+                    depth -= 1
+                elif tok == ";" and depth <= 0:
+                    break
+                i += 1
+            found.append((start, spans[i][0] if i < len(spans) else len(code)))
+            continue
+        i += 1
+    return found
+
+
+_EXECUTELITERAL = re.compile(
+    r"\bEXECUTE\s+IMMEDIATE\s+((?:[qQ]'\[.*?\]'|'(?:[^']|'')*')(?:\s*\|\|\s*(?:[qQ]'\[.*?\]'|'(?:[^']|'')*'|[\w.]+))*)",
+    re.DOTALL,
+)
+LITERAL = re.compile(r"[qQ]'\[(.*?)\]'|'((?:[^']|'')*)'", re.DOTALL)
+
+
+def dynamic_sql(text: str) -> list[str]:
+    """The statements a PL/SQL unit runs with EXECUTE IMMEDIATE, as far as they are literals: each
+    literal part, joined, a concatenated variable standing in as `x`."""
+    found = []
+    for m in _EXECUTELITERAL.finditer(strip_comments(text)):
+        parts = re.split(r"\s*\|\|\s*", m.group(1))
+        pieces = []
+        for part in parts:
+            lit = LITERAL.fullmatch(part)
+            pieces.append(
+                lit.group(1) if lit and lit.group(1) is not None else lit.group(2).replace("''", "'") if lit else "x"
+            )
+        found.append("".join(pieces))
+    return found
+
+
+def sql_statements(text: str) -> list[str]:
+    """The SQL a unit holds: itself when it is SQL; its embedded and literal dynamic SQL when PL/SQL
+    (as strip_code text, comments out and literals blanked)."""
+    from sql_checks import is_plsql
+
+    if not is_plsql(text):
+        return [strip_code(text)]
+    code = strip_code(text)
+    return [code[a:b] for a, b in embedded_spans(code)] + [strip_code(sql) for sql in dynamic_sql(text)]
