@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import sqlglot
-from sql_checks import sqlglot_text, strip_code
+from sql_checks import embedded_spans, sqlglot_text, strip_code
 from sqlglot import exp
 
 from memgate.manager.backend.oracle.install import script_units
@@ -298,38 +298,7 @@ def oracle_units() -> list[tuple[str, str]]:
     return units
 
 
-_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_$#]*|[();.,]")
-_TRIGGER_EVENT = {"BEFORE", "AFTER", "OR", "OF", ",", "INSTEAD"}
-_SQL_OPENERS = {"SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE"}
-
-
-def embedded_spans(code: str) -> list[tuple[int, int]]:
-    """Where the SQL statements a PL/SQL unit embeds are, in its strip_code() text (the regions
-    sql_checks.procedural_tokens cuts out): from the first word to its ';' or closing ')'."""
-    spans = [(m.start(), m.group(0).upper()) for m in _TOKEN.finditer(code)]
-    found, i = [], 0
-    while i < len(spans):
-        word, prev = spans[i][1], spans[i - 1][1] if i else ""
-        if word in _SQL_OPENERS and prev != "." and prev not in _TRIGGER_EVENT:
-            start, depth, in_paren = spans[i][0], 0, prev == "("
-            while i < len(spans):
-                tok = spans[i][1]
-                if tok == "(":
-                    depth += 1
-                elif tok == ")":
-                    if depth == 0 and in_paren:
-                        break
-                    depth -= 1
-                elif tok == ";" and depth <= 0:
-                    break
-                i += 1
-            found.append((start, spans[i][0] if i < len(spans) else len(code)))
-            continue
-        i += 1
-    return found
-
-
-_EXECUTELITERAL = re.compile(
+_EXECUTE_IMMEDIATE = re.compile(
     r"\bEXECUTE\s+IMMEDIATE\s+((?:[qQ]'\[.*?\]'|'(?:[^']|'')*')(?:\s*\|\|\s*(?:[qQ]'\[.*?\]'|'(?:[^']|'')*'|[\w.]+))*)",
     re.DOTALL,
 )
@@ -340,7 +309,7 @@ def dynamic_sql(text: str) -> list[str]:
     """The statements a PL/SQL unit runs with EXECUTE IMMEDIATE, as far as they are literals: each
     literal part, joined, a concatenated variable standing in as `x`."""
     found = []
-    for m in _EXECUTELITERAL.finditer(strip_comments(text)):
+    for m in _EXECUTE_IMMEDIATE.finditer(strip_comments(text)):
         parts = re.split(r"\s*\|\|\s*", m.group(1))
         pieces = []
         for part in parts:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import sqlglot
@@ -222,18 +223,31 @@ def _parse(sql: str) -> exp.Expression | None:
         return None
 
 
+def _trees(text: str) -> list[exp.Expression]:
+    """The statements of a unit sqlglot can read, literals kept (a '' literal is what the checks below seek)."""
+    return [tree for sql in _statements_with_literals(text) if (tree := _parse(sql)) is not None]
+
+
+def _not_null_writes(
+    tree: exp.Expression, schema: dict[str, dict[str, Column]]
+) -> Iterator[tuple[str, str, exp.Expression]]:
+    """(table, column, value) of each write of a statement into a column declared NOT NULL."""
+    for table, column, value in _assignments(tree):
+        declared = schema.get(table, {}).get(column)
+        if declared is not None and declared.not_null:
+            yield table, column, value
+
+
 def empty_into_not_null(text: str, schema: dict[str, dict[str, Column]]) -> list[str]:
     """'' (or an expression that is '' on SQLite) written to a NOT NULL column (ORA-01400 on Oracle),
     and a NOT NULL column declared DEFAULT ''."""
     found = []
-    for sql in _statements_with_literals(text):
-        tree = _parse(sql)
-        if tree is None:
-            continue
-        for table, column, value in _assignments(tree):
-            declared = schema.get(table, {}).get(column)
-            if declared is not None and declared.not_null and _empty_text(value):
-                found.append(f"{table}.{column} is NOT NULL and gets {value.sql('oracle')}")
+    for tree in _trees(text):
+        found += [
+            f"{table}.{column} is NOT NULL and gets {value.sql('oracle')}"
+            for table, column, value in _not_null_writes(tree, schema)
+            if _empty_text(value)
+        ]
         if isinstance(tree, exp.Create):
             table = tree.this.this.name.lower()
             for cd in tree.find_all(exp.ColumnDef):
@@ -261,15 +275,11 @@ def _blank_literals(text: str) -> str:
 def not_null_binds(text: str, schema: dict[str, dict[str, Column]]) -> set[str]:
     """The binds a statement writes as they are into a NOT NULL column: a '' passed there is NULL on Oracle."""
     found = set()
-    for sql in _statements_with_literals(text):
-        tree = _parse(sql)
-        if tree is None:
-            continue
-        for table, column, value in _assignments(tree):
-            declared = schema.get(table, {}).get(column)
+    for tree in _trees(text):
+        for _table, _column, value in _not_null_writes(tree, schema):
             while isinstance(value, (exp.Paren, exp.Cast)):
                 value = value.this
-            if declared is not None and declared.not_null and isinstance(value, exp.Placeholder):
+            if isinstance(value, exp.Placeholder):
                 found.add(str(value.this).lower())
     return found
 
