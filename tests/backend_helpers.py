@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from memgate.manager import DatabaseSettings, open_backend
 
 
@@ -40,3 +43,33 @@ def table_digest(backend, tables=None, skip: tuple[str, ...] = ()) -> str:
         for row in sorted(repr(sorted(r.items())) for r in operator_rows(backend, table)):
             digest.update(row.encode())
     return digest.hexdigest()
+
+
+ORACLE_INSTALL = Path(__file__).resolve().parents[1] / "sql" / "oracle" / "install"
+#: install tables that are not emptied: the schema version the install records
+_KEPT = {"memgate_schema"}
+_CREATE_TABLE = re.compile(
+    r"^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)\s*\((.*?)^\)", re.IGNORECASE | re.MULTILINE | re.DOTALL
+)
+_REFERENCES = re.compile(r"\bREFERENCES\s+(\w+)", re.IGNORECASE)
+
+
+def oracle_install_tables() -> list[str]:
+    """Every table sql/oracle/install/ creates (globbed: a file added later counts too) but
+    memgate_schema, each after every table that references it: the order rows can be deleted in."""
+    refs: dict[str, set[str]] = {}
+    for path in sorted(ORACLE_INSTALL.glob("*.sql")):
+        for name, body in _CREATE_TABLE.findall(path.read_text(encoding="utf-8")):
+            refs[name.lower()] = {r.lower() for r in _REFERENCES.findall(body)} - {name.lower()}
+    order: list[str] = []
+
+    def visit(table: str) -> None:
+        if table in order:
+            return
+        for child in sorted(t for t, parents in refs.items() if table in parents):
+            visit(child)
+        order.append(table)
+
+    for table in sorted(refs):
+        visit(table)
+    return [t for t in order if t not in _KEPT]

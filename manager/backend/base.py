@@ -165,7 +165,8 @@ class InstallCheck(NamedTuple):
     """One post-install check `memgate doctor` prints: what, whether it holds, and the fix when not."""
 
     name: str
-    ok: bool
+    #: True holds, False fails, None a warning (worth knowing, or not checked, and why)
+    ok: bool | None
     detail: str
     fix: str = ""
 

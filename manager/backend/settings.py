@@ -52,6 +52,9 @@ class DatabaseSettings(BaseModel):
     admin_user: str | None = None
     #: where `memgate init` (as admin_user) puts the owner's tables: USERS on Oracle Free, DATA on Autonomous
     tablespace: str = "USERS"
+    #: the tempfile of execute_query's own temporary tablespace (010_accounts.sql, run by `memgate init`
+    #: as admin_user): "auto" (Oracle-managed files, else next to the TEMP tablespace's file), or a path
+    query_temp_file: str = "auto"
     #: python-oracledb Thick mode (Oracle Client libraries) instead of the default Thin mode
     thick_mode: bool = False
     #: Thick mode: where the Oracle Client libraries are, if not on the library path
@@ -93,6 +96,14 @@ class DatabaseSettings(BaseModel):
     def _model_name(cls, v: str | None) -> str | None:
         if v is not None and not _ORACLE_NAME.fullmatch(v):
             raise ValueError(f"{v!r} is not an Oracle name (a letter, then letters, digits, _ $ #)")
+        return v
+
+    @field_validator("query_temp_file")
+    @classmethod
+    def _file_name(cls, v: str) -> str:
+        # spliced into a q'[...]' literal of 010_accounts.sql: no quote, bracket, & or line break
+        if not v or any(c in v for c in "'\"[]&\r\n"):
+            raise ValueError(f"{v!r} is not a file name: use auto, or a path without quotes, brackets or &")
         return v
 
     @model_validator(mode="after")

@@ -36,8 +36,15 @@ def document_sources(session: Session, document_ids: Iterable[str]) -> dict[str,
 
 
 def read_item(session: Session, item_id: str, now: str) -> Row | None:
-    """The current chunk or document `item_id` as the caller sees it, or None (absent and hidden alike)."""
-    return session.fetch_one("kb_source_item", id=item_id, now=now)
+    """The current chunk or document `item_id` as the caller sees it, or None (absent and hidden alike).
+
+    A document stored without its full text reads as its chunks in order, joined by a blank line
+    (None when it has none); the join is here so neither backend builds a large text in SQL."""
+    item = session.fetch_one("kb_source_item", id=item_id, now=now)
+    if item is not None and item["kind"] == DOCUMENT and item["content"] is None:
+        parts = [r["content"] for r in session.fetch_all("kb_document_chunk_texts", id=item_id)]
+        item = {**item, "content": "\n\n".join(parts) if parts else None}
+    return item
 
 
 def render_search(

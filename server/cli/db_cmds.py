@@ -185,7 +185,7 @@ def _check_install(manager, report) -> None:
         report(None, "install checks", f"not run: {exc.with_hint()}")
         return
     for check in checks:
-        report(check.ok, check.name, check.detail if check.ok else f"{check.detail} Fix: {check.fix}")
+        report(check.ok, check.name, f"{check.detail} Fix: {check.fix}" if check.fix and not check.ok else check.detail)
 
 
 def _check_transport(settings, report) -> None:

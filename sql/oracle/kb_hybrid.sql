@@ -9,10 +9,13 @@
 -- the better of the two ranks, then to the smaller seq (Python breaks a tie of both by the order it
 -- met the ids; the order is otherwise the same). The identifier look-up's exact-name ordering
 -- (manager/kb/search.py) is not here: it reads the chunks' text, so such a query fuses in Python.
+-- The two legs' subqueries are named lexical_leg and vector_leg, and the query's embedding binds as
+-- :query_vector: VECTOR is a data type name in 23ai (SQL Language Reference 23, VECTOR Data Type), so
+-- no name here is one (tests/backend/oracle/test_static_first_contact.py checks every statement).
 -- Run through OracleSession.kb_fused. NOT RUN on a live database (none runs where this was written):
 -- checked statically by tests/backend/oracle, and against the two legs fused in Python by
 -- tests/backend/contract/test_search_fused.py wherever MEMGATE_ORACLE_DSN is set.
-WITH lexical AS (
+WITH lexical_leg AS (
     SELECT c.seq, SCORE(1) AS score
     FROM knowledge_base_chunk c
     WHERE CONTAINS(c.content, :expr, 1) > 0
@@ -23,11 +26,11 @@ WITH lexical AS (
     ORDER BY score DESC, c.seq
     FETCH FIRST :depth ROWS ONLY
 ),
-vector AS (
+vector_leg AS (
     SELECT seq, cosine
     FROM (SELECT c.seq,
                  CASE WHEN c.embedding_model = :model AND VECTOR_DIMENSION_COUNT(c.embedding) = :dims
-                      THEN 1 - VECTOR_DISTANCE(c.embedding, :vector, COSINE) END AS cosine
+                      THEN 1 - VECTOR_DISTANCE(c.embedding, :query_vector, COSINE) END AS cosine
           FROM knowledge_base_chunk c
           WHERE c.embedding_model = :model AND VECTOR_DIMENSION_COUNT(c.embedding) = :dims
             AND (:collection IS NULL OR c.collection = :collection)
@@ -42,12 +45,12 @@ ranked AS (
     SELECT seq, score AS lexical_score, CAST(NULL AS BINARY_DOUBLE) AS cosine,
            score / MAX(score) OVER () AS lexical_share, 0 AS vector_share,
            ROW_NUMBER() OVER (ORDER BY score DESC, seq) AS lexical_rank, CAST(NULL AS NUMBER) AS vector_rank
-    FROM lexical
+    FROM lexical_leg
     UNION ALL
     SELECT seq, CAST(NULL AS NUMBER), cosine,
            0, cosine / MAX(cosine) OVER (),
            CAST(NULL AS NUMBER), ROW_NUMBER() OVER (ORDER BY cosine DESC, seq)
-    FROM vector
+    FROM vector_leg
 ),
 fused AS (
     SELECT seq,

@@ -1,7 +1,7 @@
 -- The lexical leg: Oracle Text over the caller's chunks, best first, at most :limit.
 -- VPD adds the tenant and scope predicate to this statement and the CONTEXT index filters by
--- tenant_id and collection inside the index (install/023), so ranking and the row limit only ever
--- see rows the caller may see. :expr is an Oracle Text query the backend builds from the query's
+-- tenant_id inside the index (install/023; collection is filtered outside it), so ranking and the
+-- row limit only ever see rows the caller may see. :expr is an Oracle Text query the backend builds from the query's
 -- words, each in braces (manager/backend/oracle/kb.py): no word is query syntax. SCORE(1) is
 -- larger for better matches (0 to 100).
 SELECT c.seq, SCORE(1) AS score

@@ -1,4 +1,4 @@
--- The vector leg: the :limit chunks closest to :vector by exact cosine, ranked in the database
+-- The vector leg: the :limit chunks closest to :query_vector by exact cosine, ranked in the database
 -- (SQLite ranks its candidates in Python: the same order, best first, ties by seq, cosine > 0).
 -- VECTOR_DISTANCE needs operands "of the same format and number of dimensions" (SQL Reference,
 -- VECTOR_DISTANCE), so only rows of :model and :dims are compared; CASE evaluates the distance only
@@ -7,7 +7,7 @@
 SELECT seq, cosine
 FROM (SELECT c.seq,
              CASE WHEN c.embedding_model = :model AND VECTOR_DIMENSION_COUNT(c.embedding) = :dims
-                  THEN 1 - VECTOR_DISTANCE(c.embedding, :vector, COSINE) END AS cosine
+                  THEN 1 - VECTOR_DISTANCE(c.embedding, :query_vector, COSINE) END AS cosine
       FROM knowledge_base_chunk c
       WHERE c.embedding_model = :model AND VECTOR_DIMENSION_COUNT(c.embedding) = :dims
         AND (:collection IS NULL OR c.collection = :collection)

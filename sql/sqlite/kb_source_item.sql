@@ -10,12 +10,9 @@ WHERE c.id = :id
   AND c.deleted_at IS NULL AND c.valid_from <= :now AND (c.valid_until IS NULL OR c.valid_until > :now)
   AND d.deleted_at IS NULL AND d.valid_from <= :now AND (d.valid_until IS NULL OR d.valid_until > :now)
 UNION ALL
--- A document's text is its stored full text, or (a row stored without it) its chunks in order.
-SELECT 'kb_document', d.id, d.id, d.collection, NULL,
-       coalesce(d.content, (SELECT group_concat(k.content, char(10) || char(10))
-                            FROM (SELECT content FROM knowledge_base_chunk
-                                  WHERE document_id = d.id AND deleted_at IS NULL
-                                  ORDER BY position) AS k)),
+-- A document's content is its stored full text, NULL for a row stored without it: the manager then
+-- joins its chunks (kb_document_chunk_texts.sql), on both backends alike.
+SELECT 'kb_document', d.id, d.id, d.collection, NULL, d.content,
        d.token_count, d.valid_from, d.source_table, d.source_id, d.source_version, d.title, d.source_uri,
        (SELECT count(*) FROM knowledge_base_chunk n WHERE n.document_id = d.id)
 FROM knowledge_base_document AS d

@@ -5,8 +5,10 @@ package body, trigger and view created in sql/oracle/install/, the tables 040 pu
 MEMGATE_WALL policy on, the Oracle Text index 023 creates, the contexts 030 creates and the
 package each is USING. What the database has is four reads as the owner (schema.py, the
 DOCTOR_* statements): USER_OBJECTS, USER_POLICIES, USER_INDEXES, and ALL_CONTEXT after binding a
-probe identity (plus a hand-over to the query context and back). Kept apart from the reads, the
-judging is unit-tested against recorded query results, no database needed.
+probe identity (plus a hand-over to the query context and back); and, as the query account,
+what doctor_query.py judges (its synonyms, temporary tablespace, and the hand-over as a query
+session sees it). Kept apart from the reads, the judging is unit-tested against recorded query
+results, no database needed.
 
 Each failing check names its fix. A package body that does not compile (022's DECODE, before
 schema version 4) is the case that matters most: it is created INVALID, with a warning only.
@@ -20,7 +22,8 @@ from dataclasses import dataclass, field
 
 from ..base import InstallCheck
 from ..sql_files import load_sql
-from . import install
+from . import doctor_query, install
+from .doctor_query import QueryAccount, QueryExpected
 
 __all__ = ["Expected", "Recorded", "expected", "judge"]
 
@@ -46,6 +49,8 @@ class Expected:
     text_indexes: tuple[str, ...]
     #: context namespace -> (schema, package) it is created USING
     contexts: dict[str, tuple[str, str]]
+    #: the query account's synonyms and temporary tablespace (doctor_query.py)
+    query: QueryExpected = field(default_factory=lambda: QueryExpected({}, ""))
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,8 @@ class Recorded:
     #: the error handing the identity to the query context raised (share/unshare), None when it worked
     handover_error: str | None = None
     query_context: str = field(default="MEMGATE_QCTX")
+    #: what the query account's own session returned (doctor_query.py); None: not read
+    query: QueryAccount | None = None
 
 
 def expected() -> Expected:
@@ -87,7 +94,7 @@ def expected() -> Expected:
             policy = _POLICY_TABLES.search(code)
             if policy:
                 tables = tuple(re.findall(r"'(\w+)'", policy.group(1)))
-    return Expected(objects, tables, tuple(indexes), contexts)
+    return Expected(objects, tables, tuple(indexes), contexts, doctor_query.expected())
 
 
 def judge(recorded: Recorded, want: Expected) -> list[InstallCheck]:
@@ -97,6 +104,7 @@ def judge(recorded: Recorded, want: Expected) -> list[InstallCheck]:
         *_policies(recorded, want),
         *_text_indexes(recorded, want),
         *_contexts(recorded, want),
+        *doctor_query.judge(recorded.query, want.query),
     ]
 
 
@@ -195,13 +203,21 @@ def _text_indexes(recorded: Recorded, want: Expected) -> list[InstallCheck]:
         states = {k: (row.get(k) or "").upper() for k in ("status", "domidx_status", "domidx_opstatus")}
         if any(v not in ("VALID", "") for v in states.values()) or states["status"] != "VALID":
             shown = ", ".join(f"{k.upper()} = {v or 'NULL'}" for k, v in states.items())
+            failed = "FAILED" in states.values()
             checks.append(
                 InstallCheck(
                     f"text index {name}",
                     False,
-                    f"not usable ({shown} in USER_INDEXES).",
-                    f"As MEMGATE_OWNER read CTX_USER_INDEX_ERRORS, then ALTER INDEX {name.lower()} REBUILD; "
-                    "or drop it and run `memgate init` again.",
+                    f"not usable ({shown} in USER_INDEXES)"
+                    + (
+                        ": its CREATE INDEX or a rebuild failed; lexical search fails until it is made again."
+                        if failed
+                        else "."
+                    ),
+                    f"As MEMGATE_OWNER read why in CTX_USER_INDEX_ERRORS, then ALTER INDEX {name.lower()} REBUILD. "
+                    f"If that fails too: DROP INDEX {name.lower()} (add FORCE when a plain DROP fails) and run "
+                    "sql/oracle/install/023_text_index.sql as MEMGATE_OWNER (re-runnable; `memgate init` runs it "
+                    "itself, dropping an index that is not VALID, until the schema version is recorded).",
                 )
             )
         else:

@@ -240,7 +240,11 @@ def _query_error(exc: oracledb.Error, timeout_s: float) -> MemgateError:
     if full == "DPY-4024" or code in _TIMEOUT:
         return _timed_out(timeout_s)
     if code in _TEMP:
-        advice = "add a LIMIT before the ORDER BY or DISTINCT, or narrow the rows"
+        # Oracle's row limit is FETCH FIRST n ROWS ONLY (SQL Language Reference, SELECT,
+        # row_limiting_clause); it has no LIMIT clause
+        advice = (
+            "filter the rows with WHERE before the ORDER BY or DISTINCT, or read fewer with FETCH FIRST n ROWS ONLY"
+        )
         return QueryRejected(
             f"query refused (rule too-big): the query needed more temporary space than the database gives "
             f"queries; {advice}.",

@@ -8,16 +8,14 @@ execute_query) is backend.py's and session.py's.
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 import oracledb
 
-from ...clock import now_iso
 from ...errors import SchemaMismatch
 from ..base import InstallCheck
 from ..settings import DatabaseSettings
-from . import doctor, install
+from . import doctor, doctor_reads, install
 from . import statements as q
 from .connect import Accounts, password
 from .errors import DSN_SETTING, codes, translate
@@ -56,14 +54,19 @@ class OracleSchema:
             owner.close()
         return before, want
 
-    def _run_dba_files(self) -> None:
-        values = {
+    def dba_values(self) -> dict[str, str]:
+        """The value of every &&variable the DBA's files use (a test holds them to the files)."""
+        return {
             "memgate_owner_password": password("owner"),
             "memgate_app_password": password("app"),
             "memgate_query_password": password("query"),
             "memgate_tablespace": self.settings.tablespace,
             "memgate_query_temp_mb": str(self.query_temp_mb),
+            "memgate_query_temp_file": self.settings.query_temp_file,
         }
+
+    def _run_dba_files(self) -> None:
+        values = self.dba_values()
         admin = self._accounts.connect("admin")
         try:
             with admin.cursor() as cur:
@@ -122,70 +125,8 @@ class OracleSchema:
 
     # -- `memgate doctor` ----------------------------------------------------------------------
     def install_checks(self) -> list[InstallCheck]:
-        """What the install made, checked as the owner: doctor.py judges the rows read here."""
-        return doctor.judge(self.read_dictionary(), doctor.expected())
-
-    def read_dictionary(self) -> doctor.Recorded:
-        owner = self._accounts.connect("owner")
-        try:
-            with owner.cursor() as cur:
-                objects = _dict_rows(cur, q.DOCTOR_OBJECTS.text)
-                policies = _dict_rows(cur, q.DOCTOR_POLICIES.text)
-                indexes = _dict_rows(cur, q.DOCTOR_TEXT_INDEXES.text)
-                contexts, identity_error, handover_error = _probe_contexts(cur)
-            owner.rollback()
-        except oracledb.Error as exc:
-            raise translate(exc) from exc
-        finally:
-            owner.close()
-        return doctor.Recorded(objects, policies, indexes, contexts, identity_error, handover_error)
-
-
-def _dict_rows(cur: oracledb.Cursor, sql: str) -> list[dict[str, Any]]:
-    cur.execute(sql)
-    names = [d.name.lower() for d in cur.description or ()]
-    return [dict(zip(names, row)) for row in cur.fetchall()]
-
-
-def _probe_contexts(cur: oracledb.Cursor) -> tuple[list[dict[str, Any]], str | None, str | None]:
-    """Bind a probe identity, read ALL_CONTEXT, hand the identity to the query context and take it
-    back, then clear it: what every tool call and execute_query do. Errors are recorded, not raised."""
-    try:
-        cur.execute(
-            q.SET_IDENTITY.text,
-            {
-                "tenant": "memgate-doctor",
-                "user_id": None,
-                "agent_id": None,
-                "thread_id": None,
-                "call_id": "memgate-doctor",
-                "now": None,
-            },
-        )
-    except oracledb.Error as exc:
-        return [], codes(exc)[1], None
-    try:
-        contexts = _dict_rows(cur, q.DOCTOR_CONTEXTS.text)
-        handle = secrets.token_hex(16)
-        try:
-            cur.execute(
-                q.SHARE_WITH_QUERY_IDENTITY.text,
-                {
-                    "handle": handle,
-                    "tenant": "memgate-doctor",
-                    "user_id": None,
-                    "agent_id": None,
-                    "thread_id": None,
-                    "now": now_iso(),
-                },
-            )
-            cur.execute(q.UNSHARE_WITH_QUERY.text, {"handle": handle})
-            handover_error = None
-        except oracledb.Error as exc:
-            handover_error = codes(exc)[1]
-        return contexts, None, handover_error
-    finally:
-        cur.execute(q.CLEAR_IDENTITY.text)
+        """What the install made, read as the owner and the query account (doctor_reads.py), judged by doctor.py."""
+        return doctor.judge(doctor_reads.read(self._accounts, self.settings), doctor.expected())
 
 
 def recorded_version(conn: oracledb.Connection) -> int:
@@ -201,6 +142,13 @@ def recorded_version(conn: oracledb.Connection) -> int:
     return int(version or 0)
 
 
+def install_error(exc: BaseException) -> str:
+    """What the database said, for the operator running the install: the error's first line (Oracle's
+    text, e.g. DRG-11309 inside ORA-29855, or memgate's own ORA-20020 naming the DEFINE to set)."""
+    text = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+    return text[:300] or codes(exc)[1] or type(exc).__name__
+
+
 def run_ddl(cur: oracledb.Cursor, sql: str, file: str) -> None:
     first = next(line for line in sql.splitlines() if line.strip() and not line.lstrip().startswith("--"))
     hint = "Fix the cause and run `memgate init` again: every install file is re-runnable."
@@ -208,7 +156,7 @@ def run_ddl(cur: oracledb.Cursor, sql: str, file: str) -> None:
         cur.execute(sql)
     except oracledb.Error as exc:
         raise SchemaMismatch(
-            f"sql/oracle/install/{file}.sql failed at `{first.strip()[:80]}` ({codes(exc)[1]})", hint=hint
+            f"sql/oracle/install/{file}.sql failed at `{first.strip()[:80]}`: {install_error(exc)}", hint=hint
         ) from exc
     # A package or trigger that does not compile is still created, with a warning only
     # (python-oracledb's Cursor.warning, DPY-7000): an install must not pass over it.

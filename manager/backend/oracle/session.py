@@ -157,7 +157,7 @@ class OracleSession:
         return self.fetch_all(
             "kb_hybrid",
             expr=expr,
-            vector=unit,
+            query_vector=unit,
             dims=int(unit.shape[0]),
             model=model,
             lexical_weight=float(weights["lexical"]),
@@ -173,7 +173,7 @@ class OracleSession:
             return []
         rows = self.fetch_all(
             "kb_vector_candidates",
-            vector=query,
+            query_vector=query,
             dims=int(query.shape[0]),
             model=model,
             limit=limit,

@@ -100,6 +100,19 @@ DOCTOR_TEXT_INDEXES = Inline(
     "sql",
 )
 DOCTOR_CONTEXTS = Inline("SELECT namespace, schema, package FROM all_context ORDER BY namespace", "sql")
+# Oracle-managed files: DB_CREATE_FILE_DEST, where 010 lets the database name MEMGATE_QUERY_TEMP's
+# file. V$PARAMETER needs a privilege the owner rarely has; doctor_reads.py then asks the DBA, or says so.
+DOCTOR_OMF = Inline("SELECT value FROM v$parameter WHERE name = 'db_create_file_dest'", "sql")
+# As the query account (doctor_query.py judges): USER_SYNONYMS and USER_USERS describe the current
+# user's synonyms and the user itself, its TEMPORARY_TABLESPACE included (Database Reference).
+DOCTOR_QUERY_SYNONYMS = Inline(
+    "SELECT synonym_name, table_owner, table_name FROM user_synonyms ORDER BY synonym_name", "sql"
+)
+DOCTOR_QUERY_TEMP = Inline("SELECT temporary_tablespace FROM user_users", "sql")
+# Set on Autonomous AI Database, which creates no tablespace for memgate; an error elsewhere means "not it".
+DOCTOR_CLOUD_SERVICE = Inline("SELECT SYS_CONTEXT('USERENV', 'CLOUD_SERVICE') AS cloud_service FROM dual", "sql")
+# What a query session under the handle sees of the identity the app handed over (030, MEMGATE_QCTX).
+DOCTOR_QUERY_TENANT = Inline("SELECT SYS_CONTEXT('MEMGATE_QCTX', 'TENANT') AS tenant FROM dual", "sql")
 
 # -- retention and erasure (manager/backend/retention_store.py composes them) ----------------
 # Run by the owner (operator path: VPD adds no predicate, the guards let it through). {columns},

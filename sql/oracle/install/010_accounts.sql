@@ -6,7 +6,8 @@
 -- Substitution variables (SQL*Plus/SQLcl DEFINE them first, or the Python installer replaces
 -- them before it sends a statement): &&memgate_owner_password, &&memgate_app_password,
 -- &&memgate_query_password, &&memgate_tablespace (DATA on Autonomous AI Database),
--- &&memgate_query_temp_mb (the query account's temporary tablespace, in MB; 1024 by default).
+-- &&memgate_query_temp_mb (the query account's temporary tablespace, in MB; 1024 by default),
+-- &&memgate_query_temp_file (its tempfile: auto, or a path; see the block below).
 -- Folder format: every statement ends with a line holding only "/" (see README.md).
 --
 -- CREATE USER IF NOT EXISTS is 23ai+ syntax (PL/SQL Language Reference 23, release changes,
@@ -88,16 +89,69 @@ GRANT CREATE SESSION TO memgate_query
 -- "Cannot grant quota on the tablespace"), so the tablespace's size is the bound:
 -- &&memgate_query_temp_mb MB (`memgate init` passes caps.query_temp_total_mb). A re-run leaves an
 -- existing tablespace as it is; resize its tempfile by hand (docs/oracle.md, "Temporary space").
--- TEMPFILE without a file name needs Oracle-managed files (DB_CREATE_FILE_DEST); without them
--- create the tablespace by hand with a path first. Autonomous AI Database manages TEMP itself and
--- refuses CREATE TABLESPACE: the block skips on ORA-01031 (insufficient privileges) and re-raises
--- anything else (NOT VERIFIED against a live database which error the service raises).
+-- Where its tempfile goes, &&memgate_query_temp_file (`memgate init` passes [database]
+-- query_temp_file):
+-- * a path (or an ASM disk group, +DATA): that file;
+-- * auto: with Oracle-managed files (DB_CREATE_FILE_DEST set, read from V$PARAMETER) no name, and
+--   the database names and places the file ("TEMPFILE ... SIZE" without a file name needs
+--   DB_CREATE_FILE_DEST: SQL Language Reference, CREATE TABLESPACE, file_specification); without
+--   them, next to the first tempfile of the database's default temporary tablespace
+--   (DATABASE_PROPERTIES.DEFAULT_TEMP_TABLESPACE, DBA_TEMP_FILES), as memgate_query_temp01.dbf, or
+--   in its ASM disk group. When neither can be read, the statement goes without a name and, should
+--   Oracle refuse it, the block stops with ORA-20020 naming the DEFINE to set.
+-- Autonomous AI Database refuses CREATE TABLESPACE with ORA-01031 ("Adding, removing, or modifying
+-- tablespaces is not allowed", Autonomous AI Database Serverless, SQL Commands): the block skips on
+-- ORA-01031 and the query account stays on the service's TEMP. Any other error stops the install.
+-- NOT VERIFIED against a live database; `memgate doctor` reports the query account's temporary
+-- tablespace, and the Oracle half of tests/backend/contract/test_install_checks.py checks it.
 DECLARE
-  present NUMBER;
+  present  NUMBER;
+  omf      VARCHAR2(4000);
+  sample   VARCHAR2(4000);
+  tempfile VARCHAR2(4000) := q'[&&memgate_query_temp_file]';
 BEGIN
   SELECT COUNT(*) INTO present FROM dba_tablespaces WHERE tablespace_name = 'MEMGATE_QUERY_TEMP';
   IF present = 0 THEN
-    EXECUTE IMMEDIATE 'CREATE TEMPORARY TABLESPACE memgate_query_temp TEMPFILE SIZE &&memgate_query_temp_mb.M AUTOEXTEND OFF';
+    IF LOWER(tempfile) = 'auto' THEN
+      tempfile := NULL;
+      BEGIN
+        EXECUTE IMMEDIATE q'[SELECT value FROM v$parameter WHERE name = 'db_create_file_dest']' INTO omf;
+      EXCEPTION
+        WHEN OTHERS THEN
+          omf := NULL;
+      END;
+      IF omf IS NULL THEN
+        BEGIN
+          EXECUTE IMMEDIATE q'[SELECT f.file_name FROM dba_temp_files f, database_properties p
+                                 WHERE p.property_name = 'DEFAULT_TEMP_TABLESPACE'
+                                   AND f.tablespace_name = p.property_value
+                                 ORDER BY f.file_id FETCH FIRST 1 ROWS ONLY]' INTO sample;
+        EXCEPTION
+          WHEN OTHERS THEN
+            sample := NULL;
+        END;
+        IF sample LIKE '+%' THEN
+          tempfile := REGEXP_SUBSTR(sample, '^[+][^/]+');
+        ELSIF sample IS NOT NULL THEN
+          tempfile := SUBSTR(sample, 1, GREATEST(INSTR(sample, '/', -1), INSTR(sample, '\', -1)))
+            || 'memgate_query_temp01.dbf';
+        END IF;
+      END IF;
+    END IF;
+    BEGIN
+      EXECUTE IMMEDIATE 'CREATE TEMPORARY TABLESPACE memgate_query_temp TEMPFILE '
+        || CASE WHEN tempfile IS NOT NULL THEN '''' || REPLACE(tempfile, '''', '''''') || ''' ' END
+        || 'SIZE &&memgate_query_temp_mb.M AUTOEXTEND OFF';
+    EXCEPTION
+      WHEN OTHERS THEN
+        IF SQLCODE = -1031 OR tempfile IS NOT NULL THEN
+          RAISE;
+        END IF;
+        RAISE_APPLICATION_ERROR(-20020, 'memgate: MEMGATE_QUERY_TEMP needs a file name here (no '
+          || 'Oracle-managed files, DB_CREATE_FILE_DEST): DEFINE memgate_query_temp_file = '
+          || '''/path/memgate_query_temp01.dbf'' (memgate init: [database] query_temp_file) and run '
+          || '010_accounts.sql again', TRUE);
+    END;
   END IF;
   EXECUTE IMMEDIATE 'ALTER USER memgate_query TEMPORARY TABLESPACE memgate_query_temp';
 EXCEPTION

@@ -79,28 +79,41 @@ BEGIN
 END;
 /
 -- A pending fact `contradicts` the current one: memory_candidate becomes a link end. 020 wrote the
--- end checks inline (system-named), so each check naming from_type or to_type without
--- memory_candidate is dropped and replaced by a named one.
+-- end checks inline, so Oracle named them (SYS_C...). For each end column without its named check
+-- (memory_link_from_type_ck, memory_link_to_type_ck), every system-named check constraint on that
+-- column alone is dropped and the named one added. They are found by name and column
+-- (USER_CONSTRAINTS.GENERATED = 'GENERATED NAME', USER_CONS_COLUMNS; Database Reference), never by
+-- matching SEARCH_CONDITION_VC's text, whose spelling the docs do not fix. The column's NOT NULL is
+-- such a check too (type C, system-named): it is dropped with them and put back by MODIFY ... NOT
+-- NULL (ORA-01442, already NOT NULL, is fine). The table-level check naming four columns stays.
+-- Once both named checks exist a re-run changes nothing.
 DECLARE
   c_ends CONSTANT VARCHAR2(1000) := q'['entity_memory', 'workflow_memory', 'summarization_memory', 'knowledge_base_document', 'knowledge_base_chunk', 'conversation_memory', 'image_memory', 'memory_candidate']';
+  n PLS_INTEGER;
 BEGIN
-  FOR c IN (SELECT constraint_name, search_condition_vc FROM user_constraints
-             WHERE table_name = 'MEMORY_LINK' AND constraint_type = 'C'
-               AND (search_condition_vc LIKE 'from_type IN%' OR search_condition_vc LIKE 'to_type IN%')
-               AND search_condition_vc NOT LIKE '%memory_candidate%') LOOP
-    EXECUTE IMMEDIATE 'ALTER TABLE memory_link DROP CONSTRAINT ' || '"' || c.constraint_name || '"';
-  END LOOP;
   FOR e IN (SELECT 'FROM_TYPE' AS col FROM dual UNION ALL SELECT 'TO_TYPE' FROM dual) LOOP
-    DECLARE
-      n PLS_INTEGER;
-    BEGIN
-      SELECT COUNT(*) INTO n FROM user_constraints
-       WHERE table_name = 'MEMORY_LINK' AND constraint_name = 'MEMORY_LINK_' || e.col || '_CK';
-      IF n = 0 THEN
-        EXECUTE IMMEDIATE 'ALTER TABLE memory_link ADD CONSTRAINT memory_link_' || e.col || '_ck CHECK ('
-          || e.col || ' IN (' || c_ends || '))';
-      END IF;
-    END;
+    SELECT COUNT(*) INTO n FROM user_constraints
+     WHERE table_name = 'MEMORY_LINK' AND constraint_name = 'MEMORY_LINK_' || e.col || '_CK';
+    IF n = 0 THEN
+      FOR c IN (SELECT k.constraint_name FROM user_constraints k
+                 WHERE k.table_name = 'MEMORY_LINK' AND k.constraint_type = 'C' AND k.generated = 'GENERATED NAME'
+                   AND EXISTS (SELECT 1 FROM user_cons_columns u
+                                WHERE u.constraint_name = k.constraint_name AND u.column_name = e.col)
+                   AND NOT EXISTS (SELECT 1 FROM user_cons_columns u
+                                    WHERE u.constraint_name = k.constraint_name AND u.column_name <> e.col)) LOOP
+        EXECUTE IMMEDIATE 'ALTER TABLE memory_link DROP CONSTRAINT "' || c.constraint_name || '"';
+      END LOOP;
+      BEGIN
+        EXECUTE IMMEDIATE 'ALTER TABLE memory_link MODIFY (' || e.col || ' NOT NULL)';
+      EXCEPTION
+        WHEN OTHERS THEN
+          IF SQLCODE != -1442 THEN
+            RAISE;
+          END IF;
+      END;
+      EXECUTE IMMEDIATE 'ALTER TABLE memory_link ADD CONSTRAINT memory_link_' || e.col || '_ck CHECK ('
+        || e.col || ' IN (' || c_ends || '))';
+    END IF;
   END LOOP;
 END;
 /

@@ -85,12 +85,12 @@ CREATE OR REPLACE PACKAGE BODY memgate_ctx_pkg AS
     END IF;
   END put;
 
-  PROCEDURE share(p_handle VARCHAR2, p_attr VARCHAR2, p_value VARCHAR2) IS
+  PROCEDURE share_attribute(p_handle VARCHAR2, p_attr VARCHAR2, p_value VARCHAR2) IS
   BEGIN
     IF p_value IS NOT NULL THEN
       DBMS_SESSION.SET_CONTEXT(c_qns, p_attr, p_value, c_query_user, p_handle);
     END IF;
-  END share;
+  END share_attribute;
 
   PROCEDURE set_identity(p_tenant IN VARCHAR2, p_user IN VARCHAR2, p_agent IN VARCHAR2,
                          p_thread IN VARCHAR2, p_call IN VARCHAR2, p_now IN VARCHAR2) IS
@@ -118,7 +118,10 @@ CREATE OR REPLACE PACKAGE BODY memgate_ctx_pkg AS
   PROCEDURE unshare_with_query(p_handle IN VARCHAR2) IS
   BEGIN
     check_handle(p_handle);
-    -- CLEAR_CONTEXT(namespace, client_identifier, attribute): a NULL attribute clears them all
+    -- CLEAR_CONTEXT(namespace, client_identifier, attribute): a NULL attribute clears them all.
+    -- The values were set for username MEMGATE_QUERY too (share_attribute), and the docs do not say that a
+    -- clear by client identifier reaches those: NOT VERIFIED. `memgate doctor` reads the value from
+    -- a MEMGATE_QUERY session under the handle after this call and fails if it is still there.
     DBMS_SESSION.CLEAR_CONTEXT(c_qns, p_handle, NULL);
   END unshare_with_query;
 
@@ -132,11 +135,11 @@ CREATE OR REPLACE PACKAGE BODY memgate_ctx_pkg AS
     END IF;
     check_now(p_now);
     unshare_with_query(p_handle);
-    share(p_handle, 'TENANT', p_tenant);
-    share(p_handle, 'USER_ID', p_user);
-    share(p_handle, 'AGENT_ID', p_agent);
-    share(p_handle, 'THREAD_ID', p_thread);
-    share(p_handle, 'NOW', p_now);
+    share_attribute(p_handle, 'TENANT', p_tenant);
+    share_attribute(p_handle, 'USER_ID', p_user);
+    share_attribute(p_handle, 'AGENT_ID', p_agent);
+    share_attribute(p_handle, 'THREAD_ID', p_thread);
+    share_attribute(p_handle, 'NOW', p_now);
   END share_with_query;
 END memgate_ctx_pkg;
 /

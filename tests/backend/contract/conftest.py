@@ -6,9 +6,10 @@ config/oracle/test.env); otherwise its half of every test is skipped and pytest'
 summary prints why, so an Oracle path is never reported as tested when it was not.
 
 On Oracle the schema is installed once per run (`migrate`, what `memgate init` does; with
-MEMGATE_ORACLE_ADMIN_USER set it creates the accounts too), and every table is emptied
-as the owner before each test, so each test starts from the same empty database as a
-new SQLite file.
+MEMGATE_ORACLE_ADMIN_USER set it creates the accounts too), and every table the install
+creates is emptied as the owner before each test - the walled tables and the operator tables
+(tenant_mapping, server_secret, erasure_log, erasure_row, ...) alike - so each test starts from
+the same empty database as a new SQLite file.
 """
 
 from __future__ import annotations
@@ -16,13 +17,12 @@ from __future__ import annotations
 import os
 
 import pytest
+from backend_helpers import oracle_install_tables
 
 from memgate.manager import DatabaseSettings, open_backend
 
 ORACLE_DSN = "MEMGATE_ORACLE_DSN"
 ORACLE_PASSWORDS = ("MEMGATE_ORACLE_OWNER_PASSWORD", "MEMGATE_ORACLE_APP_PASSWORD", "MEMGATE_ORACLE_QUERY_PASSWORD")
-#: emptied before each Oracle test, children before parents (memory_file references memory_store)
-_EMPTY_FIRST = ("memory_file",)
 
 
 def _oracle_skip_reason() -> str | None:
@@ -51,9 +51,8 @@ def oracle_schema():
 
 
 def _empty(backend) -> None:
-    tables = sorted(backend.tables(), key=lambda t: (t not in _EMPTY_FIRST, t))
     with backend.operator_session() as s:
-        for table in tables:
+        for table in oracle_install_tables():
             s.raw(f"DELETE FROM {backend.physical_table(table)}")
 
 

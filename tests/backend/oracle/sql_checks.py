@@ -308,15 +308,14 @@ def sql_only_calls(text: str) -> list[str]:
     )
 
 
-def embedded_sql(text: str) -> list[str]:
-    """The SQL statements embedded in a PL/SQL unit (the regions procedural_tokens cuts out), as text
-    sqlglot can read: comments and literals blanked, a SELECT's INTO list dropped."""
-    code = strip_code(text)
-    spans = [(m.start(), m.group(0)) for m in _TOKEN.finditer(code)]
-    found: list[str] = []
+def embedded_spans(code: str) -> list[tuple[int, int]]:
+    """Where the SQL statements a PL/SQL unit embeds are, in its strip_code() text (the regions
+    procedural_tokens cuts out): from the first word to its ';' or to the ')' that closes it."""
+    spans = [(m.start(), m.group(0).upper()) for m in _TOKEN.finditer(code)]
+    found: list[tuple[int, int]] = []
     i = 0
     while i < len(spans):
-        t, prev = spans[i][1].upper(), spans[i - 1][1].upper() if i else ""
+        t, prev = spans[i][1], spans[i - 1][1] if i else ""
         if t in _SQL_OPENERS and prev != "." and prev not in _TRIGGER_EVENT:
             start, depth, in_paren = spans[i][0], 0, prev == "("
             while i < len(spans):
@@ -330,13 +329,20 @@ def embedded_sql(text: str) -> list[str]:
                 elif tok == ";" and depth <= 0:
                     break
                 i += 1
-            end = spans[i][0] if i < len(spans) else len(code)
-            sql = code[start:end]
-            sql = re.sub(r"\bINTO\s+[\w$#.:]+(\s*,\s*[\w$#.:]+)*\s+(?=FROM\b)", "", sql, flags=re.IGNORECASE)
-            found.append(sql)
+            found.append((start, spans[i][0] if i < len(spans) else len(code)))
             continue
         i += 1
     return found
+
+
+def embedded_sql(text: str) -> list[str]:
+    """The SQL statements embedded in a PL/SQL unit (the regions procedural_tokens cuts out), as text
+    sqlglot can read: comments and literals blanked, a SELECT's INTO list dropped."""
+    code = strip_code(text)
+    return [
+        re.sub(r"\bINTO\s+[\w$#.:]+(\s*,\s*[\w$#.:]+)*\s+(?=FROM\b)", "", code[start:end], flags=re.IGNORECASE)
+        for start, end in embedded_spans(code)
+    ]
 
 
 # -- reserved words as identifiers -------------------------------------------------------------------

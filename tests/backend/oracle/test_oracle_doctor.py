@@ -1,9 +1,10 @@
 """`memgate doctor`'s post-install checks on Oracle, judged from recorded dictionary rows (no database).
 
 The rows are what the DOCTOR_* reads return as the owner (USER_OBJECTS, USER_POLICIES, USER_INDEXES,
-ALL_CONTEXT after binding a probe identity), in python-oracledb's shape: lower-case keys,
-upper-case names. A healthy install passes in four lines; each broken object fails on its own
-line with its fix.
+ALL_CONTEXT after binding a probe identity) and as the query account (USER_SYNONYMS, USER_USERS,
+MEMGATE_QCTX under the probe handle), in python-oracledb's shape: lower-case keys, upper-case
+names. A healthy install passes in four lines, and three for the query account; each broken object
+fails on its own line with its fix.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import pytest
 from memgate.manager.backend.base import InstallCheck
 from memgate.manager.backend.oracle import statements
 from memgate.manager.backend.oracle.doctor import Recorded, expected, judge
+from memgate.manager.backend.oracle.doctor_query import PROBE_TENANT, QueryAccount
 
 WANT = expected()
 
@@ -146,6 +148,17 @@ def test_a_text_index_that_is_not_valid_or_missing_fails_with_its_fix(indexes, s
     assert says in found["text index KB_CHUNK_TEXT_IX"].detail and fix in found["text index KB_CHUNK_TEXT_IX"].fix
 
 
+def test_a_text_index_left_failed_by_its_create_fails_with_rebuild_then_drop_and_023():
+    """What a CREATE INDEX Oracle Text refused (DRG-11309) leaves behind: the index, marked FAILED."""
+    indexes = [
+        {"index_name": "KB_CHUNK_TEXT_IX", "status": "VALID", "domidx_status": "FAILED", "domidx_opstatus": "FAILED"}
+    ]
+    check = failing(judge(recorded(indexes=indexes), WANT))["text index KB_CHUNK_TEXT_IX"]
+    assert "DOMIDX_STATUS = FAILED" in check.detail and "CREATE INDEX or a rebuild failed" in check.detail
+    assert check.fix.index("CTX_USER_INDEX_ERRORS") < check.fix.index("REBUILD") < check.fix.index("DROP INDEX")
+    assert "FORCE" in check.fix and "sql/oracle/install/023_text_index.sql" in check.fix
+
+
 def test_contexts_fail_when_an_identity_cannot_be_bound_or_handed_over():
     # ORA-01031: DBMS_SESSION.SET_CONTEXT refuses a namespace that is missing or not USING the package
     found = failing(judge(recorded(contexts=[], identity_error="ORA-01031"), WANT))
@@ -158,3 +171,93 @@ def test_contexts_fail_when_an_identity_cannot_be_bound_or_handed_over():
     assert "MEMGATE_CTX USING SOMEONE.EVIL_PKG" in found["context MEMGATE_CTX"].detail
     found = failing(judge(recorded(contexts=[]), WANT))
     assert "ALL_CONTEXT shows no MEMGATE_CTX" in found["context MEMGATE_CTX"].detail
+
+
+# -- the query account, as MEMGATE_QUERY's own session reads it (doctor_query.py) ----------------
+
+#: USER_SYNONYMS as the query account, after 015: each logical name FOR memgate_owner.qv_<name>
+HEALTHY_SYNONYMS = [
+    {"synonym_name": name, "table_owner": "MEMGATE_OWNER", "table_name": f"QV_{name}"}
+    for name in sorted(WANT.query.synonyms)
+]
+HEALTHY_QUERY = QueryAccount(
+    synonyms=HEALTHY_SYNONYMS,
+    temporary_tablespace="MEMGATE_QUERY_TEMP",
+    handed_over=PROBE_TENANT,
+    left_behind=None,
+    omf_destination=None,
+)
+
+
+def query_checks(**changes) -> dict[str, InstallCheck]:
+    account = QueryAccount(**{**HEALTHY_QUERY.__dict__, **changes})
+    return {c.name: c for c in judge(recorded(query=account), WANT) if c.name.startswith("query")}
+
+
+def test_the_query_accounts_synonyms_and_temporary_tablespace_are_read_from_the_install_scripts():
+    assert WANT.query.synonyms["ENTITY_MEMORY"] == "MEMGATE_OWNER.QV_ENTITY_MEMORY"
+    assert WANT.query.synonyms["MEMORY_CANDIDATE"] == "MEMGATE_OWNER.QV_MEMORY_CANDIDATE"
+    assert len(WANT.query.synonyms) == 13 and WANT.query.temporary_tablespace == "MEMGATE_QUERY_TEMP"
+    assert {"DOCTOR_QUERY_SYNONYMS", "DOCTOR_QUERY_TEMP", "DOCTOR_QUERY_TENANT", "DOCTOR_OMF"} <= set(statements.ALL)
+
+
+def test_a_healthy_query_account_passes_in_three_lines():
+    checks = query_checks()
+    assert [(c.name, c.ok) for c in checks.values()] == [
+        ("query synonyms", True),
+        ("query temporary tablespace", True),
+        ("query identity hand-over", True),
+    ]
+    assert checks["query synonyms"].detail == "13 present in MEMGATE_QUERY's schema"
+
+
+def test_missing_or_misdirected_synonyms_fail_with_015_as_the_fix():
+    """015 never ran (the Free setup script as it was: 010 failed first): no synonym at all."""
+    check = query_checks(synonyms=[])["query synonyms"]
+    assert check.ok is False and "missing: conversation_memory, entity_memory" in check.detail
+    assert "ORA-00942" in check.detail and "015_query_synonyms.sql" in check.fix and "admin_user" in check.fix
+    misdirected = [
+        {**r, "table_owner": "SCOTT"} if r["synonym_name"] == "ENTITY_MEMORY" else r for r in HEALTHY_SYNONYMS
+    ]
+    check = query_checks(synonyms=misdirected)["query synonyms"]
+    assert check.detail.endswith("naming something else: ENTITY_MEMORY -> SCOTT.QV_ENTITY_MEMORY.")
+
+
+@pytest.mark.parametrize(
+    "omf,says",
+    [
+        ("/opt/oracle/oradata", "DB_CREATE_FILE_DEST is /opt/oracle/oradata: Oracle-managed files"),
+        ("", "DB_CREATE_FILE_DEST is not set (no Oracle-managed files)"),
+        (None, "Check DB_CREATE_FILE_DEST first (SHOW PARAMETER db_create_file_dest)"),
+    ],
+)
+def test_a_query_account_on_the_shared_temp_fails_with_010_and_what_omf_says(omf, says):
+    check = query_checks(temporary_tablespace="TEMP", omf_destination=omf)["query temporary tablespace"]
+    assert check.ok is False and check.detail.startswith(
+        "MEMGATE_QUERY's temporary tablespace is TEMP, not MEMGATE_QUERY_TEMP"
+    )
+    assert "010_accounts.sql" in check.fix and "memgate_query_temp_file" in check.fix and says in check.fix
+
+
+def test_on_autonomous_the_services_temp_is_a_warning_not_a_failure():
+    check = query_checks(temporary_tablespace="TEMP", cloud_service="OLTP")["query temporary tablespace"]
+    assert check.ok is None and "Autonomous AI Database (OLTP)" in check.detail
+
+
+def test_the_hand_over_fails_when_a_query_session_does_not_see_it_or_still_sees_it_after():
+    unseen = query_checks(handed_over=None)["query identity hand-over"]
+    assert unseen.ok is False and "would match no row" in unseen.detail
+    left = query_checks(left_behind=PROBE_TENANT)["query identity hand-over"]
+    assert left.ok is False and "CLEAR_CONTEXT by client identifier did not clear" in left.detail
+    assert "unverified until first contact" in left.fix and "FLUSH GLOBAL_CONTEXT" in left.fix
+    unread = query_checks(read_error="ORA-01031")["query identity hand-over"]
+    assert unread.ok is False and "ORA-01031" in unread.detail
+
+
+def test_without_the_query_password_its_checks_are_a_warning_that_says_why():
+    checks = {
+        c.name: c for c in judge(recorded(query=QueryAccount(error="MEMGATE_ORACLE_QUERY_PASSWORD is not set")), WANT)
+    }
+    check = checks["query account"]
+    assert check.ok is None and "not checked: MEMGATE_ORACLE_QUERY_PASSWORD is not set" in check.detail
+    assert "query synonyms" not in checks

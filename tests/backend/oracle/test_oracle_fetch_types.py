@@ -30,7 +30,7 @@ from memgate.manager.backend.oracle.install import script_units
 
 ROOT = Path(__file__).resolve().parents[3]
 ORACLE = ROOT / "manager" / "backend" / "oracle"
-SCHEMA = ROOT / "sql" / "oracle" / "install" / "020_schema.sql"
+INSTALL = ROOT / "sql" / "oracle" / "install"
 
 # -- the driver's own objects, without a database ------------------------------------------------
 
@@ -154,20 +154,34 @@ def test_every_connection_the_backend_obtains_goes_through_prepare_connection():
 # -- the schema's LOB and IS JSON columns, and the statements that read them ----------------------
 
 _LOB_COLUMN = re.compile(r"^\s+(\w+)\s+(CLOB|NCLOB|BLOB|JSON)\b(.*)$", re.MULTILINE)
+#: a column a later schema version adds: 020's add_column('TABLE', 'COLUMN', 'TYPE ...'), or ALTER TABLE t ADD (c TYPE)
+_ADDED_LOB = re.compile(
+    r"add_column\(\s*'(\w+)'\s*,\s*'(\w+)'\s*,\s*'(CLOB|NCLOB|BLOB|JSON)\b([^']*)'"
+    r"|ALTER\s+TABLE\s+(\w+)\s+ADD\s*\(?\s*(\w+)\s+(CLOB|NCLOB|BLOB|JSON)\b([^,)]*)",
+    re.IGNORECASE,
+)
+
+
+def _kind(kind: str, rest: str) -> str:
+    kind = kind.upper()
+    return "JSON type" if kind == "JSON" else "JSON" if "IS JSON" in rest.upper() else kind
 
 
 def schema_lob_columns() -> dict[tuple[str, str], str]:
-    """(table, column) -> 'JSON' (an IS JSON CLOB), 'CLOB', 'BLOB' or 'JSON type', from 020's CREATE TABLEs."""
+    """(table, column) -> 'JSON' (an IS JSON CLOB), 'CLOB', 'BLOB' or 'JSON type', from the CREATE TABLEs
+    and added columns of every install file (globbed: a file added later is inventoried too)."""
     found = {}
-    for unit in script_units(SCHEMA.read_text(encoding="utf-8")):
-        table = re.match(
-            r"\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", sql_checks.strip_code(unit), re.IGNORECASE
-        )
-        if table is None:
-            continue
-        for name, kind, rest in _LOB_COLUMN.findall(unit):
-            kind = "JSON type" if kind == "JSON" else "JSON" if "IS JSON" in rest.upper() else kind
-            found[(table.group(1).lower(), name.lower())] = kind
+    for path in sorted(INSTALL.glob("*.sql")):
+        for unit in script_units(path.read_text(encoding="utf-8")):
+            table = re.match(
+                r"\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", sql_checks.strip_code(unit), re.IGNORECASE
+            )
+            if table is not None:
+                for name, kind, rest in _LOB_COLUMN.findall(unit):
+                    found[(table.group(1).lower(), name.lower())] = _kind(kind, rest)
+            for m in _ADDED_LOB.finditer(unit):
+                t1, c1, k1, r1, t2, c2, k2, r2 = m.groups()
+                found[((t1 or t2).lower(), (c1 or c2).lower())] = _kind(k1 or k2, r1 or r2 or "")
     return found
 
 
@@ -200,6 +214,10 @@ def test_the_schema_has_is_json_clobs_and_lobs_and_no_json_type_column():
     assert {("toolbox_memory", "tool_schema"), ("toolbox_memory", "access_policy"), ("mcp_call_log", "cited_ids")} <= {
         c for c, k in columns.items() if k == "JSON"
     }
+    # every install file is read, not only 020: 024's candidate evidence, 025's erasure counts
+    assert (
+        columns[("memory_candidate", "evidence_json")] == "JSON" and columns[("erasure_log", "counts_json")] == "JSON"
+    )
     assert columns[("knowledge_base_chunk", "content")] == "CLOB" and columns[("image_memory", "bytes")] == "BLOB"
     # fetch_types serialises a JSON-type value once (there is no stored text); no memgate column is one
     assert "JSON type" not in columns.values()
@@ -227,7 +245,8 @@ def test_every_statement_reading_a_lob_or_json_column_is_covered_by_the_handler(
     assert {"toolbox_active", "guideline_current", "context_rows_toolbox_memory", "operator_context_manifest"} <= set(
         reading
     )
-    assert "kb_source_item" in implicit_lobs  # its chunk text came back as an unread LOB locator
+    # kb_source_item returned a block's temporary CLOB as an implicit result; it is one SELECT now
+    assert {"kb_source_item", "kb_document_chunk_texts"} <= set(reading) and implicit_lobs == []
     conn = accounts.acquire("app")
     assert conn.outputtypehandler is not None, (
         f"the app connection has no output type handler: {sorted(reading)} read LOB or IS JSON columns, "
