@@ -26,6 +26,7 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -98,6 +99,7 @@ def replay(path: Path, cases: list[Case], assessor: str, url: str | None) -> tup
     try:
         ids = gate_world.build(manager)
         who = gate_world.jane()
+        plain = replace(who, user="bench-plain", thread=None)  # walled off from jane: not a memory of hers
         promotion_review.set_policy(manager, "acme", _policy(assessor, url))
         manager.embedder.embed(["warm the embedder"])  # its load is not the gate's cost
         outcomes, times = [], {}
@@ -107,12 +109,12 @@ def replay(path: Path, cases: list[Case], assessor: str, url: str | None) -> tup
             times.setdefault(decision, []).append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
             manager.ingest_text(  # the plain insert the gate replaces, interleaved
-                who,
+                plain,
                 title=f"plain {n}",
                 text=case.content,
                 source_uri=f"bench://plain/{n}",
                 collection="plain",
-                user_id=who.user,
+                user_id=plain.user,
             )
             times.setdefault("plain insert", []).append((time.perf_counter() - t0) * 1000)
             outcomes.append({"cls": case.cls, "content": case.content, "decision": decision, "rule": rule})
@@ -122,7 +124,10 @@ def replay(path: Path, cases: list[Case], assessor: str, url: str | None) -> tup
 
 
 def score(outcomes: list[dict]) -> dict:
-    """The confusion matrix and the counts the targets are stated in."""
+    """The confusion matrix and the counts the targets are stated in. A refusal by the rate cap decided
+    nothing (the gate said so): it is counted apart, never as a refusal of what was proposed."""
+    limited = [o for o in outcomes if o["rule"] == "rate"]
+    outcomes = [o for o in outcomes if o["rule"] != "rate"]
     matrix: dict[str, dict[str, int]] = {}
     for o in outcomes:
         row = matrix.setdefault(o["cls"], dict.fromkeys(DECISIONS, 0))
@@ -143,6 +148,7 @@ def score(outcomes: list[dict]) -> dict:
         "other_dangerous": len(other),
         "other_dangerous_promoted": sum(1 for o in other if o["decision"] == "promoted"),
         "dangerous_promotions": [f"{o['cls']} ({o['rule']}): {o['content']}" for o in dangerous],
+        "rate_limited_not_decided": len(limited),
         "matrix": matrix,
     }
 

@@ -1,7 +1,7 @@
 """The world the gate's replay set proposes into: the demo tenant acme, four ingested documents and jane's turns.
 
 Everything a case names as evidence is built here, on a fresh demo database: four documents ingested
-tenant-wide (each passage its own chunk), jane's turns in her conversation, and one search result
+tenant-wide (each passage its own document, so its own chunk), jane's turns in her conversation, and one search result
 that cited every chunk and fact, so the ids count as given to her. Cases name evidence symbolically
 and `resolve` turns each into the record id of this database:
 
@@ -119,26 +119,19 @@ def jane():
 
 def build(manager) -> dict[str, str]:
     """Ingest the documents, record the turns, cite every chunk and fact for jane; symbol -> id."""
-    from memgate.manager import CallRecord, ChunkSettings, now_iso
+    from memgate.manager import CallRecord, now_iso
 
     who = jane()
     ids: dict[str, str] = {}
-    one_passage = ChunkSettings(max_tokens=120, overlap_tokens=0)
     for key, (title, passages) in DOCUMENTS.items():
-        manager.ingest_text(
-            who,
-            title=title,
-            text="\n\n".join(passages),
-            source_uri=f"bench://gate/{key}",
-            collection="docs",
-            settings=one_passage,
-        )
+        for n, passage in enumerate(passages):  # one document per passage: each passage is one chunk
+            manager.ingest_text(who, title=title, text=passage, source_uri=f"bench://gate/{key}/{n}", collection="docs")
     for key, (role, text) in TURNS.items():
         ids[f"turn:{key}"] = manager.record_turn(who, role, text)["id"]
     chunks = _chunks(manager)
     for key, (_, passages) in DOCUMENTS.items():
         for passage in passages:
-            found = [cid for cid, text in chunks.items() if passage[:60] in text]
+            found = [cid for cid, text in chunks.items() if passage == text.strip()]
             assert len(found) == 1, f"passage {passage[:40]!r} of {key} is not one chunk: {found}"
             ids[f"passage:{passage[:60]}"] = found[0]
     given = [*(i for k, i in ids.items() if k.startswith("passage:")), *DEMO_GIVEN]
