@@ -132,8 +132,10 @@ class RulesAssessor:
 
     name = "rules"
 
-    def __init__(self, embedder: Callable[[], Embedder] | None = None):
+    def __init__(self, embedder: Callable[[], Embedder] | None = None, threshold: float = 0.9):
         self.embedder = embedder
+        #: the tenant's supported threshold: the embedder is asked only when the words alone fall short of it
+        self.threshold = threshold
 
     def reading(self, request: AssessmentRequest) -> support.Reading:
         return support.check(
@@ -151,7 +153,7 @@ class RulesAssessor:
         return self.verdicts(reading, t0)
 
     def similarity(self, reading: support.Reading) -> float:
-        if self.embedder is None or not reading.best_evidence or reading.coverage >= 1.0:
+        if self.embedder is None or not reading.best_evidence or 0.5 + 0.5 * reading.coverage >= self.threshold:
             return 0.0
         vectors = self.embedder().embed([reading.claim_text, reading.best_evidence])
         return float(vectors[0] @ vectors[1])
@@ -264,7 +266,7 @@ class Assessors:
     def pick(self, policy) -> Assessor:
         from .assess_http import HttpAssessor
 
-        rules = RulesAssessor(self.embedder)
+        rules = RulesAssessor(self.embedder, policy.thresholds["supported"])
         if policy.assessor == "sampling":
             return Checked(SamplingAssessor(self.sampler, rules), rules)
         if policy.assessor == "http" and policy.http_url:

@@ -25,6 +25,7 @@ from ..claims import entities
 from ..kb import search as kb_search
 from ..kb.embed import Embedder
 from ..links.store import ends_by_id
+from .lexicon import ASKING
 from .support import Reading, Source, check
 from .text import STOP, content_lemmas, sentences, split_identifier
 
@@ -34,7 +35,7 @@ __all__ = ["Duplicate", "attach", "find"]
 RESTATES = 0.8
 #: or at least this share, the record's own words nearly all in the proposal, and the embedder finds the two
 #: this similar (cosine)
-RESTATES_WORDS, RESTATES_SIMILAR = 0.5, 0.8
+RESTATES_WORDS, RESTATES_SIMILAR = 0.6, 0.8
 #: knowledge-base passages compared with a proposal
 PASSAGES = 5
 #: pending candidates compared with a proposal (the caller's newest)
@@ -88,11 +89,11 @@ def find(
 def _restates(proposal, source: Source, user: str | None, embedder: Callable[[], Embedder]) -> bool:
     """Whether `source` alone says everything `proposal` says: support.py finds nothing amiss, and it holds
     nearly all the proposal's words (by lemma), or half of them and the embedder finds the two alike."""
-    words = content_lemmas(proposal.content) - STOP
-    have = content_lemmas(source.text) | content_lemmas(source.title or "")
-    if not words or len(words & have) < 0.4 * len(words):  # cheap first: many words must be there at all
-        return False
     asking = proposal.kind == "preference"
+    words = content_lemmas(proposal.content) - STOP - (ASKING | {(user or "").lower()} if asking else set())
+    have = content_lemmas(source.text) | content_lemmas(source.title or "")
+    if not words or len(words & have) < RESTATES_WORDS * len(words):  # cheap first: most words must be there
+        return False
     # a one-sentence proposal restates one sentence of the record, not words scattered over all of it
     parts = (
         [source]

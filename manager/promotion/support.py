@@ -25,86 +25,12 @@ import re
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
+from .lexicon import ASKING, ATTRIBUTION, GENERAL, HEDGES, INSTANCE, RETRACTION, SUBJECT_TYPES
 from .text import STOP, Clause, Sentence, Word, content_lemmas, lemmas, sentences, split_identifier
 
 __all__ = ["Finding", "Reading", "Source", "check"]
 
-#: words that widen a claim past the cases the evidence shows
-GENERAL = frozenset(
-    [
-        "always",
-        "never",
-        "all",
-        "every",
-        "everyone",
-        "everybody",
-        "everything",
-        "any",
-        "anyone",
-        "anybody",
-        "anything",
-        "forever",
-        "permanently",
-        "whenever",
-        "invariably",
-        "universally",
-        "generally",
-    ]
-)
-#: an uncertain statement: it supports only a claim that keeps the uncertainty
-HEDGES = frozenset(
-    [
-        "think",
-        "thinks",
-        "thought",
-        "probably",
-        "maybe",
-        "might",
-        "perhaps",
-        "possibly",
-        "likely",
-        "unlikely",
-        "guess",
-        "suppose",
-        "supposedly",
-        "seems",
-        "seem",
-        "apparently",
-        "allegedly",
-        "reportedly",
-        "rumour",
-        "rumor",
-        "rumoured",
-        "unconfirmed",
-        "unsure",
-        "believe",
-        "believes",
-        "estimate",
-        "estimated",
-        "roughly",
-        "tentatively",
-    ]
-)
 _HEDGE_PHRASES = ("not sure", "hasn't decided", "has not decided", "not decided", "quote me", "not yet confirmed")
-#: a claim that reports a hedge keeps it
-_ATTRIBUTION = frozenset(
-    ["said", "says", "according", "reportedly", "thinks", "believes", "claims", "suggests", "expects", "estimates"]
-)
-#: a statement about one case
-_INSTANCE = frozenset(
-    [
-        "once",
-        "one-time",
-        "one-off",
-        "exception",
-        "exceptional",
-        "exceptionally",
-        "yesterday",
-        "occasion",
-        "ticket",
-        "transaction",
-    ]
-)
 _INSTANCE_PHRASES = ("this one", "this time", "for this", "one case", "a single", "last monday", "last tuesday")
 _INSTANCE_PATTERN = re.compile(
     r"\b(last (?:week|month|friday|thursday|saturday|sunday|night)|on \d{1,2} [A-Z][a-z]+|[A-Z]{2,}-\d+)\b"
@@ -114,64 +40,6 @@ _LIMITS = re.compile(
     r"\b(until|till|through|for the next|this (?:week|month|quarter|year|sprint)|during|while|temporarily|"
     r"for now|the week of|expires?|valid until|as long as|today|tonight|this morning|right now)\b",
     re.IGNORECASE,
-)
-#: withdrawn figures support nothing
-_RETRACTION = frozenset(["withdrawn", "retracted", "invalidated", "superseded", "obsolete", "incorrect", "wrong"])
-#: the words of asking for and preferring: not claims when the user's own turn is the evidence
-_ASKING = frozenset(
-    [
-        "prefer",
-        "prefers",
-        "preferred",
-        "preference",
-        "want",
-        "wants",
-        "wanted",
-        "like",
-        "likes",
-        "liked",
-        "would",
-        "wish",
-        "wishes",
-        "ask",
-        "asks",
-        "asked",
-        "request",
-        "requests",
-        "requested",
-        "need",
-        "needs",
-        "rather",
-        "please",
-        "give",
-        "let",
-        "make",
-        "can",
-        "could",
-        "kindly",
-        "i",
-        "me",
-        "my",
-        "mine",
-    ]
-)
-#: a fact subject's type prefix (model:, team:, ...) is not a word the evidence must hold
-_SUBJECT_TYPES = frozenset(
-    [
-        "model",
-        "service",
-        "team",
-        "vendor",
-        "user",
-        "process",
-        "db",
-        "cluster",
-        "customer",
-        "topic",
-        "project",
-        "person",
-        "org",
-    ]
 )
 
 
@@ -218,7 +86,7 @@ def check(
     user_told = asking or any(s.user_turn for s in sources)
     ignore = {"user"}
     if user_told:  # "jane prefers X" of jane's own "please give me X": her name and the asking are no claims
-        ignore |= _ASKING
+        ignore |= ASKING
         if user:
             ignore |= {user.lower(), f"{user.lower()}'s"}
     evidence = [(s, sentences(s.text)) for s in sources]
@@ -323,7 +191,7 @@ def _anchored(anchor: Word, plain: list[Word], evidence, title_forms: set[str]) 
     places = []
     for source, ss in evidence:
         for sent in ss:
-            retracted = any(w.low in _RETRACTION for w in sent.words)
+            retracted = any(w.low in RETRACTION for w in sent.words)
             for ec in sent.clauses:
                 for w in ec.words:
                     if (w.anchor and _same_anchor(w.anchor, number, direction)) or (
@@ -365,7 +233,7 @@ def _fact(reading: Reading, value: str, subject: str, predicate: str, evidence, 
     anchors = [w for w in value_words if w.anchor]
     pred = [w for w in split_identifier(predicate) if w not in STOP]
     pred_forms = [lemmas(w) for w in pred]
-    subject_words = [w for w in split_identifier(subject) if w not in _SUBJECT_TYPES and w not in STOP]
+    subject_words = [w for w in split_identifier(subject) if w not in SUBJECT_TYPES and w not in STOP]
     all_forms = {f for _, ss in evidence for sent in ss for f in sent.forms()} | title_forms
     if subject_words and not any(lemmas(w) & all_forms for w in subject_words) and not (ignore & set(subject_words)):
         reading.findings.append(Finding("supported", "subject", f"the evidence does not name {subject!r}"))
@@ -381,7 +249,7 @@ def _fact(reading: Reading, value: str, subject: str, predicate: str, evidence, 
     candidates = []
     for _, ss in evidence:
         for sent in ss:
-            retracted = any(w.low in _RETRACTION for w in sent.words)
+            retracted = any(w.low in RETRACTION for w in sent.words)
             for ec in sent.clauses:
                 forms = ec.forms()
                 if anchors:
@@ -456,7 +324,7 @@ def _aligned_sentences(claim_words: str, evidence, ignore) -> list[Sentence]:
 
 def _hedged(reading: Reading, claim: list[Sentence], claim_words: str, evidence: list[Sentence], ignore) -> None:
     low = claim_words.lower()
-    if any(w in _ATTRIBUTION or w in HEDGES for w in re.findall(r"[a-z']+", low)):
+    if any(w in ATTRIBUTION or w in HEDGES for w in re.findall(r"[a-z']+", low)):
         return
     fake = [(None, evidence)]
     for sent in _aligned_sentences(claim_words, fake, ignore):
@@ -481,7 +349,7 @@ def _instance_and_limits(reading: Reading, claim_words: str, evidence, ignore) -
         text = sent.text
         low = text.lower()
         words = _low_words(text)
-        marks = (words & _INSTANCE) | {p for p in _INSTANCE_PHRASES if p in low}
+        marks = (words & INSTANCE) | {p for p in _INSTANCE_PHRASES if p in low}
         marks |= {m.lower() for m in _INSTANCE_PATTERN.findall(text)}
         if marks and not _keeps(claim_tokens, claim_forms, marks, claim_low):
             reading.findings.append(
@@ -506,7 +374,7 @@ def _keeps(claim_tokens: set[str], claim_forms: set[str], marks: set[str], claim
         parts = mark.split()
         if mark in claim_low or any(p in claim_tokens for p in parts if p not in STOP and p != "last"):
             return True
-    return bool(claim_tokens & _INSTANCE)
+    return bool(claim_tokens & INSTANCE)
 
 
 def _low_words(text: str) -> set[str]:

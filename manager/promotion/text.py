@@ -2,8 +2,9 @@
 
 A text is cut into sentences and each sentence into clauses (at `;`, `:`, commas and "but", "and"
 before a new subject is not attempted: a comma or a semicolon is where English usually turns).
-Each word is reduced to its lemmas (lemminflect, whose tables ship in its wheel: "led" and "leads"
-are both "lead"), so a restatement in other inflections still matches. What can flip a claim's
+Each word is reduced to its base forms by English inflection rules and a list of irregular forms
+(lexicon.IRREGULAR: "led" and "leads" are both "lead"), so a restatement in other inflections still
+matches; no dictionary is loaded (a lemmatiser library's tables cost 20 to 35 MB of memory). What can flip a claim's
 meaning is kept apart as anchors: numbers (with a unit or the "from"/"to" they stand after), dates,
 names and identifiers. A word stands in a negation's scope from the negator to the end of its
 clause, or to the first preposition after a content word ("did not use bullet points in your
@@ -15,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+
+from .lexicon import AUXILIARIES, IRREGULAR, MONTHS, NEGATORS, PREPOSITIONS, STOP, WEEKDAYS
 
 __all__ = [
     "Clause",
@@ -34,212 +37,10 @@ _TOKEN = re.compile(
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[])|\n+")
 
-STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "been",
-        "being",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "had",
-        "he",
-        "her",
-        "hers",
-        "him",
-        "his",
-        "i",
-        "in",
-        "is",
-        "it",
-        "its",
-        "me",
-        "my",
-        "of",
-        "on",
-        "or",
-        "our",
-        "ours",
-        "she",
-        "that",
-        "the",
-        "their",
-        "them",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "will",
-        "with",
-        "you",
-        "your",
-        "yours",
-        "which",
-        "who",
-        "whom",
-        "what",
-        "when",
-        "where",
-        "than",
-        "then",
-        "there",
-        "these",
-        "those",
-        "also",
-        "into",
-        "about",
-        "after",
-        "before",
-        "over",
-        "under",
-        "more",
-        "most",
-        "very",
-        "just",
-        "can",
-        "could",
-        "should",
-        "would",
-        "may",
-        "might",
-        "must",
-        "shall",
-        "do",
-        "does",
-        "did",
-        "so",
-        "such",
-        "only",
-        "other",
-        "same",
-        "each",
-        "per",
-        "via",
-        "if",
-        "as",
-        "up",
-        "down",
-        "out",
-        "off",
-        "once",
-        "here",
-        "us",
-        "let",
-        "lets",
-        "please",
-        "any",
-        "some",
-        "all",
-        "every",
-        "no",
-        "not",
-        "longer",
-    ]
-)
-#: words that negate what follows them in their clause
-NEGATORS = frozenset(
-    [
-        "not",
-        "no",
-        "never",
-        "none",
-        "nobody",
-        "nothing",
-        "neither",
-        "nor",
-        "without",
-        "cannot",
-        "can't",
-        "won't",
-        "don't",
-        "doesn't",
-        "didn't",
-        "isn't",
-        "aren't",
-        "wasn't",
-        "weren't",
-        "hasn't",
-        "haven't",
-        "hadn't",
-        "shouldn't",
-        "wouldn't",
-        "couldn't",
-        "mustn't",
-        "lacks",
-        "lack",
-        "lacking",
-        "skip",
-        "skipped",
-        "avoid",
-        "avoids",
-        "omit",
-        "exclude",
-        "excluded",
-    ]
-)
 #: two-word negators: "no longer", "rather than", "instead of"
 _NEGATOR_PAIRS = {("no", "longer"), ("rather", "than"), ("instead", "of"), ("any", "more"), ("any", "longer")}
-PREPOSITIONS = frozenset(
-    [
-        "in",
-        "on",
-        "at",
-        "for",
-        "to",
-        "from",
-        "by",
-        "with",
-        "about",
-        "into",
-        "onto",
-        "over",
-        "under",
-        "during",
-        "within",
-        "of",
-    ]
-)
 #: prepositions whose number keeps its direction: "from 9:30 to 10:00" is not "from 10:00 to 9:30"
 _DIRECTED = frozenset(["from", "to", "before", "after", "above", "below", "than"])
-MONTHS = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-        "jan",
-        "feb",
-        "mar",
-        "apr",
-        "jun",
-        "jul",
-        "aug",
-        "sep",
-        "sept",
-        "oct",
-        "nov",
-        "dec",
-    ]
-)
-WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
 _CLAUSE_BREAKS = frozenset(";:,()[]!?")
 #: a clause turns at these when a number or a name follows: "6 in production and 2 in staging"
 _JOINS = frozenset(["and", "or", "while", "whereas"])
@@ -247,37 +48,37 @@ _JOINS = frozenset(["and", "or", "while", "whereas"])
 
 @lru_cache(maxsize=65_536)
 def lemmas(word: str) -> frozenset[str]:
-    """The word and every lemma English has for it, lower-cased ("signed": sign, signed)."""
-    from lemminflect import getAllLemmas
-
+    """The word and the base forms English inflection rules give it, lower-cased: "signed" is sign, "leads" and
+    "led" are lead, "summaries" is summary, "owner" is also own (the one who does it). Over-generating is
+    harmless: forms are only compared with other words' forms."""
     w = word.lower().replace("’", "'")
     found = {w}
-    if w.isalpha() or "-" in w:
-        for forms in getAllLemmas(w).values():
-            found.update(f.lower() for f in forms)
-        # the one who does it: owner, leader, manager are own, lead, manage
-        for stem in (w[:-2], w[:-1]) if w.endswith("er") and len(w) > 4 else ():
-            if "VERB" in getAllLemmas(stem):
-                found.add(stem)
-        if "-" in w:
-            found.add(w.replace("-", ""))
-            found.update(part for part in w.split("-") if part)
+    if "-" in w:
+        found.add(w.replace("-", ""))
+        found.update(part for part in w.split("-") if part)
+    if not w.isalpha() or len(w) < 3:
+        return frozenset(found)
+    if w in IRREGULAR:
+        found.add(IRREGULAR[w])
+    for suffix, replacements in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 2:
+            stem = w[: -len(suffix)]
+            found.update(stem + r for r in replacements)
+            if suffix in ("ed", "ing", "er") and len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] not in "aeiouls":
+                found.add(stem[:-1])  # stopped, running: stop, run
     return frozenset(found)
 
 
-@lru_cache(maxsize=16_384)
-def is_known_word(word: str) -> bool:
-    """Whether English has a lemma for it (a name like Initech has none)."""
-    from lemminflect import getAllLemmas
-
-    return bool(getAllLemmas(word.lower()))
-
-
-@lru_cache(maxsize=16_384)
-def is_verb(word: str) -> bool:
-    from lemminflect import getAllLemmas
-
-    return "VERB" in getAllLemmas(word.lower()) or "AUX" in getAllLemmas(word.lower())
+#: (suffix, what may stand in its place): summaries, boxes, signs; signed, included; working, making; owner
+_SUFFIXES = (
+    ("ies", ("y",)),
+    ("ied", ("y",)),
+    ("es", ("", "e")),
+    ("s", ("",)),
+    ("ed", ("", "e")),
+    ("ing", ("", "e")),
+    ("er", ("", "e")),
+)
 
 
 def split_identifier(text: str) -> list[str]:
@@ -309,6 +110,9 @@ class Word:
 @dataclass
 class Clause:
     words: list[Word] = field(default_factory=list)
+    #: its negation denies the predicate ("is not included", "does not support", "didn't use", "never"), rather
+    #: than an object ("instead of daily ones", "not by the team leads", "without bullet points")
+    denies_predicate: bool = False
 
     @property
     def content(self) -> list[Word]:
@@ -317,13 +121,6 @@ class Clause:
     @property
     def negated(self) -> bool:
         return any(w.negated for w in self.words)
-
-    @property
-    def denies_predicate(self) -> bool:
-        """Whether the negation's scope starts with a verb ("is not included", "does not support"), rather than
-        an object ("instead of daily ones", "not by the team leads")."""
-        scoped = [w for w in self.words if w.negated and w.content]
-        return bool(scoped) and is_verb(scoped[0].low)
 
     def forms(self) -> frozenset[str]:
         return self._forms
@@ -392,6 +189,8 @@ def _clauses(text: str) -> list[Clause]:
             negating = seen_content = False
         if low in NEGATORS or (previous, low) in _NEGATOR_PAIRS:
             negating, seen_content = True, False
+            if low.endswith("n't") or low in ("cannot", "never", "longer") or previous in AUXILIARIES:
+                clauses[-1].denies_predicate = True
         elif negating and low in PREPOSITIONS and seen_content:
             negating = False
         word = Word(token, low, negating and low not in NEGATORS, i, _anchor(tokens, i, i == 0))
@@ -419,8 +218,9 @@ def _anchor(tokens: list[str], i: int, first: bool) -> str | None:
         return low  # an acronym or an identifier: BEIR, SSO, TX-100
     if token[0].isupper() and not first and token.isalpha() and low != "i":
         return low
-    if token[0].isupper() and first and token.isalpha() and not is_known_word(token):
-        return low  # a sentence that starts with a name: "Initech got ..."
+    following = tokens[i + 1] if i + 1 < len(tokens) else ""
+    if first and token[0].isupper() and token.isalpha() and low not in STOP and following[:1].isupper():
+        return low  # a sentence that starts with a full name: "Marco Silva leads ..."
     return None
 
 
@@ -434,6 +234,5 @@ def _content_lemmas(text: str) -> frozenset[str]:
 
 
 def warm() -> None:
-    """Load lemminflect's tables now (a second or two), not in the first proposal's time."""
-    lemmas("warming")
-    is_known_word("warming")
+    """Compile what the first proposal would (the patterns, the caches' first entries)."""
+    sentences("Warming the gate's reader: it leads, it led, it did not lead.")
