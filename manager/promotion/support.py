@@ -107,7 +107,9 @@ def check(
             for clause in sentence.clauses:
                 _clause(reading, clause, evidence, title_forms, ignore)
     reading.claim_text = claim_words
-    _coverage(reading, sentences(claim_words), all_sentences, title_forms, ignore)
+    # a fact's predicate is checked where its value stands (_fact); how much is the evidence's own words is
+    # asked of the value
+    _coverage(reading, sentences(content if kind == "fact" else claim_words), all_sentences, title_forms, ignore)
     _added(reading, sentences(claim_words), all_sentences, title_forms, ignore)
     _hedged(reading, claim, claim_words, all_sentences, ignore)
     _instance_and_limits(reading, claim_words, evidence, ignore)
@@ -197,13 +199,17 @@ def _anchored(anchor: Word, plain: list[Word], evidence, title_forms: set[str]) 
                     if (w.anchor and _same_anchor(w.anchor, number, direction)) or (
                         not number[0].isdigit() and w.forms & anchor.forms
                     ):
-                        places.append((ec, sent, source, retracted))
+                        places.append((ec, sent, source, retracted, w))
     if not places:
         if anchor.forms & title_forms and not anchor.low[0].isdigit():
             return True, ""
         return False, f"{anchor.text!r} does not stand in the evidence"
-    if all(retracted for *_, retracted in places) and anchor.low[0].isdigit():
+    if all(retracted for *_, retracted, _ in places) and anchor.low[0].isdigit():
         return False, f"the evidence withdraws {anchor.text!r}"
+    if anchor.unit:  # a number counts the same thing: "35 pickers" is not "35 parcels"
+        places = [p for p in places if not p[4].unit or p[4].unit & anchor.unit]
+        if not places:
+            return False, f"{anchor.text!r} stands in the evidence, but counts something else"
     # what the claim says of the anchor in the evidence's own words must be said of it there; words the
     # evidence never uses are the coverage's concern, not the attachment's
     everywhere = {f for _, ss in evidence for sent in ss for f in sent.forms()}
@@ -211,7 +217,7 @@ def _anchored(anchor: Word, plain: list[Word], evidence, title_forms: set[str]) 
     if not plain:
         return True, ""
     need = max(1, (len(plain) + 1) // 2)
-    for ec, sent, source, _ in places:
+    for ec, *_ in places:
         if _shared(plain, ec.forms()) >= need:
             return True, ""
     return False, f"{anchor.text!r} stands in the evidence, but said of something else"
@@ -339,8 +345,14 @@ def _instance_and_limits(reading: Reading, claim_words: str, evidence, ignore) -
     claim_low = claim_words.lower()
     claim_forms = content_lemmas(claim_words)
     claim_tokens = set(re.findall(r"[a-z0-9'-]+", claim_low))
-    generalised = (claim_tokens & GENERAL) - {w for _, ss in evidence for s in ss for w in _low_words(s.text)}
     aligned = _aligned_sentences(claim_words, evidence, ignore)
+    # a universal word the evidence itself states ("whenever you cite") is kept, in whatever words ("every")
+    universal = any(_low_words(sent.text) & GENERAL for sent in aligned)
+    generalised = (
+        set()
+        if universal
+        else (claim_tokens & GENERAL) - {w for _, ss in evidence for s in ss for w in _low_words(s.text)}
+    )
     if generalised:
         reading.findings.append(
             Finding("scope_fits", "general", f"{min(generalised)!r} claims more than the evidence shows")

@@ -42,6 +42,8 @@ _NEGATOR_PAIRS = {("no", "longer"), ("rather", "than"), ("instead", "of"), ("any
 #: prepositions whose number keeps its direction: "from 9:30 to 10:00" is not "from 10:00 to 9:30"
 _DIRECTED = frozenset(["from", "to", "before", "after", "above", "below", "than"])
 _CLAUSE_BREAKS = frozenset(";:,()[]!?")
+#: the most content words of an opening phrase kept with the clause it opens
+_OPENING = 3
 #: a clause turns at these when a number or a name follows: "6 in production and 2 in staging"
 _JOINS = frozenset(["and", "or", "while", "whereas"])
 
@@ -95,6 +97,8 @@ class Word:
     negated: bool
     position: int
     anchor: str | None = None  # the anchor key when the word is a number, date, name or identifier
+    #: for a number: the content words right after it in its clause, what it counts ("35 pickers")
+    unit: frozenset[str] = frozenset()
 
     @property
     def forms(self) -> frozenset[str]:
@@ -177,7 +181,9 @@ def _clauses(text: str) -> list[Clause]:
     for i, token in enumerate(tokens):
         low = token.lower().replace("’", "'")
         if token in _CLAUSE_BREAKS or token == ".":
-            if clauses[-1].words:
+            # "After 30 days, a refund needs ...": a short opening phrase belongs to the clause it opens
+            opening = token == "," and len(clauses) == 1 and len(clauses[0].content) <= _OPENING
+            if clauses[-1].words and not opening:
                 clauses.append(Clause())
             negating = seen_content = False
             previous = ""
@@ -193,12 +199,34 @@ def _clauses(text: str) -> list[Clause]:
                 clauses[-1].denies_predicate = True
         elif negating and low in PREPOSITIONS and seen_content:
             negating = False
-        word = Word(token, low, negating and low not in NEGATORS, i, _anchor(tokens, i, i == 0))
+        unit = _unit(tokens, i) if token[0].isdigit() else frozenset()
+        word = Word(token, low, negating and low not in NEGATORS, i, _anchor(tokens, i, i == 0), unit)
         if negating and word.content:
             seen_content = True
         clauses[-1].words.append(word)
         previous = low
     return [c for c in clauses if c.words]
+
+
+#: how many content words after a number say what it counts
+_UNIT_WORDS = 2
+
+
+def _unit(tokens: list[str], i: int) -> frozenset[str]:
+    """The lemmas of the next content words after a number, within its clause: "6 replicas in production"."""
+    found: set[str] = set()
+    taken = 0
+    for token in tokens[i + 1 : i + 6]:
+        if token in _CLAUSE_BREAKS or token == "." or token[0].isdigit():
+            break
+        low = token.lower()
+        if low in STOP or low in PREPOSITIONS or not token[0].isalpha():
+            continue
+        found |= lemmas(low)
+        taken += 1
+        if taken == _UNIT_WORDS:
+            break
+    return frozenset(found)
 
 
 def _anchor(tokens: list[str], i: int, first: bool) -> str | None:
