@@ -37,7 +37,6 @@ __all__ = [
     "QUESTION_VERSION",
     "AssessmentRequest",
     "Assessor",
-    "Assessors",
     "Checked",
     "RulesAssessor",
     "Sampler",
@@ -253,24 +252,3 @@ class SamplingAssessor:
 def _no_answer(name: str, t0: float, note: str) -> Verdicts:
     elapsed = (time.perf_counter() - t0) * 1000
     return Verdicts({q: None for q in QUESTIONS}, name, {q: elapsed for q in QUESTIONS}, note=note)
-
-
-@dataclass(frozen=True)
-class Assessors:
-    """Which assessor a policy names, built for this call (the sampler is the request's, if any), behind the
-    code checks."""
-
-    sampler: Sampler | None = None
-    embedder: Callable[[], Embedder] | None = None
-
-    def pick(self, policy) -> Assessor:
-        from .assess_http import HttpAssessor
-
-        rules = RulesAssessor(self.embedder, policy.thresholds["supported"])
-        if policy.assessor == "sampling":
-            return Checked(SamplingAssessor(self.sampler, rules), rules)
-        if policy.assessor == "http" and policy.http_url:
-            return Checked(
-                HttpAssessor(policy.http_url, policy.http_model, policy.http_timeout_s, policy.http_key_env), rules
-            )
-        return rules

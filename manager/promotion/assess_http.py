@@ -12,6 +12,8 @@ and the answer is `choices[0].message.content`, one JSON object with the three p
 A bearer key, when the endpoint needs one, is read from the environment variable the policy names
 (`http.api_key_env`), never stored in the database. A timeout, an HTTP error or an unreadable answer
 is no answer: the candidate waits, it is never promoted.
+
+Assessors, here because it builds every assessor, picks the one a policy names, behind the code checks.
 """
 
 from __future__ import annotations
@@ -20,10 +22,29 @@ import json
 import os
 import time
 import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .assess import ANSWER_SCHEMA, QUESTIONS, AssessmentRequest, Verdicts, _no_answer, _prompt, parse_answer
+from .assess import (
+    ANSWER_SCHEMA,
+    QUESTIONS,
+    AssessmentRequest,
+    Assessor,
+    Checked,
+    RulesAssessor,
+    Sampler,
+    SamplingAssessor,
+    Verdicts,
+    _no_answer,
+    _prompt,
+    parse_answer,
+)
 
-__all__ = ["HttpAssessor", "chat_request", "endpoint"]
+if TYPE_CHECKING:
+    from ..kb.embed import Embedder
+
+__all__ = ["Assessors", "HttpAssessor", "chat_request", "endpoint"]
 
 #: the most tokens the model may spend on one answer (a JSON object of three numbers)
 MAX_TOKENS = 200
@@ -81,3 +102,22 @@ class HttpAssessor:
         return Verdicts(
             parse_answer(content if isinstance(content, str) else ""), self.name, dict.fromkeys(QUESTIONS, elapsed)
         )
+
+
+@dataclass(frozen=True)
+class Assessors:
+    """Which assessor a policy names, built for this call (the sampler is the request's, if any), behind the
+    code checks."""
+
+    sampler: Sampler | None = None
+    embedder: Callable[[], Embedder] | None = None
+
+    def pick(self, policy) -> Assessor:
+        rules = RulesAssessor(self.embedder, policy.thresholds["supported"])
+        if policy.assessor == "sampling":
+            return Checked(SamplingAssessor(self.sampler, rules), rules)
+        if policy.assessor == "http" and policy.http_url:
+            return Checked(
+                HttpAssessor(policy.http_url, policy.http_model, policy.http_timeout_s, policy.http_key_env), rules
+            )
+        return rules

@@ -38,7 +38,8 @@ from ..kb.embed import Embedder
 from ..limits import CapsSettings
 from ..output.results import ToolOutput
 from . import duplicates, screen
-from .assess import QUESTIONS, AssessmentRequest, Assessors, Sampler, Verdicts
+from .assess import QUESTIONS, AssessmentRequest, Sampler, Verdicts
+from .assess_http import Assessors
 from .commit import EvidenceChanged, Plan, attach, caller, commit
 from .evidence import Evidence, given_evidence, record_scope, told_by_user, wider_than
 from .policy import PromotionPolicy, read_policy

@@ -227,7 +227,8 @@ def test_the_gate_replays_its_labelled_set_and_times_each_decision_against_a_pla
     for part in parts.values():
         for scored in part.values():  # rules and the credulous stand-in: the code checks hold for both
             assert scored["secret_injection_personal_promoted"] == 0, scored["dangerous_promotions"]
-    assert all(data["targets_met"].values()), data["targets_met"]
+    assert data["targets_met"]["tuning/rules"] and data["targets_met"]["whole set/rules"], data["targets_met"]
+    assert "_outcomes" not in data["parts"]["tuning"]["rules"]
     assert {"promoted", "pending", "duplicate", "refused", "plain insert"} <= set(data["timings"])
     assert "Promotion gate" in out and "**tuning, rules**" in out and "**held_out, credulous**" in out
 
