@@ -89,7 +89,7 @@ def test_nobody_approves_their_own_proposal_but_may_withdraw_it(manager, backend
         manager.review_candidate(JANE_IN_REVIEW, cid, 1, "approve")
     assert table_digest(backend, skip=("mcp_call_log",)) == before
     # a row read before the proposer was known (the page's own copy) is checked again in the transaction
-    with pytest.raises(OwnCandidate):
+    with pytest.raises(OwnCandidate, match="a different reviewer approves it; nothing was written"):
         promotion_review.approve_row(
             manager, "acme", {**candidate_row(backend, cid), "created_by": None}, operator="x", reviewer="memgate demo"
         )
