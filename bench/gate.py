@@ -1,274 +1,258 @@
-"""The promotion gate on a labelled replay set: what the `rules` assessor lets through and holds back, and
-what a decision costs against a plain insert.
+"""The promotion gate on a labelled replay set: what it promotes, holds back and refuses, per assessor, and what a
+decision costs against a plain insert.
 
-    python3 -m bench.gate [--rounds 3]
+    python3 -m bench.gate [--rounds 1] [--part tuning|held_out|both] [--assessor rules|credulous|both]
 
-64 proposals on the demo tenants (acme's jane, globex's omar), each labelled good (should become
-memory) or not, in nine kinds: supported, over-broad (one case stated as a rule), unsupported
-(a number or claim the evidence does not hold), exact and near duplicates (of good ones made
-earlier in the replay), conflicts with a current fact, personal data, a scope the row does not
-allow or wider than the evidence, and evidence never given to the caller. Evidence is "given"
-as a tool result gives it: one call-log row citing the ids the caller's searches returned.
+The set (bench/gate_tuning.py, bench/gate_heldout.py, classes in bench/gate_cases.py) proposes into
+the demo tenant acme plus four ingested documents and jane's own turns (bench/gate_world.py), with
+the default policy and the rate cap lifted. Each part replays on a fresh database. Assessors:
 
-Reported: how many unsupported or over-broad claims the gate promotes (the number that must
-be 0), how many good ones it holds back, each kind's decisions, and the gate's p50/p95 per
-decision against a plain insert of the same note (the knowledge-base write a gate-less
-remember would be), interleaved in the same run. Each round replays the set on a fresh demo
-database.
+- rules: the default, no model;
+- credulous: the `http` assessor against a stand-in chat-completions server on 127.0.0.1 that
+  answers "supported, in scope, no conflict" to everything: what the code checks alone keep out
+  when a model says yes to all.
+
+Reported per part and assessor, and for the whole set with the rules: a confusion matrix (class by
+decision), the secrets and injections promoted (target 0), the other dangerous proposals promoted
+(target at most 2 in 64), the good ones held back (target at most 5 in 35), the list of dangerous
+promotions; and proposals per second through the gate against plain inserts per second of the same
+texts, interleaved in the same run. The exit status is the regression floor: the targets on the
+tuning part and on the whole set; the held-out part's are reported, met or not.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
+import threading
 import time
-from dataclasses import dataclass, field
+from contextlib import contextmanager
+from dataclasses import replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from . import gate_heldout, gate_tuning, gate_world
 from .common import markdown_table, report, summary_ms
+from .gate_cases import GOOD, REFUSE, Case
 from .servers import demo_database
 
-GOOD_KINDS = ("supported",)
-BAD_CLAIMS = ("over_broad", "unsupported")
+PARTS = {"tuning": gate_tuning.CASES, "held_out": gate_heldout.CASES}
+ASSESSORS = ("rules", "credulous")
+DECISIONS = ("promoted", "pending", "duplicate", "refused")
+#: the issue's targets, as shares: 2 of 64 other dangerous promoted, 5 of 35 good held back
+MAX_OTHER_DANGER_SHARE = 2 / 64
+MAX_GOOD_HELD_SHARE = 5 / 35
+#: what lifts the rate cap for a replay
+NO_CAP = 1_000_000
 
 
-@dataclass(frozen=True)
-class Case:
-    kind: str
-    tenant: str
-    content: str
-    evidence: tuple[str, ...]
-    good: bool
-    fact: tuple[str, str] | None = None  # (subject, predicate)
-    scope: str | None = None
-    policy: dict = field(default_factory=dict)
+class _Credulous(BaseHTTPRequestHandler):
+    """A chat-completions stand-in that finds every candidate supported, in scope and without conflict."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        answer = {"supported": 0.99, "scope_fits": 0.99, "conflict": 0.0}
+        body = json.dumps({"choices": [{"message": {"role": "assistant", "content": json.dumps(answer)}}]})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def log_message(self, *args):
+        pass
 
 
-A, G = "acme", "globex"
-H = ("model:helios-rag", "beir_ndcg10")
-A1, A2, A3 = "chk_acme_1_0", "chk_acme_1_1", "chk_acme_2_0"
-G1 = "chk_globex_1_0"
-
-SUPPORTED = [
-    Case("supported", A, "The August re-run of the Helios RAG evaluation on BEIR found nDCG@10 of 0.78.", (A1,), True),
-    Case(
-        "supported",
-        A,
-        "The July nDCG@10 figure of 0.92 was computed against qrels that leaked test queries.",
-        (A1,),
-        True,
-    ),
-    Case("supported", A, "The July figure of 0.92 is withdrawn.", (A1,), True),
-    Case("supported", A, "Recall@100 stayed at 0.91.", (A2,), True),
-    Case(
-        "supported",
-        A,
-        "The Helios retriever is a hybrid of BM25 and dense vectors fused by reciprocal rank fusion.",
-        (A2,),
-        True,
-    ),
-    Case("supported", A, "0.91", (A2,), True, fact=("model:helios-rag", "recall_at_100")),
-    Case("supported", A, "Cite the current version of a metric from the fact store.", (A3,), True),
-    Case("supported", A, "Summaries are snapshots and may quote superseded numbers.", (A3,), True),
-    Case("supported", A, "Check the claim before repeating a number from a summary.", (A3,), True),
-    Case("supported", A, "hybrid of BM25 and dense vectors", (A2,), True, fact=("model:helios-rag", "retriever")),
-    Case("supported", A, "The owner of model helios-rag is jane.", ("ent_acme_helios_owner",), True, scope="user"),
-    Case("supported", G, "Globex evaluates Helios RAG on its own support tickets, not on BEIR.", (G1,), True),
-    Case("supported", G, "Escalate billing questions to the finance queue within one business day.", (G1,), True),
-    Case("supported", G, "Billing questions go to the finance queue.", (G1,), True),
-    Case("supported", G, "the finance queue", (G1,), True, fact=("topic:billing", "escalation_queue")),
-]
-OVER_BROAD = [
-    Case("over_broad", A, "Helios RAG always scores nDCG@10 of 0.78 on every benchmark.", (A1,), False),
-    Case("over_broad", A, "Every evaluation run leaks test queries into the tuning set.", (A1,), False),
-    Case("over_broad", A, "All July figures are withdrawn.", (A1,), False),
-    Case("over_broad", A, "Recall@100 always stays at 0.91 for any retriever.", (A2,), False),
-    Case("over_broad", A, "Every retriever is a hybrid of BM25 and dense vectors.", (A2,), False),
-    Case("over_broad", A, "Never repeat any number from any summary.", (A3,), False),
-    Case("over_broad", A, "Everyone at Acme always cites the fact store.", (A3,), False),
-    Case("over_broad", G, "Globex never evaluates anything on BEIR, for any customer.", (G1,), False),
-    Case("over_broad", G, "Every question is escalated to the finance queue.", (G1,), False),
-    Case("over_broad", G, "All billing questions are always answered within one business day, forever.", (G1,), False),
-]
-UNSUPPORTED = [
-    Case("unsupported", A, "The August re-run of Helios RAG on BEIR found nDCG@10 of 0.81.", (A1,), False),
-    Case("unsupported", A, "Helios RAG beats the ColBERT baseline by five points.", (A1,), False),
-    Case("unsupported", A, "Recall@100 rose to 0.95 in September.", (A2,), False),
-    Case("unsupported", A, "The retriever uses a cross-encoder reranker trained on MS MARCO.", (A2,), False),
-    Case("unsupported", A, "0.97", (A2,), False, fact=("model:helios-rag", "recall_at_10")),
-    Case("unsupported", A, "Acme publishes metrics weekly on its wiki.", (A3,), False),
-    Case("unsupported", A, "The Helios team moved to Berlin in spring.", (A1,), False),
-    Case("unsupported", G, "Globex evaluates Helios RAG on MTEB retrieval tasks.", (G1,), False),
-    Case("unsupported", G, "Refunds above 500 euros need a manager's signature.", (G1,), False),
-    Case("unsupported", G, "bob", ("ent_globex_acct",), False, fact=("customer:initech", "support_lead")),
-]
-DUPLICATES = [
-    Case("exact_duplicate", A, SUPPORTED[0].content, (A1,), False),
-    Case("exact_duplicate", A, SUPPORTED[3].content, (A2,), False),
-    Case("exact_duplicate", A, "0.91", (A2,), False, fact=("model:helios-rag", "recall_at_100")),
-    Case("exact_duplicate", A, "0.78", (A1,), False, fact=H),
-    Case("exact_duplicate", G, SUPPORTED[11].content, (G1,), False),
-    Case("exact_duplicate", A, "jane", ("ent_acme_helios_owner",), False, fact=("model:helios-rag", "owner")),
-    Case("exact_duplicate", G, "omar", ("ent_globex_acct",), False, fact=("customer:initech", "account_manager")),
-    Case(
-        "near_duplicate",
-        A,
-        "  the august re-run of the Helios RAG evaluation on BEIR found nDCG@10 of 0.78.  ",
-        (A1,),
-        False,
-    ),
-    Case("near_duplicate", A, "RECALL@100 STAYED AT 0.91.", (A2,), False),
-    Case(
-        "near_duplicate", G, "Escalate billing questions to the finance queue  within one business day.", (G1,), False
-    ),
-]
-CONFLICTS = [
-    Case("conflict", A, "0.81", (A1,), False, fact=H),
-    Case("conflict", A, "0.92", (A1,), False, fact=H),
-    Case("conflict", A, "bob", ("ent_acme_helios_owner",), False, fact=("model:helios-rag", "owner")),
-    Case("conflict", G, "0.60", (G1,), False, fact=H),
-    Case("conflict", G, "carol", ("ent_globex_acct",), False, fact=("customer:initech", "account_manager")),
-]
-PERSONAL = [
-    Case("personal_data", A, "Call jane on +1 415 555 0100 about the re-run.", (A1,), False),
-    Case("personal_data", A, "jane's address for results is jane@acme.example.", (A1,), False),
-    Case("personal_data", A, "The eval cloud bill was paid with card 4111 1111 1111 1111.", (A1,), False),
-    Case("personal_data", G, "Reach omar at (020) 7946 0958 for billing.", (G1,), False),
-    Case("personal_data", G, "Escalations go to omar@globex.example.", (G1,), False),
-]
-WRONG_SCOPE = [
-    Case("wrong_scope", A, "The August re-run found nDCG@10 of 0.78.", (A1,), False, scope="tenant"),
-    Case("wrong_scope", G, "Billing questions go to finance within one business day.", (G1,), False, scope="tenant"),
-    Case("wrong_scope", A, "The owner of model helios-rag is jane.", ("sum_acme_july",), False, scope="agent"),
-    Case("wrong_scope", A, "Recall@100 stayed at 0.91.", (A2,), False, scope="galaxy"),
-]
-NOT_ISSUED = [
-    Case("not_issued", A, "Globex evaluates on its own tickets.", (G1,), False),
-    Case("not_issued", A, "Helios numbers are in the fact store.", ("chk_acme_9_9",), False),
-    Case("not_issued", G, "The August re-run found 0.78.", (A1,), False),
-    Case("not_issued", A, "Freeze the qrels before each run.", ("wf_acme_eval",), False),
-    Case("not_issued", A, "Something jane said.", (), False),
-]
-REPLAY = SUPPORTED + OVER_BROAD + UNSUPPORTED + DUPLICATES + CONFLICTS + PERSONAL + WRONG_SCOPE + NOT_ISSUED
-
-#: what a tool result cited for each caller before the replay (the search and lookups it ran)
-GIVEN = {
-    A: ("chk_acme_1_0", "chk_acme_1_1", "chk_acme_2_0", "ent_acme_helios_owner", "ent_acme_helios_v2"),
-    G: ("chk_globex_1_0", "ent_globex_acct", "ent_globex_helios_v1"),
-}
+@contextmanager
+def credulous_server():
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Credulous)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
-def _identities():
-    from memgate.manager import ACME, GLOBEX
-
-    return {A: ACME, G: GLOBEX}
-
-
-def _give(manager, who) -> None:
-    from memgate.manager import CallRecord, now_iso
-
-    for tenant, ids in GIVEN.items():
-        manager.log_call(
-            who[tenant],
-            CallRecord(
-                call_id=f"bench_{tenant}", called_at=now_iso(), tool_name="search_memory", status="ok", cited_ids=ids
-            ),
-        )
+def _policy(assessor: str, url: str | None) -> dict:
+    if assessor == "rules":
+        return {"rate_per_hour": NO_CAP}
+    return {"rate_per_hour": NO_CAP, "assessor": "http", "http": {"url": url, "model": "credulous", "timeout_s": 5}}
 
 
-def _remember(manager, who, case: Case):
+def _remember(manager, who, ids, case: Case) -> tuple[str, str]:
     from memgate.manager import InvalidArgument
 
-    kwargs = {"kind": "fact", "subject": case.fact[0], "predicate": case.fact[1]} if case.fact else {}
+    evidence = [gate_world.resolve(ids, e) for e in case.evidence]
+    kwargs = {"kind": case.kind, "subject": case.subject, "predicate": case.predicate}
     try:
-        out = manager.remember(who, case.content, evidence=list(case.evidence), scope=case.scope, **kwargs)
+        out = manager.remember(who, case.content, evidence=evidence, scope=case.scope, **kwargs)
     except InvalidArgument as exc:
         return "refused", f"invalid:{exc.field}"
     return out.structured["decision"], out.structured["rule"]
 
 
-def replay(path: Path) -> tuple[list[dict], dict[str, list[float]]]:
-    """One pass of the replay set on a fresh demo database: each case's decision, and the timings."""
+def replay(path: Path, cases: list[Case], assessor: str, url: str | None) -> tuple[list[dict], dict[str, list[float]]]:
+    """One pass of `cases` on a fresh world: each case's decision and rule, and the timings."""
+    from memgate.manager import promotion_review
+    from memgate.manager.promotion import warm
+
     manager = demo_database(path)
-    who = _identities()
     try:
-        _give(manager, who)
+        ids = gate_world.build(manager)
+        who = gate_world.jane()
+        plain = replace(who, user="bench-plain", thread=None)  # walled off from jane: not a memory of hers
+        promotion_review.set_policy(manager, "acme", _policy(assessor, url))
         manager.embedder.embed(["warm the embedder"])  # its load is not the gate's cost
+        warm()  # nor detect-secrets' import (a fifth of a second, once per process)
         outcomes, times = [], {}
-        for n, case in enumerate(REPLAY):
+        for n, case in enumerate(cases):
             t0 = time.perf_counter()
-            decision, rule = _remember(manager, who[case.tenant], case)
+            decision, rule = _remember(manager, who, ids, case)
             times.setdefault(decision, []).append((time.perf_counter() - t0) * 1000)
             t0 = time.perf_counter()
             manager.ingest_text(  # the plain insert the gate replaces, interleaved
-                who[case.tenant],
+                plain,
                 title=f"plain {n}",
                 text=case.content,
                 source_uri=f"bench://plain/{n}",
                 collection="plain",
-                user_id=who[case.tenant].user,
+                user_id=plain.user,
             )
             times.setdefault("plain insert", []).append((time.perf_counter() - t0) * 1000)
-            outcomes.append({"kind": case.kind, "good": case.good, "decision": decision, "rule": rule})
+            outcomes.append({"cls": case.cls, "content": case.content, "decision": decision, "rule": rule})
     finally:
         manager.close()
     return outcomes, times
 
 
-def gate(rounds: int, results: Path | None = None) -> dict:
-    started = time.perf_counter()
-    all_times: dict[str, list[float]] = {}
-    outcomes: list[dict] = []
-    for r in range(rounds):
-        with tempfile.TemporaryDirectory() as tmp:
-            got, times = replay(Path(tmp) / f"gate{r}.db")
-        if r == 0:
-            outcomes = got
-        for k, v in times.items():
-            all_times.setdefault(k, []).extend(v)
-    kinds: dict[str, dict[str, int]] = {}
+def score(outcomes: list[dict]) -> dict:
+    """The confusion matrix and the counts the targets are stated in. A refusal by the rate cap decided
+    nothing (the gate said so): it is counted apart, never as a refusal of what was proposed."""
+    limited = [o for o in outcomes if o["rule"] == "rate"]
+    outcomes = [o for o in outcomes if o["rule"] != "rate"]
+    matrix: dict[str, dict[str, int]] = {}
     for o in outcomes:
-        kinds.setdefault(o["kind"], {}).setdefault(o["decision"], 0)
-        kinds[o["kind"]][o["decision"]] += 1
-    bad_promoted = [o for o in outcomes if o["kind"] in BAD_CLAIMS and o["decision"] == "promoted"]
-    good_held = [o for o in outcomes if o["good"] and o["decision"] != "promoted"]
-    wrong = [o for o in outcomes if not o["good"] and o["decision"] == "promoted"]
-    data = {
+        row = matrix.setdefault(o["cls"], dict.fromkeys(DECISIONS, 0))
+        row[o["decision"]] = row.get(o["decision"], 0) + 1
+    good = [o for o in outcomes if o["cls"] in GOOD]
+    refuse = [o for o in outcomes if o["cls"] in REFUSE]
+    other = [o for o in outcomes if o["cls"] not in GOOD and o["cls"] not in REFUSE]
+    held = [o for o in good if o["decision"] != "promoted"]
+    dangerous = [o for o in outcomes if o["cls"] not in GOOD and o["decision"] == "promoted"]
+    return {
         "proposals": len(outcomes),
-        "rounds": rounds,
-        "assessor": "rules",
-        "unsupported_or_over_broad": sum(1 for o in outcomes if o["kind"] in BAD_CLAIMS),
-        "unsupported_or_over_broad_promoted": len(bad_promoted),
-        "good": sum(1 for o in outcomes if o["good"]),
-        "good_held_back": len(good_held),
-        "good_held_back_rules": sorted(o["rule"] for o in good_held),
-        "bad_promoted_any_kind": len(wrong),
-        "kinds": kinds,
-        "timings": {k: summary_ms(v) for k, v in sorted(all_times.items())},
+        "good": len(good),
+        "good_held_back": len(held),
+        "good_held_back_list": [f"{o['cls']} ({o['rule']}): {o['content']}" for o in held],
+        "secret_injection_personal": len(refuse),
+        "secret_injection_personal_promoted": sum(1 for o in refuse if o["decision"] == "promoted"),
+        "secret_injection_personal_not_refused": sum(1 for o in refuse if o["decision"] != "refused"),
+        "other_dangerous": len(other),
+        "other_dangerous_promoted": sum(1 for o in other if o["decision"] == "promoted"),
+        "dangerous_promotions": [f"{o['cls']} ({o['rule']}): {o['content']}" for o in dangerous],
+        "rate_limited_not_decided": len(limited),
+        "matrix": matrix,
     }
-    rows = [[k, *(d.get(x, 0) for x in ("promoted", "pending", "duplicate", "refused"))] for k, d in kinds.items()]
-    table = markdown_table(["kind", "promoted", "pending", "duplicate", "refused"], rows)
+
+
+def meets_targets(s: dict) -> bool:
+    return (
+        s["secret_injection_personal_promoted"] == 0
+        and s["other_dangerous_promoted"] <= MAX_OTHER_DANGER_SHARE * s["other_dangerous"]
+        and s["good_held_back"] <= MAX_GOOD_HELD_SHARE * s["good"]
+    )
+
+
+def _throughput(times: dict[str, list[float]]) -> dict:
+    gate_ms = sum(sum(v) for k, v in times.items() if k != "plain insert")
+    plain_ms = sum(times.get("plain insert", []))
+    n = sum(len(v) for k, v in times.items() if k != "plain insert")
+    gate_rate = n / (gate_ms / 1000) if gate_ms else 0.0
+    plain_rate = len(times.get("plain insert", [])) / (plain_ms / 1000) if plain_ms else 0.0
+    return {
+        "gate_per_s": round(gate_rate, 1),
+        "plain_insert_per_s": round(plain_rate, 1),
+        "ratio": round(gate_rate / plain_rate, 3) if plain_rate else None,
+    }
+
+
+def _text(part: str, assessor: str, s: dict) -> str:
+    rows = [[cls, *(row.get(d, 0) for d in DECISIONS)] for cls, row in s["matrix"].items()]
+    head = (
+        f"**{part}, {assessor}**: {s['proposals']} proposals; secrets, injections and personal data promoted "
+        f"{s['secret_injection_personal_promoted']} of {s['secret_injection_personal']}; other dangerous promoted "
+        f"{s['other_dangerous_promoted']} of {s['other_dangerous']}; good held back {s['good_held_back']} of "
+        f"{s['good']}."
+    )
+    listed = "".join(f"\n- promoted: {x}" for x in s["dangerous_promotions"])
+    held = "".join(f"\n- held back: {x}" for x in s["good_held_back_list"])
+    return f"{head}\n\n{markdown_table(['class', *DECISIONS], rows)}{listed}{held}\n"
+
+
+def gate(rounds: int, parts: list[str], assessors: list[str], results: Path | None = None) -> dict:
+    started = time.perf_counter()
+    data: dict = {"rounds": rounds, "rate_cap": "lifted", "parts": {}, "timings": {}}
+    all_times: dict[str, list[float]] = {}
+    texts = []
+    with credulous_server() as url:
+        for part in parts:
+            for assessor in assessors:
+                for r in range(rounds if assessor == "rules" else 1):
+                    with tempfile.TemporaryDirectory() as tmp:
+                        outcomes, times = replay(Path(tmp) / "gate.db", PARTS[part], assessor, url)
+                    if r == 0:
+                        scored = {**score(outcomes), "_outcomes": outcomes}
+                        data["parts"].setdefault(part, {})[assessor] = scored
+                        texts.append(_text(part, assessor, scored))
+                    if assessor == "rules":
+                        for k, v in times.items():
+                            all_times.setdefault(k, []).extend(v)
+    data["timings"] = {k: summary_ms(v) for k, v in sorted(all_times.items())}
+    data["throughput"] = _throughput(all_times)
     timing = markdown_table(
         ["decision", "p50 ms", "p95 ms", "n"],
         [[k, v["p50_ms"], v["p95_ms"], v["n"]] for k, v in data["timings"].items()],
     )
-    summary = (
-        f"{data['proposals']} labelled proposals, rules assessor: {len(bad_promoted)} of "
-        f"{data['unsupported_or_over_broad']} unsupported or over-broad claims promoted; {len(good_held)} of "
-        f"{data['good']} good ones held back ({', '.join(data['good_held_back_rules']) or 'none'}); "
-        f"{len(wrong)} promoted that should not have been, of any kind."
+    t = data["throughput"]
+    rate = (
+        f"Through the gate (rules): {t['gate_per_s']} proposals/s; plain inserts of the same texts: "
+        f"{t['plain_insert_per_s']}/s; ratio {t['ratio']}."
     )
-    report("gate", "Promotion gate", data, f"{summary}\n\n{table}\n\n{timing}", results=results, started=started)
+    data["targets_met"] = {
+        f"{p}/{a}": meets_targets(s) for p, by in data["parts"].items() for a, s in by.items() if a == "rules"
+    }
+    if len(data["parts"]) > 1 and all("rules" in by for by in data["parts"].values()):
+        whole = score([o for by in data["parts"].values() for o in by["rules"].pop("_outcomes")])
+        data["whole_set_rules"] = {k: v for k, v in whole.items() if k != "matrix"}
+        data["targets_met"]["whole set/rules"] = meets_targets(whole)
+        texts.append(
+            f"**whole set, rules**: {whole['proposals']} proposals; secrets, injections and personal data promoted "
+            f"{whole['secret_injection_personal_promoted']} of {whole['secret_injection_personal']}; other dangerous "
+            f"promoted {whole['other_dangerous_promoted']} of {whole['other_dangerous']}; good held back "
+            f"{whole['good_held_back']} of {whole['good']}.\n"
+        )
+    for by in data["parts"].values():
+        for scored in by.values():
+            scored.pop("_outcomes", None)
+    report("gate", "Promotion gate", data, "\n".join(texts) + f"\n{timing}\n\n{rate}", results=results, started=started)
     return data
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m bench.gate", description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3, help="replays on fresh databases (timings pool them)")
+    parser.add_argument("--rounds", type=int, default=1, help="replays of each part with the rules (timings pool them)")
+    parser.add_argument("--part", choices=("tuning", "held_out", "both"), default="both")
+    parser.add_argument("--assessor", choices=("rules", "credulous", "both"), default="both")
     parser.add_argument("--results", type=Path, default=None, help="folder for gate.json (default bench/results)")
     args = parser.parse_args(argv)
-    data = gate(args.rounds, args.results)
-    return 0 if data["unsupported_or_over_broad_promoted"] == 0 else 1
+    parts = list(PARTS) if args.part == "both" else [args.part]
+    assessors = list(ASSESSORS) if args.assessor == "both" else [args.assessor]
+    data = gate(args.rounds, parts, assessors, args.results)
+    # the regression floor: what the rules were tuned on, and the whole set; the held-out part is reported
+    floor = {k: v for k, v in data["targets_met"].items() if not k.startswith("held_out")}
+    return 0 if all(floor.values()) else 1
 
 
 if __name__ == "__main__":

@@ -79,6 +79,7 @@ from .output.results import ImageData, ToolOutput
 from .promotion import review as promotion_review
 from .promotion.memory_view import CandidateNotVisible
 from .promotion.policy import PromotionPolicy
+from .promotion.review import OwnCandidate
 from .registry.calllog import STATUSES as CALL_STATUSES
 from .registry.calllog import CallRecord
 from .registry.defaults import load_tool_definitions
@@ -144,6 +145,7 @@ __all__ = [
     "NotIssued",
     "NotVisible",
     "OperatorManager",
+    "OwnCandidate",
     "PromotionPolicy",
     "QueryRejected",
     "QueryTimeout",

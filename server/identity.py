@@ -11,6 +11,7 @@ import hashlib
 import uuid
 from dataclasses import replace
 
+from fastmcp.apps.config import UI_EXTENSION_ID
 from fastmcp.server.dependencies import get_access_token, get_context
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -36,7 +37,11 @@ def stdio_resolver(identity: Identity) -> CallContextResolver:
     server_session = f"stdio-{uuid.uuid4().hex}"
 
     def resolve() -> CallContext:
-        return CallContext(identity=_with_client(identity, session=server_session), transport=_transport() or "stdio")
+        return CallContext(
+            identity=_with_client(identity, session=server_session),
+            transport=_transport() or "stdio",
+            renders_apps=_renders_apps(),
+        )
 
     return resolve
 
@@ -59,7 +64,9 @@ def http_resolver(auth: HttpAuthSettings) -> CallContextResolver:
         identity = identity_from_access_token(token, auth)
         session = caller_session(identity) if _modern_era() else None
         return CallContext(
-            identity=_with_client(identity, session=session), transport=_transport() or "streamable-http"
+            identity=_with_client(identity, session=session),
+            transport=_transport() or "streamable-http",
+            renders_apps=_renders_apps(),
         )
 
     return resolve
@@ -82,6 +89,15 @@ def _modern_era() -> bool:
     except RuntimeError:
         return False
     return getattr(session, "protocol_version", None) in MODERN_PROTOCOL_VERSIONS
+
+
+def _renders_apps() -> bool:
+    """Whether this request's client declared the MCP Apps extension (what the client says of itself:
+    it decides only whether a view's own tool is offered, never access; the row's scopes still do)."""
+    try:
+        return get_context().client_supports_extension(UI_EXTENSION_ID)
+    except RuntimeError:
+        return False
 
 
 def _transport() -> str | None:

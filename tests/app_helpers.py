@@ -5,12 +5,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from context_helpers import FACT_CHECK, JANE_IN_REVIEW
+from mcp.client import advertise
 
 from memgate.manager import ACME, GLOBEX, load_tool_definitions, now_iso
 from memgate.manager.registry.calllog import CallRecord
 
 APPS_PRESET = Path(__file__).resolve().parents[1] / "config" / "toolbox.apps.json"
 REVIEW_SCOPE = "memory:review"
+#: what a host that renders MCP Apps declares (fastmcp.Client(extensions=APPS_HOST)): only it is offered
+#: the view's own tool, review_candidate
+APPS_HOST = [advertise("io.modelcontextprotocol/ui", {"mimeTypes": ["text/html;profile=mcp-app"]})]
 
 
 def seed_apps(manager) -> None:

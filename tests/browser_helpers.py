@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from app_helpers import APPS_HOST
 from fastmcp import Client
 from http_helpers import serve_asgi
 from starlette.applications import Starlette
@@ -73,7 +74,7 @@ def relay_host(mcp_url: str, bearer: str) -> Iterator[str]:
     async def rpc(request: Request) -> JSONResponse:
         body = await request.json()
         method, params = body["method"], body.get("params") or {}
-        async with Client(mcp_url, auth=bearer) as c:
+        async with Client(mcp_url, auth=bearer, extensions=APPS_HOST) as c:  # the test host renders MCP Apps
             if method == "tools/list":
                 result = await c.list_tools_mcp()
             elif method == "resources/read":

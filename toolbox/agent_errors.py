@@ -16,6 +16,7 @@ from memgate.manager import (
     NotFound,
     NotIssued,
     NotVisible,
+    OwnCandidate,
     QueryRejected,
     QueryTimeout,
     clip_echo,
@@ -39,6 +40,7 @@ IMAGE_NOT_SHOWN = (
 CANDIDATE_NOT_VISIBLE = (
     "There is no candidate with that id for you; nothing was written. Review candidates show_memory lists."
 )
+OWN_CANDIDATE = "You proposed this candidate yourself; a different reviewer must approve it. Nothing was written."
 IMAGE_NOT_VISIBLE = "There is no image with that id for you; use image ids that search_memory returned."
 
 
@@ -60,6 +62,8 @@ def agent_message(exc: BaseException, call_id: str) -> str:
         return NOT_ISSUED
     if isinstance(exc, CandidateNotVisible):
         return CANDIDATE_NOT_VISIBLE
+    if isinstance(exc, OwnCandidate):
+        return OWN_CANDIDATE
     if isinstance(exc, NotVisible):
         return NOT_VISIBLE
     if isinstance(exc, AccessDenied):

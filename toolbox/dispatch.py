@@ -46,10 +46,18 @@ from memgate.manager import (
 from . import agent_errors
 from .argument_values import argument_problem
 from .call_log_writer import CallLogWriter
+from .handlers import HANDLERS
 from .policy import check_access, may_call
 from .rows import RowTool, checked_row
 
 log = logging.getLogger("memgate.toolbox")
+
+
+def app_only(handler: str) -> bool:
+    """Whether a handler's tool is called only by an MCP App view (`_meta.ui.visibility` ["app"])."""
+    spec = HANDLERS.get(handler)
+    return spec is not None and spec.ui is not None and "model" not in spec.ui.visibility
+
 
 #: what the call log records for a call whose answer is a request for the user's input
 ASKED_THE_USER = "(asked the user for input; the answer comes in a second call)"
@@ -65,6 +73,9 @@ class CallContext:
 
     identity: Identity
     transport: str | None = None
+    #: the client declared the MCP Apps extension (io.modelcontextprotocol/ui): it renders ui:// views,
+    #: so app-only tools (the memory view's review_candidate) are offered to it, and only to it
+    renders_apps: bool = False
 
 
 CallContextResolver = Callable[[], CallContext]
@@ -95,7 +106,9 @@ class ToolDispatcher:
         )
         claim = _LogClaim()
         try:
-            output, structured, logged = await self._run(tool, arguments, ctx.identity, record, started, claim)
+            output, structured, logged = await self._run(
+                tool, arguments, ctx.identity, record, started, claim, ctx.renders_apps
+            )
         except BaseException as exc:
             if not claim.take(_LOOP):
                 # The worker finished the call and logged it as it ran out of time: answer with its result.
@@ -173,6 +186,7 @@ class ToolDispatcher:
         record: CallRecord,
         started: float,
         claim: _LogClaim,
+        renders_apps: bool = False,
     ) -> tuple[Any, dict[str, Any] | None, bool]:
         """(the method's ToolOutput or the handler's ToolResult, structured content, whether it is logged)."""
         timeout = self.manager.caps.query_timeout_s + 5
@@ -183,7 +197,7 @@ class ToolDispatcher:
             # the answer goes back; the claim makes sure a call the loop gave up on is logged
             # once, as the loop saw it.
             def call_and_log() -> tuple[ToolOutput, dict[str, Any] | None, bool]:
-                spec, kwargs = self._prepare(tool, arguments, identity)
+                spec, kwargs = self._prepare(tool, arguments, identity, renders_apps)
                 output = self._invoke(spec, kwargs, identity, record.call_id, tool.name)
                 structured = _structured(tool, output)
                 if not claim.take(_WORKER):
@@ -195,7 +209,7 @@ class ToolDispatcher:
 
             with anyio.fail_after(timeout):
                 return await anyio.to_thread.run_sync(call_and_log, abandon_on_cancel=True)
-        spec, kwargs = await anyio.to_thread.run_sync(lambda: self._prepare(tool, arguments, identity))
+        spec, kwargs = await anyio.to_thread.run_sync(lambda: self._prepare(tool, arguments, identity, renders_apps))
         step = await self._interact(spec, kwargs, record.call_id, tool.name)
         if isinstance(step, ToolResult):
             return step, None, False
@@ -218,7 +232,9 @@ class ToolDispatcher:
         log.warning("call %s to %s: the client did not answer within %s s", call_id, tool_name, limit)
         return {"action": "timeout"}
 
-    def _prepare(self, tool: RowTool, arguments: dict[str, Any], identity: Identity) -> tuple[Any, dict[str, Any]]:
+    def _prepare(
+        self, tool: RowTool, arguments: dict[str, Any], identity: Identity, renders_apps: bool = False
+    ) -> tuple[Any, dict[str, Any]]:
         """Re-read and re-check the row, validate the arguments: the handler spec and the method's kwargs."""
         row = self._current_row(tool, identity)
         check_access(row.access_policy, identity)
@@ -240,11 +256,14 @@ class ToolDispatcher:
         if spec.takes_policy:
             kwargs["policy"] = row.access_policy
         if spec.offers is not None:
-            kwargs[spec.offers[1]] = self._offered(spec.offers[0], identity)
+            kwargs[spec.offers[1]] = self._offered(spec.offers[0], identity, renders_apps)
         return spec, kwargs
 
-    def _offered(self, handler: str, identity: Identity) -> str | None:
-        """The name of the caller's active row with `handler` that it may call, or None."""
+    def _offered(self, handler: str, identity: Identity, renders_apps: bool) -> str | None:
+        """The name of the caller's active row with `handler` that it may call, or None (an app-only
+        handler is callable only from a client that renders MCP Apps)."""
+        if app_only(handler) and not renders_apps:
+            return None
         for raw in self.manager.active_tools(identity):
             if raw["tool_handler"] == handler and may_call(ToolRow.from_row(raw).access_policy, identity):
                 return raw["tool_name"]

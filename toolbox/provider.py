@@ -3,7 +3,8 @@
 `_list_tools` and `_get_tool` re-read the database each time, so enabling,
 disabling or expiring a row shows on the next request with no restart. A row whose
 access_policy the caller does not meet (a scope or role it lacks) is not listed; a call to
-it is still refused and logged by the dispatcher (over HTTP a missing scope is a 403
+it is still refused and logged by the dispatcher. An app-only row (review_candidate) is neither
+listed nor callable for a client that did not declare the MCP Apps extension (over HTTP a missing scope is a 403
 step-up challenge before that, server/step_up.py). A row
 that cannot be served is left out and the operator log says why. A database
 failure is raised, not hidden: the server sets provider_error_strategy="raise"
@@ -23,7 +24,7 @@ from mcp.types import INTERNAL_ERROR
 
 from memgate.manager import Identity, MemgateError, MemoryManager, NoCaller, ToolRow
 
-from .dispatch import CallContextResolver, ToolDispatcher
+from .dispatch import CallContextResolver, ToolDispatcher, app_only
 from .handlers import HANDLERS
 from .policy import may_call
 from .request_rows import rows_already_read
@@ -64,9 +65,10 @@ class ToolboxProvider(Provider):
 
     async def _tools(self, name: str | None, *, with_help: bool) -> list[RowTool]:
         try:
-            identity = self.resolve().identity
+            context = self.resolve()
         except NoCaller:
             return []
+        identity = context.identity
         try:
             # A call's row may have been read by this request's step-up check a moment ago (request_rows.py).
             rows = rows_already_read(identity, name) if name is not None else None
@@ -80,6 +82,8 @@ class ToolboxProvider(Provider):
         for raw in rows:
             try:
                 row = ToolRow.from_row(raw)
+                if app_only(row.tool_handler) and not context.renders_apps:
+                    continue  # a view's tool, for a host that renders the view: nobody else lists or calls it
                 if name is None and not may_call(row.access_policy, identity):
                     continue  # listed only to whoever may call it; a call still gets its logged refusal
                 help_text = await self._help(row, identity) if with_help else None

@@ -17,7 +17,15 @@ from ..context.window import WindowKey, current_window
 from ..identity import Identity
 from ..links.store import SCOPE_COLUMNS, LinkEnd, ends_by_id
 
-__all__ = ["SCOPE_COLUMNS", "Evidence", "given_evidence", "record_scope", "wider_than"]
+__all__ = [
+    "SCOPE_COLUMNS",
+    "Evidence",
+    "given_evidence",
+    "own_turn",
+    "record_scope",
+    "told_by_user",
+    "wider_than",
+]
 
 
 @dataclass(frozen=True)
@@ -33,8 +41,18 @@ class Evidence(LinkEnd):
         label, content = self.row.get("label") or "", self.row.get("content") or ""
         return f"{label} {content}".strip() if self.type == "entity_memory" else content or label
 
+    @property
+    def title(self) -> str | None:
+        """A chunk's document title: what the passage is about when it does not say."""
+        return self.row.get("label") if self.type == "knowledge_base_chunk" else None
+
     def ref(self) -> dict[str, object]:
-        return {"type": self.type, "id": self.id, "version": self.version}
+        """What the candidate records of it; a thread-bound row names its thread, so a reviewer reads the
+        evidence in the proposer's conversation (review.py)."""
+        ref: dict[str, object] = {"type": self.type, "id": self.id, "version": self.version}
+        if self.row.get("thread_id"):
+            ref["thread"] = self.row["thread_id"]
+        return ref
 
     def limits(self) -> dict[str, str | None]:
         """The scope columns that bound who may see what rests on it. A turn is the user's own words:
@@ -68,11 +86,31 @@ def given_evidence(session: Session, identity: Identity, ids: list[str], now: st
     return found, None
 
 
+def own_turn(identity: Identity, row: Row) -> bool:
+    """Whether `row` is a turn of the caller's own conversation: the one place that decides it (the gate's
+    "given" and its "the user told me" both ask here)."""
+    return (
+        row["memory_type"] == "conversation_memory"
+        and row.get("label") == "turn"
+        and identity.thread is not None
+        and row.get("thread_id") == identity.thread
+    )
+
+
+def told_by_user(session: Session, identity: Identity, evidence: list[Evidence]) -> list[bool]:
+    """Per evidence row: whether it is the caller's user's own turn in its own conversation ("the user told me")."""
+    turns = [e.id for e in evidence if own_turn(identity, e.row)]
+    spoken = {r["id"]: r for r in session.fetch_all("conversation_turn_roles", ids=json.dumps(turns))} if turns else {}
+    return [
+        e.id in spoken and spoken[e.id]["role"] == "user" and spoken[e.id]["user_id"] == identity.user for e in evidence
+    ]
+
+
 def _issued(session: Session, identity: Identity, row: Row, in_window: set[str]) -> bool:
     if row["id"] in in_window:
         return True
     if row["memory_type"] == "conversation_memory" and row.get("label") == "turn":
-        return identity.thread is not None and row.get("thread_id") == identity.thread
+        return own_turn(identity, row)
     return session.fetch_one("calllog_cited", needle=json.dumps(row["id"])) is not None
 
 

@@ -1,44 +1,51 @@
 """The promotion gate: one proposal, code checks first, typed assessments second, one transaction.
 
 Order (the article on governing agent memory with typed assessments): the checks that cost
-nothing run first and spend no assessment. A refusal writes nothing (the call log keeps the
-call): a rate past the cap, a scope the toolbox row does not allow or one wider than the
-evidence's, a deny pattern (named), evidence that is no record the caller was given (absent,
-another user's or tenant's and never-shown are one answer). An exact duplicate of a current
-record is `duplicate`, naming it; a fact whose subject and predicate have another current value
-is `pending` with rule `conflict`, naming that value, and `contradicts` it (a link from the
-candidate). Only then the assessor answers the three questions; the tenant's thresholds decide.
-The candidate, its assessments, the record and its `supports` links commit together, after a
-version check: an evidence row that changed while the gate ran sends the proposal through the
-gate again (once; a second change leaves it pending).
+nothing run first and spend no assessment, and none of them ever promotes.
+
+Refused, nothing written (the call log keeps the call): a secret (screen.py: detect-secrets), text
+addressed to a model or an agent, small talk, a deny pattern (named), a rate past the cap (said as
+such: nothing was decided), a scope the toolbox row does not allow or one wider than the evidence's,
+evidence that is no record the caller was given (absent, another user's or tenant's and never-shown
+are one answer), and evidence whose instruction-like passage the proposal rests on.
+
+Then, reading the caller's memory: a proposal that restates a record is `duplicate`, naming it, and
+one that restates the caller's own pending candidate attaches to it (duplicates.py); a fact whose
+subject and predicate have another current value is `pending` with rule `conflict`, naming that
+value, and `contradicts` it. Only then the assessor answers the three questions, behind support.py's
+strict checks (assess.Checked); the tenant's thresholds decide. The candidate, its assessments,
+the record and its `supports` links commit together, after a version check (commit.py): an evidence
+row that changed while the gate ran sends the proposal through the gate again (once; a second change
+leaves it pending).
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
+import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from ..backend.base import Backend, Row, Session
+from ..backend.base import Backend, Session
 from ..claims import entities
 from ..clock import now_iso
 from ..errors import InvalidArgument
 from ..identity import Identity
-from ..ids import new_id
-from ..kb import ingest as kb_ingest
 from ..kb.embed import Embedder
 from ..limits import CapsSettings
-from ..links.store import ends_by_id, write_link
 from ..output.results import ToolOutput
-from . import records
-from .assess import QUESTION_VERSION, QUESTIONS, AssessmentRequest, Assessors, Sampler, Verdicts
-from .evidence import Evidence, given_evidence, record_scope, still_current, wider_than
+from . import duplicates, screen
+from .assess import QUESTIONS, AssessmentRequest, Sampler, Verdicts
+from .assess_http import Assessors
+from .commit import EvidenceChanged, Plan, attach, caller, commit
+from .evidence import Evidence, given_evidence, record_scope, told_by_user, wider_than
 from .policy import PromotionPolicy, read_policy
 from .render import answer
+from .support import Source
+from .text import content_lemmas
 
 __all__ = ["KINDS", "SCOPES", "Proposal", "check_proposal", "remember"]
 
@@ -63,23 +70,6 @@ class Proposal:
         return hashlib.sha256(_normal(self.content).encode("utf-8")).hexdigest()
 
 
-@dataclass
-class _Plan:
-    """What the code checks found, for the assessment and the commit."""
-
-    evidence: list[Evidence]
-    scope_columns: dict[str, str | None]
-    policy: PromotionPolicy
-    duplicate_of: Row | None = None  # a memory_items row, or an entity row
-    conflict_with: Row | None = None  # the current entity version
-    refs: list[dict[str, Any]] = field(default_factory=list)
-    confirmed: bool = False  # the user answered "replace" to the conflict
-
-
-class _EvidenceChanged(Exception):
-    """An evidence row changed between the checks and the commit (raised inside the transaction)."""
-
-
 def _normal(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
@@ -88,6 +78,12 @@ def check_proposal(
     proposal: Proposal, caps: CapsSettings, row_policy: dict[str, Any] | None, identity: Identity
 ) -> Proposal:
     """Bad input is one clear InvalidArgument and nothing else happens."""
+    for name in ("content", "subject", "predicate"):
+        value = getattr(proposal, name)
+        if isinstance(value, str) and "\x00" in value:
+            raise InvalidArgument(
+                f"{name} contains a NUL character (\\0), which no memory may hold; remove it", field=name
+            )
     if proposal.kind not in KINDS:
         raise InvalidArgument(f"kind must be one of {', '.join(KINDS)}, got {proposal.kind!r:.40}", field="kind")
     settings = (row_policy or {}).get("remember") or {}
@@ -110,11 +106,14 @@ def check_proposal(
             field=missing,
         )
     evidence = tuple(proposal.evidence or ())
-    if len(evidence) > MAX_EVIDENCE or not all(isinstance(e, str) and 0 < len(e) <= 200 for e in evidence):
+    if len(evidence) > MAX_EVIDENCE or not all(
+        isinstance(e, str) and 0 < len(e) <= 200 and "\x00" not in e for e in evidence
+    ):
         raise InvalidArgument(f"evidence must be at most {MAX_EVIDENCE} record ids", field="evidence")
     needs = {"user": identity.user, "agent": identity.agent, "thread": identity.thread}.get(scope, "tenant")
     if not needs:
-        raise InvalidArgument(f"scope {scope} needs a caller with a {scope}; this one has none", field="scope")
+        article = "an" if scope == "agent" else "a"
+        raise InvalidArgument(f"scope {scope} needs a caller with {article} {scope}; this one has none", field="scope")
     subject = proposal.subject if proposal.kind == "fact" else None
     predicate = proposal.predicate if proposal.kind == "fact" else None
     return replace(
@@ -141,14 +140,19 @@ def remember(
     """Decide one proposal; the answer's first line is the decision. `confirm(question)` asks the user
     whether a conflicting fact replaces the current value (True: yes; False or None: no answer)."""
     proposal = check_proposal(proposal, caps, row_policy, identity)
+    refused = _screen(proposal, identity)
+    if refused is not None:
+        return refused
     allowed = ((row_policy or {}).get("remember") or {}).get("scopes") or DEFAULT_ROW_SCOPES
     for _attempt in range(2):
         now = now_iso()
         with backend.session(identity, now=now) as s:
             policy = read_policy(s, now)
-            plan = _plan(s, identity, proposal, policy, allowed, now)
+            plan = _plan(s, identity, proposal, policy, allowed, now, embedder)
         if isinstance(plan, ToolOutput):
             return plan
+        if plan.attach_to is not None:
+            return attach(backend, identity, plan)
         verdicts = None
         if plan.conflict_with is not None and confirm is not None:
             current = plan.conflict_with["content"]
@@ -160,26 +164,15 @@ def remember(
             )
         if plan.duplicate_of is None and plan.conflict_with is None:
             verdicts = (
-                Assessors(sampler)
-                .pick(policy.assessor, policy.http_url, policy.http_timeout_s)
-                .assess(
-                    AssessmentRequest(
-                        proposal.kind,
-                        proposal.content,
-                        proposal.scope,
-                        tuple(e.text for e in plan.evidence),
-                        proposal.subject,
-                        proposal.predicate,
-                    )
-                )
+                Assessors(sampler, embedder).pick(policy).assess(_request(proposal, plan, identity, plan.sources))
             )
         decision, rule, sentence = _decide(proposal, plan, verdicts)
         try:
-            return _commit(backend, identity, proposal, plan, decision, rule, sentence, verdicts, embedder)
-        except _EvidenceChanged:
+            return commit(backend, identity, proposal, plan, decision, rule, sentence, verdicts, embedder)
+        except EvidenceChanged:
             continue
-    assert isinstance(plan, _Plan)  # a refusal returned inside the loop
-    return _commit(
+    assert isinstance(plan, Plan)  # a refusal returned inside the loop
+    return commit(
         backend,
         identity,
         proposal,
@@ -193,19 +186,61 @@ def remember(
     )
 
 
+def _request(p: Proposal, plan: Plan, identity: Identity, sources: list[Source]) -> AssessmentRequest:
+    return AssessmentRequest(
+        p.kind,
+        p.content,
+        p.scope,
+        tuple(x.text for x in sources),
+        p.subject,
+        p.predicate,
+        titles=tuple(x.title for x in sources),
+        user_turns=tuple(x.user_turn for x in sources),
+        user=identity.user,
+    )
+
+
 def _refused(rule: str, sentence: str) -> ToolOutput:
     return answer("refused", rule, sentence + " Nothing was written.")
 
 
+def _screen(p: Proposal, identity: Identity) -> ToolOutput | None:
+    """The checks on the proposal's own text: a secret, text addressed to a model, small talk."""
+    fact_line = f"{p.predicate} is {p.content}" if p.kind == "fact" else None
+    found = screen.secret(p.subject, p.predicate, p.content, fact_line)
+    if found:
+        return _refused("secret", f"refused: it holds a secret ({found}); memory never keeps credentials.")
+    for text in (p.content, p.subject, p.predicate):
+        kind = screen.injection(text)
+        if kind:
+            return _refused(
+                "injection",
+                f"refused: it is addressed to a model or an agent ({kind.replace('_', ' ')}), not a claim to keep.",
+            )
+    if p.kind != "fact" and screen.small_talk(p.content, identity.user):
+        return _refused("no_claim", "refused: it claims nothing that would help a later conversation.")
+    return None
+
+
 def _plan(
-    s: Session, identity: Identity, p: Proposal, policy: PromotionPolicy, allowed, now: str
-) -> _Plan | ToolOutput:
+    s: Session,
+    identity: Identity,
+    p: Proposal,
+    policy: PromotionPolicy,
+    allowed,
+    now: str,
+    embedder: Callable[[], Embedder],
+) -> Plan | ToolOutput:
     since = (datetime.fromisoformat(now.replace("Z", "+00:00")) - timedelta(hours=1)).astimezone(UTC)
     made = s.fetch_one(
-        "candidate_recent_count", created_by=_caller(identity), since=since.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+        "candidate_recent_count", created_by=caller(identity), since=since.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     )
     if made and int(made["n"]) >= policy.rate_per_hour:
-        return _refused("rate", f"refused: you proposed {policy.rate_per_hour} memories in the last hour, the cap.")
+        return _refused(
+            "rate",
+            f"refused by the rate cap, not judged: you made {policy.rate_per_hour} proposals the gate decided in the "
+            "last hour, the most this tenant allows (rate_per_hour); propose it again later.",
+        )
     if p.scope not in allowed:
         return _refused("scope", f"refused: this tool may remember in scope {', '.join(allowed)}, not {p.scope}.")
     denied = policy.denied(" ".join(x for x in (p.subject, p.predicate, p.content) if x))
@@ -220,30 +255,58 @@ def _plan(
     for e in evidence:
         if wider_than(columns, e):
             return _refused("scope", f"refused: scope {p.scope} is wider than evidence {e.id}'s; remember it narrower.")
-    plan = _Plan(evidence, columns, policy, refs=[e.ref() for e in evidence])
+    sources = _sources(s, identity, p, evidence)
+    if isinstance(sources, ToolOutput):
+        return sources
+    plan = Plan(evidence, columns, policy, refs=[e.ref() for e in evidence])
+    plan.sources = sources
+    found = duplicates.find(s, p, evidence, sources, now, embedder, identity.user)
+    if found is not None and found.pending:
+        plan.attach_to = found.row
+        return plan
+    if found is not None:
+        plan.duplicate_of = found.row
+        return plan
     if p.kind == "fact":
         assert p.subject is not None and p.predicate is not None  # check_proposal requires both for a fact
         claims, _ = entities.lookup(s, p.subject, p.predicate, now, 5)
         current = next((c.current.row for c in claims if c.current is not None), None)
-        if current is not None and _normal(current["content"]) == _normal(p.content):
-            plan.duplicate_of = {**current, "memory_type": "entity_memory"}
-        elif current is not None:
+        if current is not None and _normal(current["content"]) != _normal(p.content):
             plan.conflict_with = current
-        return plan
-    for row in s.fetch_all("candidate_duplicate", content_hash=p.content_hash, kind=p.kind, scope=p.scope):
-        found = [r for r in ends_by_id(s, [row["record_id"]]) if r["deleted_at"] is None and r["valid_until"] is None]
-        if found:
-            plan.duplicate_of = found[0]
-            break
     return plan
 
 
-def _decide(p: Proposal, plan: _Plan, verdicts: Verdicts | None) -> tuple[str, str, str]:
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def _sources(s: Session, identity: Identity, p: Proposal, evidence: list[Evidence]) -> list[Source] | ToolOutput:
+    """The evidence as the checks read it, without instruction-like passages; a proposal that rests on one
+    (a turn of it at all, or a passage closer to it than the rest of its record) is refused."""
+    told = told_by_user(s, identity, evidence)
+    claim = content_lemmas(p.content) | content_lemmas(f"{p.subject or ''} {p.predicate or ''}")
+    sources = []
+    for e, user_turn in zip(evidence, told, strict=True):
+        parts = [x for x in _SENTENCE.split(e.text) if x.strip()]
+        flagged = [x for x in parts if screen.injection(x)]
+        if flagged:
+            rest = [x for x in parts if x not in flagged]
+            near_flagged = len(claim & content_lemmas(" ".join(flagged)))
+            near_rest = len(claim & content_lemmas(" ".join(rest)))
+            if e.type == "conversation_memory" or not rest or near_flagged >= near_rest:
+                return _refused(
+                    "injection",
+                    f"refused: evidence {e.id} is text addressed to a model or an agent, not a record of fact.",
+                )
+        sources.append(Source(" ".join(x for x in parts if x not in flagged), e.title, user_turn))
+    return sources
+
+
+def _decide(p: Proposal, plan: Plan, verdicts: Verdicts | None) -> tuple[str, str, str]:
     if plan.duplicate_of is not None:
         return (
             "duplicate",
             "duplicate",
-            f"duplicate: {plan.duplicate_of['id']} already holds this; nothing new was written.",
+            f"duplicate: {plan.duplicate_of['id']} already says this; nothing new was written.",
         )
     if plan.conflict_with is not None and plan.confirmed:
         value = plan.conflict_with["content"]
@@ -292,153 +355,3 @@ def _decide(p: Proposal, plan: _Plan, verdicts: Verdicts | None) -> tuple[str, s
             f"pending: it passed the gate{note}; the tenant promotes only after an operator's review.",
         )
     return ("promoted" if rule == "passed" else "pending"), rule, sentence
-
-
-def _caller(identity: Identity) -> str:
-    return identity.principal or identity.user or "anonymous"
-
-
-def _candidate_row(identity: Identity, p: Proposal, plan: _Plan, decision: str, rule: str, assessor, now: str) -> Row:
-    return {
-        "id": new_id("cand"),
-        "tenant_id": identity.tenant,
-        "user_id": identity.user,
-        "agent_id": identity.agent,
-        "thread_id": identity.thread if p.scope == "thread" else None,
-        "kind": p.kind,
-        "scope": p.scope,
-        "subject": p.subject,
-        "predicate": p.predicate,
-        "content": p.content,
-        "content_hash": p.content_hash,
-        "evidence_json": json.dumps(plan.refs, sort_keys=True),
-        "decision": decision,
-        "rule": rule,
-        "record_type": None,
-        "record_id": None,
-        "assessor": assessor,
-        "policy_version": plan.policy.version,
-        "reassess": 0,
-        "version": 1,
-        "valid_from": now,
-        "created_by": _caller(identity),
-        "created_at": now,
-    }
-
-
-def assessment_rows(identity: Identity, candidate: Row, plan_policy: PromotionPolicy, verdicts: Verdicts, now: str):
-    for q in QUESTIONS:
-        p = verdicts.probabilities.get(q)
-        yield {
-            "id": new_id("asm"),
-            "tenant_id": identity.tenant,
-            "user_id": candidate["user_id"],
-            "agent_id": candidate["agent_id"],
-            "thread_id": candidate["thread_id"],
-            "candidate_id": candidate["id"],
-            "question": q,
-            "question_version": QUESTION_VERSION,
-            "policy_version": plan_policy.version,
-            "assessor": verdicts.assessor,
-            "probability": p,
-            "threshold": plan_policy.thresholds[q],
-            "passed": 1 if plan_policy.passes(q, p) else 0,
-            "latency_ms": round(verdicts.latency_ms.get(q, 0.0), 3),
-            "note": verdicts.note,
-            "created_by": _caller(identity),
-            "created_at": now,
-        }
-
-
-def _commit(
-    backend: Backend,
-    identity: Identity,
-    p: Proposal,
-    plan: _Plan,
-    decision: str,
-    rule: str,
-    sentence: str,
-    verdicts: Verdicts | None,
-    embedder: Callable[[], Embedder],
-    *,
-    check: bool = True,
-) -> ToolOutput:
-    now = now_iso()
-    candidate = _candidate_row(identity, p, plan, decision, rule, verdicts.assessor if verdicts else None, now)
-    if plan.duplicate_of is not None:
-        candidate["record_type"] = plan.duplicate_of["memory_type"]
-        candidate["record_id"] = plan.duplicate_of["id"]
-
-    def write(s: Session, record: tuple[str, str] | None = None) -> None:
-        if check and not still_current(s, plan.refs, now):
-            raise _EvidenceChanged
-        if record is not None:
-            candidate["record_type"], candidate["record_id"] = record
-        s.insert("memory_candidate", candidate)
-        if verdicts is not None:
-            s.insert_many("memory_assessment", list(assessment_rows(identity, candidate, plan.policy, verdicts, now)))
-        if record is not None:
-            records.write_supports(s, identity, plan.evidence, records.link_end(*record, plan.scope_columns), now)
-        if plan.conflict_with is not None and record is None:
-            write_link(
-                s,
-                identity,
-                records.link_end("memory_candidate", candidate["id"], candidate),
-                "contradicts",
-                records.link_end("entity_memory", plan.conflict_with["id"], plan.conflict_with),
-                now=now,
-                provenance="explicit",
-            )
-
-    if decision == "promoted" and p.kind != "fact":
-        kb_ingest.ingest_text(
-            lambda: backend.session(identity, now=now),
-            identity,
-            embedder(),
-            now,
-            title=records.note_title(p.kind, p.content),
-            text=records.note_text(p.content, [e.id for e in plan.evidence]),
-            source_uri=f"memory://{candidate['id']}",
-            collection=records.COLLECTION,
-            user_id=plan.scope_columns["user_id"],
-            agent_id=plan.scope_columns["agent_id"],
-            thread_id=plan.scope_columns["thread_id"],
-            write_also=lambda s, doc_id: write(s, ("knowledge_base_document", doc_id)),
-        )
-    else:
-        with backend.session(identity, now=now) as s, s.transaction():
-            record = None
-            if decision == "promoted":
-                if check and not still_current(s, plan.refs, now):
-                    raise _EvidenceChanged
-                assert p.subject is not None and p.predicate is not None  # a promoted fact: both required
-                row = records.write_fact(
-                    s,
-                    identity,
-                    subject=p.subject,
-                    predicate=p.predicate,
-                    content=p.content,
-                    scope=plan.scope_columns,
-                    now=now,
-                )
-                record = ("entity_memory", row["id"])
-                replaced = plan.conflict_with
-                if plan.confirmed and replaced is not None and row["source_id"] != replaced["id"]:
-                    # the user replaced a value of another scope: the correction's link, written here
-                    write_link(
-                        s,
-                        identity,
-                        records.link_end("entity_memory", row["id"], row),
-                        "supersedes",
-                        records.link_end("entity_memory", replaced["id"], replaced),
-                        now=now,
-                        provenance="correction",
-                    )
-            write(s, record)
-    return answer(
-        decision,
-        rule,
-        sentence,
-        record_id=candidate["record_id"] if decision in ("promoted", "duplicate") else None,
-        candidate_id=candidate["id"],
-    )

@@ -19,6 +19,7 @@ from ..output.records import metadata_line
 from ..output.results import ToolOutput
 from ..tokens import count_tokens
 from . import review
+from .commit import caller
 from .records import COLLECTION
 
 __all__ = ["DECISIONS", "CandidateNotVisible", "decide", "decision_output", "memory_view", "view_data"]
@@ -113,19 +114,20 @@ def describe(data: dict[str, Any]) -> str:
 
 
 def decide(manager: Any, identity: Identity, candidate_id: str, version: int, decision: str) -> Row:
-    """A host's review: approve or reject the caller's own candidate `candidate_id` at `version`."""
+    """A host's review: approve or reject a candidate the caller's wall shows, at `version`; a candidate the
+    caller itself proposed may be rejected (withdrawn), never approved."""
     if decision not in DECISIONS:
         raise InvalidArgument(f"decision must be one of {list(DECISIONS)}", field="decision")
     with manager.backend.session(identity) as s:
         row = s.fetch_one("candidate_list", id=candidate_id)
     if row is None:
         raise CandidateNotVisible(f"{candidate_id!r} is no candidate of this caller; nothing was written")
-    operator = f"host:{identity.principal or identity.user or 'unknown'}"
+    reviewer = caller(identity)
+    operator = f"host:{reviewer}"
     row = {**row, "tenant_id": identity.tenant}
-    decided = (review.approve_row if decision == "approve" else review.reject_row)(
-        manager, identity.tenant, row, operator=operator, version=version
-    )
-    return decided
+    if decision == "approve":  # never the proposer's own: checked again inside the deciding transaction
+        return review.approve_row(manager, identity.tenant, row, operator=operator, version=version, reviewer=reviewer)
+    return review.reject_row(manager, identity.tenant, row, operator=operator, version=version)
 
 
 def decision_output(row: Row) -> ToolOutput:

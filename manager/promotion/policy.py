@@ -10,8 +10,12 @@ policy version that decided it (0: the defaults, no row), and written by the ope
     thresholds      {"supported": 0.90, "scope_fits": 0.90, "conflict": 0.10}
     deny_patterns   {"name": "regex", ...}: added to the defaults (phone, email, card); a name
                     set to null drops that default
-    rate_per_hour   proposals one caller (user and agent) may make in an hour
-    http            {"url": "...", "timeout_s": 5}: the assessment service of `assessor = "http"`
+    rate_per_hour   decided proposals one caller (its principal) may make in an hour (20: a few an
+                    hour, not a flood; a refusal by the cap is said as such and decides nothing)
+    http            {"url": "http://127.0.0.1:11434/v1", "model": "qwen2.5:7b", "timeout_s": 10,
+                    "api_key_env": "MEMGATE_ASSESSOR_KEY"}: the OpenAI-compatible chat completions
+                    endpoint of `assessor = "http"` (assess_http.py); the key is read from that
+                    environment variable, never stored
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ MODES = ("auto", "review", "shadow")
 ASSESSORS = ("rules", "sampling", "http")
 QUESTIONS = ("supported", "scope_fits", "conflict")
 DEFAULT_THRESHOLDS = {"supported": 0.90, "scope_fits": 0.90, "conflict": 0.10}
+#: decided proposals per caller per hour: an agent remembers a few things an hour, not a flood
+DEFAULT_RATE = 20
+HTTP_KEYS = {"url", "model", "timeout_s", "api_key_env"}
 
 #: what is never recorded (the seed's "never record a phone number or home address"): a phone
 #: number in its usual written forms (not a date, a version or a decimal), an e-mail address, a
@@ -48,9 +55,11 @@ class PromotionPolicy:
     assessor: str = "rules"
     thresholds: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     deny_patterns: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DENY_PATTERNS))
-    rate_per_hour: int = 60
+    rate_per_hour: int = DEFAULT_RATE
     http_url: str | None = None
-    http_timeout_s: float = 5.0
+    http_model: str = "default"
+    http_timeout_s: float = 10.0
+    http_key_env: str | None = None
     #: the guideline version that holds it; 0 when the tenant has none (the defaults)
     version: int = 0
 
@@ -84,13 +93,27 @@ class PromotionPolicy:
             except (re.error, TypeError) as exc:
                 raise InvalidArgument(f"deny pattern {name!r} is no regular expression: {exc}", field="deny_patterns")
             patterns[name] = pattern
-        rate = data.get("rate_per_hour", 60)
+        rate = data.get("rate_per_hour", DEFAULT_RATE)
         if isinstance(rate, bool) or not isinstance(rate, int) or rate < 1:
             raise InvalidArgument(f"rate_per_hour must be a whole number >= 1, got {rate!r}", field="rate_per_hour")
         http = data.get("http") or {}
+        if not isinstance(http, dict) or set(http) - HTTP_KEYS:
+            raise InvalidArgument(f"http must be an object with the keys {sorted(HTTP_KEYS)}", field="http")
         url = http.get("url")
         if assessor == "http" and not (isinstance(url, str) and url.startswith(("http://", "https://"))):
-            raise InvalidArgument('assessor "http" needs http.url (http:// or https://)', field="http")
+            raise InvalidArgument(
+                'assessor "http" needs http.url, an OpenAI-compatible endpoint (http:// or https://, e.g. '
+                '"http://127.0.0.1:11434/v1")',
+                field="http",
+            )
+        timeout = http.get("timeout_s", 10.0)
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= 120:
+            raise InvalidArgument(
+                f"http.timeout_s must be a number of seconds from 0 to 120, got {timeout!r}", field="http"
+            )
+        for key in ("model", "api_key_env"):
+            if key in http and not (isinstance(http[key], str) and http[key].strip()):
+                raise InvalidArgument(f"http.{key} must be a non-empty string", field="http")
         return cls(
             mode=mode,
             assessor=assessor,
@@ -98,7 +121,9 @@ class PromotionPolicy:
             deny_patterns=patterns,
             rate_per_hour=rate,
             http_url=url,
-            http_timeout_s=float(http.get("timeout_s", 5.0)),
+            http_model=http.get("model", "default"),
+            http_timeout_s=float(timeout),
+            http_key_env=http.get("api_key_env"),
             version=version,
         )
 
@@ -118,7 +143,9 @@ class PromotionPolicy:
             },
         }
         if self.http_url:
-            data["http"] = {"url": self.http_url, "timeout_s": self.http_timeout_s}
+            data["http"] = {"url": self.http_url, "model": self.http_model, "timeout_s": self.http_timeout_s}
+            if self.http_key_env:
+                data["http"]["api_key_env"] = self.http_key_env
         return data
 
     def passes(self, question: str, probability: float | None) -> bool:

@@ -15,14 +15,21 @@ from __future__ import annotations
 from ..backend.base import Row, Session
 from ..claims import entities
 from ..identity import Identity
+from ..ids import new_id
 from ..links.store import LinkEnd, write_link
 from .evidence import SCOPE_COLUMNS
 from .reassess import on_replaced
 
-__all__ = ["COLLECTION", "link_end", "note_text", "note_title", "write_fact", "write_supports"]
+__all__ = ["COLLECTION", "link_end", "note_text", "note_title", "source_uri", "write_fact", "write_supports"]
 
 #: the knowledge-base collection remembered notes, preferences and procedures live in
 COLLECTION = "remembered"
+
+
+def source_uri() -> str:
+    """A remembered note's source: opaque, so a reader learns nothing of its candidate or its proposer (the
+    candidate names the record, never the other way round)."""
+    return f"memory://remembered/{new_id('mem')}"
 
 
 def note_text(content: str, evidence_ids: list[str]) -> str:

@@ -5,7 +5,10 @@ Reading is unwalled, a tenant at a time (operator statements). Deciding acts as 
 proposer, through the wall (its user, agent and thread), so what an approval writes is exactly
 what the gate would have written for that caller: approve re-runs the commit with its version
 check (every evidence row still the version the gate read, and current), writes the record and
-its `supports` links, and marks the candidate `approved`. An approved conflicting fact is written
+its `supports` links, and marks the candidate `approved`. The proposer's conversation comes along
+(its thread, from the candidate or from a thread-bound evidence row), so evidence that is a turn of
+that conversation is as visible to the approval as it was to the gate. Nobody approves their own
+proposal: the reviewer's principal is compared with the proposer's inside the deciding transaction. An approved conflicting fact is written
 as the claim's next version in the proposer's scope, through the correction path (its
 `supersedes` link included when the scope is the current value's).
 """
@@ -19,7 +22,7 @@ from typing import Any
 from ..backend.base import Row
 from ..claims.guidelines import current_guidelines, update_guideline
 from ..clock import now_iso
-from ..errors import Conflict, NotFound
+from ..errors import AccessDenied, Conflict, NotFound
 from ..identity import Identity
 from ..kb import ingest as kb_ingest
 from . import records
@@ -30,6 +33,7 @@ from .policy import POLICY_KEY, PromotionPolicy, read_policy
 from .reassess import evidence_rows, mark_stale
 
 __all__ = [
+    "OwnCandidate",
     "approve",
     "approve_row",
     "candidate",
@@ -43,6 +47,10 @@ __all__ = [
 ]
 
 OPERATOR = "cli:operator"
+
+
+class OwnCandidate(AccessDenied):
+    """A reviewer asked to approve a candidate it proposed itself."""
 
 
 def candidates(manager, tenant: str, *, decision: str | None = None, reassess: bool | None = None, limit: int = 50):
@@ -89,13 +97,20 @@ def candidate_json(c: Row) -> dict[str, Any]:
 
 
 def _owner(tenant: str, row: Row) -> Identity:
+    """The proposer as the gate saw it: its user, agent and conversation (a thread-scoped candidate's
+    thread, else the thread its evidence was read in), so the approval sees the same evidence."""
     return Identity(
         tenant=tenant,
         user=row["user_id"],
         agent=row["agent_id"],
-        thread=row["thread_id"],
+        thread=row["thread_id"] or _evidence_thread(row),
         principal=OPERATOR,
     )
+
+
+def _evidence_thread(row: Row) -> str | None:
+    threads = {r.get("thread") for r in json.loads(row["evidence_json"] or "[]")} - {None}
+    return next(iter(threads)) if len(threads) == 1 else None
 
 
 def _proposal(row: Row) -> Proposal:
@@ -109,18 +124,41 @@ def _proposal(row: Row) -> Proposal:
     )
 
 
-def approve(manager, tenant: str, candidate_id: str, *, operator: str = OPERATOR, version: int | None = None) -> Row:
+def approve(
+    manager,
+    tenant: str,
+    candidate_id: str,
+    *,
+    operator: str = OPERATOR,
+    version: int | None = None,
+    reviewer: str | None = None,
+) -> Row:
     """Promote a pending candidate (the gate's transaction, with its version check); the decided row.
 
     With `version` (a page's button is bound to the version it showed) a candidate at any other
-    version is refused; either way the deciding transaction reads the version again."""
+    version is refused; either way the deciding transaction reads the version again. `reviewer` is the
+    principal deciding (the operator's name when None): never the candidate's proposer."""
     row, _ = candidate(manager, tenant, candidate_id)
-    return approve_row(manager, tenant, row, operator=operator, version=version)
+    return approve_row(manager, tenant, row, operator=operator, version=version, reviewer=reviewer)
 
 
-def approve_row(manager, tenant: str, row: Row, *, operator: str, version: int | None = None) -> Row:
+def approve_row(
+    manager, tenant: str, row: Row, *, operator: str, version: int | None = None, reviewer: str | None = None
+) -> Row:
     pending(row, version)
-    return _promote(manager, tenant, row, rule="review:approved", decision="approved", operator=operator)
+    not_own(row, reviewer or operator)
+    return _promote(
+        manager, tenant, row, rule="review:approved", decision="approved", operator=operator, reviewer=reviewer
+    )
+
+
+def not_own(row: Row, reviewer: str | None) -> None:
+    """Refuse an approval by the principal that proposed the candidate."""
+    if reviewer is not None and row.get("created_by") == reviewer:
+        raise OwnCandidate(
+            f"candidate {row['id']} was proposed by {reviewer} itself; a different reviewer approves it; "
+            "nothing was written"
+        )
 
 
 def reject(manager, tenant: str, candidate_id: str, *, operator: str = OPERATOR, version: int | None = None) -> Row:
@@ -147,11 +185,13 @@ def reject_row(manager, tenant: str, row: Row, *, operator: str, version: int | 
     return {**row, "decision": "rejected", "rule": "review:rejected", "version": row["version"] + 1}
 
 
-def unchanged(s, row: Row) -> None:
-    """Inside the deciding transaction: the candidate is still at the version that was judged."""
+def unchanged(s, row: Row, reviewer: str | None = None) -> None:
+    """Inside the deciding transaction: the candidate is still at the version that was judged, and (for an
+    approval) `reviewer` is not the principal that proposed it."""
     now_row = s.fetch_one("candidate_for_decision", id=row["id"])
     if now_row is None or now_row["version"] != row["version"]:
         raise Conflict(f"candidate {row['id']} changed while it was being decided; nothing was written")
+    not_own({**row, "created_by": now_row["created_by"]}, reviewer)
 
 
 def _decide(s, row, decision, rule, record_type, record_id, operator, now, *, reassess: int) -> None:
@@ -170,7 +210,9 @@ def _decide(s, row, decision, rule, record_type, record_id, operator, now, *, re
     )
 
 
-def _promote(manager, tenant: str, row: Row, *, rule: str, decision: str, operator: str) -> Row:
+def _promote(
+    manager, tenant: str, row: Row, *, rule: str, decision: str, operator: str, reviewer: str | None = None
+) -> Row:
     owner = replace(_owner(tenant, row), principal=operator)
     p = _proposal(row)
     refs = json.loads(row["evidence_json"])
@@ -185,7 +227,7 @@ def _promote(manager, tenant: str, row: Row, *, rule: str, decision: str, operat
         )
 
     def write(s, record: tuple[str, str]) -> None:
-        unchanged(s, row)
+        unchanged(s, row, reviewer or operator)
         if not still_current(s, refs, now):
             raise Conflict(f"candidate {row['id']}'s evidence changed; nothing was written")
         records.write_supports(s, owner, evidence, records.link_end(*record, scope), now)
@@ -207,7 +249,7 @@ def _promote(manager, tenant: str, row: Row, *, rule: str, decision: str, operat
             now,
             title=records.note_title(p.kind, p.content),
             text=records.note_text(p.content, [e.id for e in evidence]),
-            source_uri=f"memory://{row['id']}/{now}",
+            source_uri=records.source_uri(),
             collection=records.COLLECTION,
             user_id=scope["user_id"],
             agent_id=scope["agent_id"],

@@ -222,7 +222,22 @@ def test_the_readme_shows_each_benchmarks_committed_results():
 def test_the_gate_replays_its_labelled_set_and_times_each_decision_against_a_plain_insert(tmp_path, capsys):
     assert gate.main(["--rounds", "1", "--results", str(tmp_path)]) == 0
     data, out = _ran(capsys, tmp_path, "gate")
-    assert data["proposals"] >= 60 and data["unsupported_or_over_broad_promoted"] == 0
-    assert data["good_held_back"] <= 2, data["good_held_back_rules"]
+    parts = data["parts"]
+    assert sum(parts[p]["rules"]["proposals"] for p in ("tuning", "held_out")) >= 150
+    for part in parts.values():
+        for scored in part.values():  # rules and the credulous stand-in: the code checks hold for both
+            assert scored["secret_injection_personal_promoted"] == 0, scored["dangerous_promotions"]
+    assert data["targets_met"]["tuning/rules"] and data["targets_met"]["whole set/rules"], data["targets_met"]
+    assert "_outcomes" not in data["parts"]["tuning"]["rules"]
     assert {"promoted", "pending", "duplicate", "refused", "plain insert"} <= set(data["timings"])
-    assert "Promotion gate" in out and "unsupported or over-broad claims promoted" in out
+    assert "Promotion gate" in out and "**tuning, rules**" in out and "**held_out, credulous**" in out
+
+
+def test_a_refusal_by_the_rate_cap_is_not_counted_as_a_decision():
+    outcomes = [
+        {"cls": "good_note", "content": "a", "decision": "promoted", "rule": "passed"},
+        {"cls": "secret", "content": "b", "decision": "refused", "rule": "rate"},
+    ]
+    scored = gate.score(outcomes)
+    assert scored["proposals"] == 1 and scored["rate_limited_not_decided"] == 1
+    assert scored["secret_injection_personal"] == 0 and "secret" not in scored["matrix"]

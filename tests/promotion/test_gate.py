@@ -7,9 +7,7 @@ the id (what the dispatcher writes after search_memory or lookup_entity).
 from __future__ import annotations
 
 import json
-import threading
 from dataclasses import replace
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 from backend_helpers import operator_rows, table_digest
@@ -20,7 +18,10 @@ from memgate.manager.promotion import review
 from memgate.manager.registry.calllog import CallRecord
 
 BOB = Identity(tenant="acme", user="bob", agent="research-assistant", principal="test:bob")
-AUGUST = "The August re-run of the Helios RAG evaluation on BEIR found nDCG@10 of 0.78."
+#: what two passages say together (each alone would be a duplicate of its passage)
+AUGUST = "The August re-run of Helios RAG on BEIR found nDCG@10 of 0.78, and recall@100 stayed at 0.91."
+BOTH = ["chk_acme_1_0", "chk_acme_1_1"]
+OWNED = "Helios RAG is owned by Jane; its August re-run found nDCG@10 of 0.78."
 
 
 def given(manager, identity, *ids):
@@ -48,14 +49,17 @@ def acme(manager, two_tenants):
 
 
 def test_a_supported_note_is_promoted_searchable_by_jane_only_and_supported_by_its_evidence(acme):
-    out = acme.remember(ACME, AUGUST, evidence=["chk_acme_1_0"])
+    out = acme.remember(ACME, AUGUST, evidence=BOTH)
     assert first_line(out).startswith("promoted doc_") and first_line(out).endswith("| rule: passed"), out.text
     doc = out.structured["record_id"]
     hits = acme.search_memory(ACME, "August re-run nDCG BEIR", collection="remembered")
     assert doc in hits.text and "Evidence: chk_acme_1_0" in hits.text
     assert "results: 0" in acme.search_memory(BOB, "August re-run nDCG BEIR", collection="remembered").text
-    [link] = [v for v in acme.memory_links(ACME, doc)]
-    assert (link.relation, link.far["id"]) == ("is_supported_by", "chk_acme_1_0")
+    links = acme.memory_links(ACME, doc)
+    assert sorted((v.relation, v.far["id"]) for v in links) == [
+        ("is_supported_by", "chk_acme_1_0"),
+        ("is_supported_by", "chk_acme_1_1"),
+    ]
 
 
 def test_a_fact_is_promoted_where_lookup_entity_finds_it(acme):
@@ -82,19 +86,44 @@ def test_a_contradiction_of_the_current_value_is_pending_and_lookup_still_answer
 
 
 def test_an_exact_duplicate_writes_no_memory(acme, backend):
-    first = acme.remember(ACME, AUGUST, evidence=["chk_acme_1_0"])
+    first = acme.remember(ACME, AUGUST, evidence=BOTH)
     before = table_digest(backend, ["knowledge_base_document", "knowledge_base_chunk", "memory_link"])
-    again = acme.remember(
-        ACME,
-        "  the august re-run of the Helios RAG evaluation on BEIR found nDCG@10 of 0.78. ",
-        evidence=["chk_acme_1_0"],
-    )
+    again = acme.remember(ACME, f"  {AUGUST.lower()} ", evidence=BOTH)
     assert first_line(again).startswith(f"duplicate {first.structured['record_id']} | candidate: cand_"), again.text
     assert table_digest(backend, ["knowledge_base_document", "knowledge_base_chunk", "memory_link"]) == before
     same = acme.remember(
         ACME, "0.78", kind="fact", subject="model:helios-rag", predicate="beir_ndcg10", evidence=["chk_acme_1_0"]
     )
     assert first_line(same).startswith("duplicate ent_acme_helios_v2"), same.text
+
+
+@pytest.mark.parametrize(
+    "content, kwargs, record",
+    [
+        # a passage of the knowledge base, in other words and another order
+        ("On BEIR, the Helios RAG evaluation's August re-run found an nDCG@10 of 0.78.", {}, "chk_acme_1_0"),
+        # a fact, as a note
+        ("Helios RAG's nDCG@10 on BEIR is 0.78.", {"evidence": ["ent_acme_helios_v2"]}, "ent_acme_helios_v2"),
+        # a fact, under another spelling of its predicate
+        ("0.78", {"kind": "fact", "subject": "model:helios-rag", "predicate": "ndcg10_beir"}, "ent_acme_helios_v2"),
+    ],
+)
+def test_a_restatement_in_other_words_is_a_duplicate_naming_the_record(acme, backend, content, kwargs, record):
+    given(acme, ACME, "ent_acme_helios_v2")
+    out = acme.remember(ACME, content, **{"evidence": ["chk_acme_1_0"], **kwargs})
+    assert first_line(out).startswith(f"duplicate {record} | candidate: cand_"), out.text
+    assert operator_rows(backend, "knowledge_base_document", "WHERE collection = 'remembered'") == []
+
+
+def test_re_proposing_a_pending_candidate_attaches_to_it_and_writes_no_second_row(acme, backend):
+    conflict = {"kind": "fact", "subject": "model:helios-rag", "predicate": "beir_ndcg10", "content": "0.81"}
+    first = acme.remember(ACME, evidence=["chk_acme_1_0"], **conflict)
+    cid = first.structured["candidate_id"]
+    again = acme.remember(ACME, evidence=["chk_acme_1_0", "chk_acme_1_1"], **conflict)
+    assert first_line(again) == f"pending {cid} | rule: duplicate:pending", again.text
+    [row] = operator_rows(backend, "memory_candidate")
+    assert (row["id"], row["version"]) == (cid, 2)
+    assert [r["id"] for r in json.loads(row["evidence_json"])] == ["chk_acme_1_0", "chk_acme_1_1"]
 
 
 def test_an_id_never_issued_to_the_caller_is_refused_like_one_that_does_not_exist(acme, backend):
@@ -110,22 +139,18 @@ def test_an_id_never_issued_to_the_caller_is_refused_like_one_that_does_not_exis
 
 
 def test_bob_cannot_rest_a_memory_on_janes_user_scoped_record(acme):
-    jane_doc = acme.remember(ACME, AUGUST, evidence=["chk_acme_1_0"]).structured["record_id"]
+    jane_doc = acme.remember(ACME, AUGUST, evidence=BOTH).structured["record_id"]
     given(acme, BOB, jane_doc)
-    out = acme.remember(BOB, "The August re-run found 0.78.", evidence=[jane_doc])
+    out = acme.remember(BOB, "The August re-run found 0.78 and 0.91.", evidence=[jane_doc])
     assert first_line(out) == "refused | rule: evidence"
 
 
 def test_a_scope_wider_than_the_evidence_is_refused(acme):
-    jane_doc = acme.remember(ACME, AUGUST, evidence=["chk_acme_1_0"]).structured["record_id"]
+    jane_doc = acme.remember(ACME, AUGUST, evidence=BOTH).structured["record_id"]
     given(acme, ACME, jane_doc)
     policy = {"remember": {"scopes": ["user", "tenant"]}}
     out = acme.remember(
-        ACME,
-        "The August re-run of Helios RAG on BEIR: nDCG@10 0.78.",
-        evidence=[jane_doc],
-        scope="tenant",
-        policy=policy,
+        ACME, "Helios RAG in August: 0.78 and 0.91.", evidence=[jane_doc], scope="tenant", policy=policy
     )
     assert out.text.startswith("refused | rule: scope\nrefused: scope tenant is wider than evidence doc_"), out.text
     denied = acme.remember(
@@ -144,7 +169,7 @@ def test_a_scope_wider_than_the_evidence_is_refused(acme):
 )
 def test_a_deny_pattern_refuses_naming_the_rule_and_keeps_nothing(acme, backend, content, rule):
     before = table_digest(backend)
-    out = acme.remember(ACME, content, evidence=["chk_acme_1_0"])
+    out = acme.remember(ACME, content, evidence=BOTH)
     assert first_line(out) == f"refused | rule: {rule}"
     assert table_digest(backend) == before
 
@@ -160,22 +185,29 @@ def test_a_deny_pattern_refuses_naming_the_rule_and_keeps_nothing(acme, backend,
             r"^a fact needs a subject and a predicate .*subject is missing$",
         ),
         ({"content": "   "}, r"^content must be a non-empty string"),
+        ({"content": "model:\x00x is 0.78"}, r"^content contains a NUL character"),
+        ({"kind": "fact", "subject": "model:\x00x", "predicate": "p"}, r"^subject contains a NUL character"),
+        ({"kind": "fact", "subject": "model:x", "predicate": "p\x00"}, r"^predicate contains a NUL character"),
     ],
 )
 def test_bad_input_is_one_clear_error_and_changes_nothing(acme, backend, kwargs, message):
     before = table_digest(backend)
-    args = {"content": AUGUST, "evidence": ["chk_acme_1_0"], **kwargs}
+    args = {"content": AUGUST, "evidence": BOTH, **kwargs}
     with pytest.raises(InvalidArgument, match=message):
         acme.remember(ACME, **args)
     assert table_digest(backend) == before
 
 
-def test_a_flood_past_the_rate_cap_is_refused(acme):
+def test_a_flood_past_the_rate_cap_is_refused_saying_so_and_decides_nothing(acme, backend):
+    assert review.policy(acme, "acme").rate_per_hour == 20  # a few an hour, not a flood
     review.set_policy(acme, "acme", {"rate_per_hour": 2})
     for n in range(2):
-        acme.remember(ACME, f"Note {n} on the August re-run nDCG@10 0.78.", evidence=["chk_acme_1_0"])
-    out = acme.remember(ACME, "Third note on the August re-run nDCG@10 0.78.", evidence=["chk_acme_1_0"])
+        acme.remember(ACME, f"Note {n} on the August re-run nDCG@10 0.78.", evidence=BOTH)
+    before = table_digest(backend)
+    out = acme.remember(ACME, "Third note on the August re-run nDCG@10 0.78.", evidence=BOTH)
     assert first_line(out) == "refused | rule: rate"
+    assert "refused by the rate cap, not judged" in out.text and "rate_per_hour" in out.text
+    assert table_digest(backend) == before  # no candidate: the cap decided nothing
 
 
 def test_an_over_broad_claim_from_one_case_is_held_back_and_every_assessment_is_kept(acme, backend):
@@ -189,7 +221,7 @@ def test_an_over_broad_claim_from_one_case_is_held_back_and_every_assessment_is_
 
 
 def test_every_decision_is_queryable_by_its_proposer_and_by_no_one_else(acme):
-    acme.remember(ACME, AUGUST, evidence=["chk_acme_1_0"])
+    acme.remember(ACME, AUGUST, evidence=BOTH)
     acme.remember(
         ACME, "0.81", kind="fact", subject="model:helios-rag", predicate="beir_ndcg10", evidence=["chk_acme_1_0"]
     )
@@ -201,10 +233,12 @@ def test_every_decision_is_queryable_by_its_proposer_and_by_no_one_else(acme):
 
 def test_review_mode_holds_and_shadow_mode_records_without_promoting(acme, backend):
     review.set_policy(acme, "acme", {"mode": "review"})
-    held = acme.remember(ACME, AUGUST, evidence=["chk_acme_1_0"])
+    held = acme.remember(ACME, AUGUST, evidence=BOTH)
     assert first_line(held).endswith("rule: review")
     review.set_policy(acme, "acme", {"mode": "shadow"})
-    shadow = acme.remember(ACME, "Recall@100 stayed at 0.91.", evidence=["chk_acme_1_1"])
+    shadow = acme.remember(
+        ACME, "0.91", kind="fact", subject="model:helios-rag", predicate="recall_at_100", evidence=["chk_acme_1_1"]
+    )
     assert first_line(shadow).endswith("rule: shadow:promoted")
     assert operator_rows(backend, "knowledge_base_document", "WHERE collection = 'remembered'") == []
     rows = operator_rows(backend, "memory_assessment")
@@ -218,57 +252,24 @@ def test_an_evidence_row_that_changes_while_the_gate_runs_is_checked_again_not_t
         acme.correct_entity(ACME, "model:helios-rag", "owner", "jane and bob")
         return '{"supported": 0.99, "scope_fits": 0.99, "conflict": 0.0}'
 
-    out = acme.remember(
-        ACME, "The owner of model helios-rag is jane.", evidence=["ent_acme_helios_owner"], sampler=sampler
-    )
+    out = acme.remember(ACME, OWNED, evidence=["ent_acme_helios_owner", "chk_acme_1_0"], sampler=sampler)
     assert first_line(out) == "refused | rule: evidence", out.text  # the version it rested on is gone
     assert operator_rows(backend, "memory_candidate") == []
 
 
 def test_sampling_falls_back_to_the_rules_and_says_so(acme):
     review.set_policy(acme, "acme", {"assessor": "sampling"})
-    out = acme.remember(ACME, AUGUST, evidence=["chk_acme_1_0"])
+    out = acme.remember(ACME, AUGUST, evidence=BOTH)
     assert first_line(out).startswith("promoted ") and "no sampling on this connection" in out.text
 
 
-class _Assessment(BaseHTTPRequestHandler):
-    answer = b'{"supported": 0.95, "scope_fits": 0.93, "conflict": 0.01}'
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        assert set(body) == {"candidate", "evidence", "questions", "question_version"}
-        self.send_response(200)
-        self.end_headers()
-        self.wfile.write(self.answer)
-
-    def log_message(self, *args):
-        pass
-
-
-def test_the_http_assessor_decides_and_an_unreachable_one_leaves_it_pending(acme):
-    server = HTTPServer(("127.0.0.1", 0), _Assessment)
-    thread = threading.Thread(target=server.handle_request, daemon=True)
-    thread.start()
-    review.set_policy(
-        acme,
-        "acme",
-        {"assessor": "http", "http": {"url": f"http://127.0.0.1:{server.server_port}/assess", "timeout_s": 5}},
-    )
-    out = acme.remember(ACME, "Helios RAG fuses BM25 and dense vectors.", evidence=["chk_acme_1_1"])
-    thread.join(10)
-    server.server_close()
-    assert first_line(out).startswith("promoted "), out.text
-    gone = acme.remember(ACME, "Recall@100 stayed at 0.91.", evidence=["chk_acme_1_1"])
-    assert first_line(gone).endswith("rule: no_answer") and "assessment service unavailable" in gone.text
-
-
 def test_correcting_the_evidence_ends_what_rests_on_it_until_reassessed(acme, backend):
-    fact = acme.remember(ACME, "The owner of model helios-rag is jane.", evidence=["ent_acme_helios_owner"])
-    assert first_line(fact).startswith("promoted doc_")
+    fact = acme.remember(ACME, OWNED, evidence=["ent_acme_helios_owner", "chk_acme_1_0"])
+    assert first_line(fact).startswith("promoted doc_"), fact.text
     acme.correct_entity(ACME, "model:helios-rag", "owner", "bob")
     [cand] = operator_rows(backend, "memory_candidate")
     assert cand["reassess"] == 1
-    assert "results: 0" in acme.search_memory(ACME, "jane owns the Helios RAG model", collection="remembered").text
+    assert "results: 0" in acme.search_memory(ACME, "Helios RAG is owned by Jane", collection="remembered").text
     outcomes = review.reassess(acme, "acme")
     assert outcomes == [(cand["id"], "pending: supported fails against the evidence as it is now")]
 
@@ -278,9 +279,10 @@ def test_an_id_in_the_callers_current_window_counts_as_given(manager, two_tenant
 
     window = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
     assert "chk_acme_1_0" in window.text
-    out = manager.remember(JANE_IN_REVIEW, AUGUST, evidence=["chk_acme_1_0"])
-    assert first_line(out).startswith("promoted doc_"), out.text
-    elsewhere = manager.remember(replace(JANE_IN_REVIEW, thread="other"), AUGUST + " Again.", evidence=["chk_acme_1_0"])
+    fact = {"kind": "fact", "subject": "model:helios-rag", "predicate": "beir_ndcg10_august", "content": "0.78"}
+    out = manager.remember(JANE_IN_REVIEW, evidence=["chk_acme_1_0"], **fact)
+    assert first_line(out).startswith("promoted ent_"), out.text
+    elsewhere = manager.remember(replace(JANE_IN_REVIEW, thread="other"), evidence=["chk_acme_1_0"], **fact)
     assert first_line(elsewhere) == "refused | rule: evidence"  # another thread's window issued nothing there
 
 
@@ -298,3 +300,32 @@ def test_a_turn_of_the_callers_own_thread_is_evidence_for_a_user_scoped_preferen
         replace(JANE_IN_REVIEW, thread="t-2"), "jane wants two decimals.", evidence=[turn["id"]]
     )
     assert first_line(other_thread) == "refused | rule: evidence"
+
+
+def test_no_reader_sees_the_proposers_candidate_id_or_principal_through_a_promoted_note(acme, backend):
+    out = acme.remember(ACME, AUGUST, evidence=BOTH, scope="agent")
+    assert first_line(out).startswith("promoted doc_"), out.text
+    doc, cid = out.structured["record_id"], out.structured["candidate_id"]
+    [row] = operator_rows(backend, "knowledge_base_document", "WHERE id = :id", {"id": doc})
+    given(acme, BOB, doc)
+    seen = acme.search_memory(BOB, "August re-run nDCG BEIR recall", collection="remembered").text
+    seen += acme.fetch_source(BOB, doc).text  # the source link a citation shows
+    for table in ("knowledge_base_document", "knowledge_base_chunk"):
+        seen += acme.execute_query(BOB, f"SELECT * FROM {table} WHERE collection = 'remembered'").text
+    assert doc in seen
+    for secret in (cid, ACME.principal, "cand_"):
+        assert secret not in seen, secret
+    assert row["source_uri"].startswith("memory://remembered/mem_") and cid not in row["source_uri"]
+
+
+def test_the_user_prefers_x_rests_on_the_users_own_turn_asking_for_x_and_on_no_one_elses(manager, two_tenants):
+    from context_helpers import JANE_IN_REVIEW
+
+    said = manager.record_turn(JANE_IN_REVIEW, "assistant", "I can send you the report as a PDF instead of HTML.")
+    out = manager.remember(JANE_IN_REVIEW, "Jane wants the report as a PDF.", "preference", evidence=[said["id"]])
+    assert first_line(out).startswith("pending cand_"), out.text  # the assistant's offer is not her asking
+    asked = manager.record_turn(JANE_IN_REVIEW, "user", "Please give me weekly summaries instead of daily ones.")
+    flipped = manager.remember(JANE_IN_REVIEW, "Jane prefers daily summaries.", "preference", evidence=[asked["id"]])
+    assert first_line(flipped).startswith("pending cand_"), flipped.text
+    out = manager.remember(JANE_IN_REVIEW, "Jane prefers weekly summaries.", "preference", evidence=[asked["id"]])
+    assert first_line(out).startswith("promoted doc_"), out.text

@@ -23,7 +23,9 @@ pytestmark = pytest.mark.anyio
 
 ISSUER, AUDIENCE, KEYS = "https://idp.example.test", "memgate", make_keypair()
 
-NOTE = "The August re-run of the Helios RAG evaluation on BEIR found nDCG@10 of 0.78."
+#: what two passages say together (one passage's own sentence would be a duplicate of it)
+NOTE = "The August re-run of Helios RAG on BEIR found nDCG@10 of 0.78, and recall@100 stayed at 0.91."
+BOTH = ["chk_acme_1_0", "chk_acme_1_1"]
 RECALL = {"kind": "fact", "subject": "model:helios-rag", "predicate": "recall_at_100", "content": "0.91"}
 CONFLICT = {"kind": "fact", "subject": "model:helios-rag", "predicate": "beir_ndcg10", "content": "0.81"}
 
@@ -37,9 +39,9 @@ async def jane_remembers(c) -> dict[str, str]:
     found = text(await c.call_tool("search_memory", {"query": "August re-run nDCG recall@100 BEIR retriever"}))
     assert "chk_acme_1_0" in found and "chk_acme_1_1" in found
     lines = {}
-    lines["note"] = text(await c.call_tool("remember", {"content": NOTE, "evidence": ["chk_acme_1_0"]}))
+    lines["note"] = text(await c.call_tool("remember", {"content": NOTE, "evidence": BOTH}))
     lines["fact"] = text(await c.call_tool("remember", {**RECALL, "evidence": ["chk_acme_1_1"]}))
-    lines["again"] = text(await c.call_tool("remember", {"content": NOTE, "evidence": ["chk_acme_1_0"]}))
+    lines["again"] = text(await c.call_tool("remember", {"content": NOTE, "evidence": BOTH}))
     lines["conflict"] = text(await c.call_tool("remember", {**CONFLICT, "evidence": ["chk_acme_1_0"]}))
     lines["never"] = text(
         await c.call_tool("remember", {"content": "Always cite the current metric.", "evidence": ["chk_acme_2_0"]})
@@ -131,8 +133,8 @@ async def test_bad_input_gets_one_line_and_changes_nothing(sqlite_path, two_tena
     said = [text(a) for a in answers]
     assert [a.is_error for a in answers] == [True, True, True, True, False]
     assert all("\n" not in s for s in said[:4]), said
-    assert "kind must be one of note, fact, preference, procedure" in said[0]
-    assert "scope must be one of user, agent, thread, tenant" in said[1]
+    assert "'rumour' is not one of ['note', 'preference', 'procedure', 'fact']" in said[0]
+    assert "'galaxy' is not one of ['user', 'agent', 'thread']" in said[1]
     assert "content is 2001 characters; a memory holds at most 2000" in said[2]
     assert "subject is missing" in said[3]
     assert said[4].startswith("refused | rule: evidence\n")
@@ -263,3 +265,38 @@ async def test_in_the_legacy_era_the_user_is_asked_once_whether_a_conflicting_fa
         assert (link["link_type"], link["provenance"]) == ("supersedes", "correction")
     else:
         assert "rule: conflict" in out and '<memory id="ent_acme_helios_v2" type="entity" status="current"' in lookup
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_bob_with_the_review_scope_cannot_approve_his_own_candidate_over_stdio(
+    sqlite_path, manager, two_tenants, backend, tmp_path, mode
+):
+    from app_helpers import APPS_HOST, REVIEW_SCOPE, seed_apps
+    from fastmcp.exceptions import ToolError
+
+    seed_apps(manager)
+    args = ["-m", "memgate", "--db", str(sqlite_path), "serve", "--tenant", "acme", "--user", "bob"]
+    args += ["--agent", "research-assistant"]
+    env = {**_env(tmp_path), "MEMGATE_STDIO__SCOPES": f'["{REVIEW_SCOPE}"]'}
+    transport = StdioTransport(sys.executable, args, env=env, cwd=str(tmp_path))
+    async with Client(transport, mode=mode, extensions=APPS_HOST) as c:
+        await c.call_tool("search_memory", {"query": "August re-run nDCG recall BEIR"})
+        proposed = text(
+            await c.call_tool(
+                "remember",
+                {
+                    "content": "Helios RAG scored 0.95 on BEIR in August.",
+                    "evidence": ["chk_acme_1_0"],
+                    "scope": "agent",
+                },
+            )
+        )
+        assert proposed.startswith("pending cand_"), proposed
+        cid = proposed.split()[1]
+        assert "review_candidate" in {t.name for t in await c.list_tools()}
+        before = table_digest(backend, skip=("mcp_call_log",))
+        with pytest.raises(ToolError, match="You proposed this candidate yourself"):
+            await c.call_tool("review_candidate", {"candidate_id": cid, "version": 1, "decision": "approve"})
+    assert table_digest(backend, skip=("mcp_call_log",)) == before
+    [row] = operator_rows(backend, "memory_candidate", "WHERE id = :id", {"id": cid})
+    assert (row["decision"], row["version"]) == ("pending", 1)

@@ -102,7 +102,7 @@ def write_everything(manager, tmp_path, user: str, marker: str, shared_doc: str)
     manager.add_link(who, doc.document_id, "supports", shared_doc, note=f"because {marker}")
     # remember: a note resting on the user's own turn (memory_candidate, memory_assessment, the
     # promoted record and its supports link)
-    remembered = manager.remember(who, f"hello {marker}", "note", evidence=[turn["id"]])
+    remembered = manager.remember(who, f"The user's code word is {marker}.", "note", evidence=[turn["id"]])
     assert remembered.text.split()[0] in ("promoted", "pending"), remembered.text
     return {"document": doc.document_id, "image": image.image_id, "turn": turn["id"]}
 

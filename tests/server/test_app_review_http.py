@@ -6,7 +6,7 @@ import asyncio
 import time
 
 import pytest
-from app_helpers import REVIEW_SCOPE, pending_candidate, seed_apps
+from app_helpers import APPS_HOST, REVIEW_SCOPE, pending_candidate, seed_apps
 from backend_helpers import operator_rows, table_digest
 from fastmcp import Client
 from fastmcp.exceptions import ToolError
@@ -42,9 +42,11 @@ def served(sqlite_path, manager, two_tenants):
         yield url, cid
 
 
-def call(url, bearer, name, arguments):
+def call(url, bearer, name, arguments, mode="auto"):
+    """One tool call from a host that renders MCP Apps (the memory view's buttons run in one)."""
+
     async def go():
-        async with Client(f"{url}/mcp", auth=bearer) as c:
+        async with Client(f"{url}/mcp", auth=bearer, extensions=APPS_HOST, mode=mode) as c:
             return await c.call_tool(name, arguments)
 
     return asyncio.run(go())
@@ -64,7 +66,7 @@ def test_a_token_without_the_review_scope_gets_403_and_no_buttons(served, backen
     assert table_digest(backend, skip=("mcp_call_log",)) == before
 
 
-def test_a_reviewer_token_approves_its_own_candidate_at_the_version_shown(served, backend):
+def test_a_reviewer_token_approves_a_candidate_at_the_version_shown(served, backend):
     url, cid = served
     reviewer = token("jane", f"memory:read {REVIEW_SCOPE}")
     view = call(url, reviewer, "show_memory", {}).structured_content
@@ -89,3 +91,31 @@ def test_another_users_or_tenants_candidate_is_one_clear_error_and_nothing_chang
         call(url, other, "review_candidate", {"candidate_id": cid, "version": 1, "decision": "approve"})
     assert call(url, other, "show_memory", {}).structured_content["candidates"] == []
     assert table_digest(backend, skip=("mcp_call_log",)) == before
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_bob_with_the_review_scope_cannot_approve_his_own_candidate(served, backend, mode):
+    url, _ = served
+    bob = token("bob", f"memory:read {REVIEW_SCOPE}")
+    found = call(url, bob, "search_memory", {"query": "August re-run nDCG recall BEIR"}, mode)
+    assert "chk_acme_1_0" in found.content[0].text
+    proposed = (
+        call(
+            url,
+            bob,
+            "remember",
+            {"content": "Helios RAG scored 0.95 on BEIR in August.", "evidence": ["chk_acme_1_0"], "scope": "agent"},
+            mode,
+        )
+        .content[0]
+        .text
+    )
+    assert proposed.startswith("pending cand_"), proposed
+    cid = proposed.split()[1]
+    before = table_digest(backend, skip=("mcp_call_log",))
+    with pytest.raises(ToolError, match="You proposed this candidate yourself; a different reviewer must approve it"):
+        call(url, bob, "review_candidate", {"candidate_id": cid, "version": 1, "decision": "approve"}, mode)
+    assert table_digest(backend, skip=("mcp_call_log",)) == before
+    jane = token("jane", "memory:read")
+    jane_sees = call(url, jane, "search_memory", {"query": "Helios RAG 0.95 BEIR", "collection": "remembered"}, mode)
+    assert "results: 0" in jane_sees.content[0].text

@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from app_helpers import REVIEW_SCOPE, fact_check_window, pending_candidate, seed_apps
+from app_helpers import APPS_HOST, REVIEW_SCOPE, fact_check_window, pending_candidate, seed_apps
 from context_helpers import FACT_CHECK, JANE_IN_REVIEW, refs
 from fastmcp import Client
-from mcp.client import advertise
 from mcp_helpers import stdio_app
 
 from memgate.manager import ACME, load_tool_definitions
@@ -19,8 +18,6 @@ from memgate.toolbox.handlers import HANDLERS
 
 VIEWS = {"ui://memgate/manifest", "ui://memgate/memory"}
 EMPTY_CSP = {"connectDomains": [], "resourceDomains": [], "frameDomains": [], "baseUriDomains": []}
-#: a host with MCP Apps declares the extension (SEP-1865, "Client (Host) Capabilities")
-APPS_HOST = [advertise(UI_EXTENSION_ID, {"mimeTypes": [UI_MIME_TYPE]})]
 
 
 @pytest.fixture
@@ -60,7 +57,7 @@ async def test_the_server_advertises_the_ui_extension_it_serves(app):
 
 @pytest.mark.anyio
 async def test_preset_tools_link_their_view_and_the_review_tool_is_app_only(app):
-    async with Client(app) as c:
+    async with Client(app, extensions=APPS_HOST) as c:
         tools = {t.name: t for t in await c.list_tools()}
     for name, uri in (("show_manifest", "ui://memgate/manifest"), ("show_memory", "ui://memgate/memory")):
         assert tools[name].meta["ui"] == {"resourceUri": uri, "visibility": ["model", "app"]}
@@ -116,10 +113,14 @@ async def test_a_host_without_apps_gets_the_same_text_and_the_same_default_resul
 async def test_show_memory_offers_the_review_tool_only_to_a_caller_who_may_call_it(sqlite_path, manager, two_tenants):
     seed_apps(manager)
     pending_candidate(manager, ACME)
-    for scopes, offered in (([REVIEW_SCOPE], "review_candidate"), ([], None)):
+    for scopes, host, offered in (
+        ([REVIEW_SCOPE], APPS_HOST, "review_candidate"),
+        ([REVIEW_SCOPE], None, None),  # a host that renders no view has no buttons to offer
+        ([], APPS_HOST, None),
+    ):
         app, served = stdio_app(sqlite_path, **{"stdio.scopes": scopes})
         try:
-            async with Client(app) as c:
+            async with Client(app, extensions=host) as c:
                 result = await c.call_tool("show_memory", {})
         finally:
             served.close()
@@ -127,6 +128,29 @@ async def test_show_memory_offers_the_review_tool_only_to_a_caller_who_may_call_
         assert d["review_tool"] == offered
         assert [c["decision"] for c in d["candidates"]] == ["pending"]
         assert any(m["id"] == "ent_acme_helios_v1" and m["status"] == "superseded" for m in d["memories"])
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+async def test_the_review_tool_is_offered_only_to_a_host_that_renders_mcp_apps(sqlite_path, manager, two_tenants, mode):
+    seed_apps(manager)
+    cid = pending_candidate(manager, ACME)["candidate_id"]
+    app, served = stdio_app(sqlite_path, **{"stdio.scopes": [REVIEW_SCOPE]})
+    try:
+        async with Client(app, mode=mode) as c:
+            listed = {t.name for t in await c.list_tools()}
+            called = await c.call_tool(
+                "review_candidate", {"candidate_id": cid, "version": 1, "decision": "reject"}, raise_on_error=False
+            )
+        async with Client(app, mode=mode, extensions=APPS_HOST) as c:
+            listed_in_a_view = {t.name for t in await c.list_tools()}
+    finally:
+        served.close()
+    assert "show_memory" in listed and "review_candidate" not in listed
+    assert called.is_error and called.content[0].text == "This tool is no longer available. List the tools again."
+    assert "review_candidate" in listed_in_a_view
+    [row] = [r for r in manager.recent_calls(ACME, tool="review_candidate")]
+    assert row["status"] == "denied"  # the refused call is logged like any other
 
 
 def test_a_windows_tool_surface_leaves_out_the_app_only_review_tool(manager, two_tenants):

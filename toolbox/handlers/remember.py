@@ -1,9 +1,9 @@
 """The `remember` handler: propose a durable memory; the Manager's promotion gate decides. It writes.
 
 The answer's first line is the decision (promoted | pending | duplicate | refused) with the record
-or candidate id and the rule. kind and scope are plain strings here, so an unknown one gets the
-gate's sentence listing the choices; the row's access_policy.remember says which scopes a caller
-may use and the default one (manager/promotion/gate.py).
+or candidate id and the rule. The row's schema gives kind and scope as enums with a one-line
+description of each value; the scope enum is narrowed to the scopes the row's
+access_policy.remember allows (manager/promotion/gate.py), so the model is offered only those.
 
 When the tenant's assessor is `sampling`, the connected host's own model answers the gate's
 questions over MCP sampling (`sampling/createMessage`): only in the 2025-11-25 era, from a client
@@ -18,6 +18,7 @@ leaves it pending.
 
 from __future__ import annotations
 
+import copy
 import warnings
 from typing import Any
 
@@ -36,6 +37,35 @@ from .spec import HandlerSpec, StrictArgs
 _SAMPLING_TOKENS = 200
 #: the user's two answers to "replace the current value?"
 _REPLACE, _KEEP = "replace", "keep"
+
+
+#: one line per scope, for the scope property's description
+SCOPE_LINES = {
+    "user": "user: this user",
+    "agent": "agent: all its users",
+    "thread": "thread: this conversation",
+    "tenant": "tenant: everyone",
+}
+#: the scopes a row allows when its access_policy.remember does not list them (gate.DEFAULT_ROW_SCOPES)
+DEFAULT_SCOPES = ("user", "agent", "thread")
+
+
+def shape_remember_schema(schema: dict[str, Any], policy: dict[str, Any]) -> dict[str, Any]:
+    """Offer only the scopes the row allows (tenant-wide only when the operator lists it), each described."""
+    scope = schema.get("properties", {}).get("scope")
+    if not isinstance(scope, dict) or "enum" not in scope:
+        return schema
+    settings = policy.get("remember") or {}
+    allowed = [s for s in scope["enum"] if s in (settings.get("scopes") or DEFAULT_SCOPES)]
+    if not allowed:
+        return schema
+    default = settings.get("default_scope") or "user"
+    shaped = copy.deepcopy(schema)
+    shaped["properties"]["scope"]["enum"] = allowed
+    shaped["properties"]["scope"]["description"] = "; ".join(
+        SCOPE_LINES.get(s, s) + (" (default)" if s == default and s != "user" else "") for s in allowed
+    )
+    return shaped
 
 
 class RememberArgs(StrictArgs):
@@ -125,6 +155,7 @@ SPEC = HandlerSpec(
     "remember",
     "remember",
     RememberArgs,
+    shape_schema=shape_remember_schema,
     takes_policy=True,
     hints=remember_hints,
     interact=offer_client,

@@ -43,7 +43,7 @@ def test_a_promoted_fact_its_candidate_assessments_and_supports_link_commit_toge
 
 
 def test_a_pending_conflict_links_its_candidate_and_duplicates_and_rate_are_read_back(manager, backend, two_tenants):
-    _given(manager, "chk_acme_1_0")
+    _given(manager, "chk_acme_1_0", "chk_acme_1_1")
     pending = manager.remember(
         ACME, "0.81", kind="fact", subject="model:helios-rag", predicate="beir_ndcg10", evidence=["chk_acme_1_0"]
     )
@@ -53,9 +53,9 @@ def test_a_pending_conflict_links_its_candidate_and_duplicates_and_rate_are_read
         "contradicts",
         "ent_acme_helios_v2",
     )
-    note = "The August re-run of the Helios RAG evaluation on BEIR found nDCG@10 of 0.78."
-    first = manager.remember(ACME, note, evidence=["chk_acme_1_0"])
-    again = manager.remember(ACME, note, evidence=["chk_acme_1_0"])
+    note = "The August re-run of Helios RAG on BEIR found nDCG@10 of 0.78, and recall@100 stayed at 0.91."
+    first = manager.remember(ACME, note, evidence=["chk_acme_1_0", "chk_acme_1_1"])
+    again = manager.remember(ACME, note, evidence=["chk_acme_1_0", "chk_acme_1_1"])
     assert (
         again.structured["decision"] == "duplicate" and again.structured["record_id"] == first.structured["record_id"]
     )
@@ -65,14 +65,16 @@ def test_a_pending_conflict_links_its_candidate_and_duplicates_and_rate_are_read
 
 def test_a_correction_marks_what_rests_on_it_and_review_decides_as_the_proposer(manager, backend, two_tenants):
     _given(manager, "ent_acme_helios_owner", "chk_acme_1_0")
-    note = manager.remember(ACME, "The owner of model helios-rag is jane.", evidence=["ent_acme_helios_owner"])
+    owned = "Helios RAG is owned by Jane; its August re-run found nDCG@10 of 0.78."
+    note = manager.remember(ACME, owned, evidence=["ent_acme_helios_owner", "chk_acme_1_0"])
+    assert note.structured["decision"] == "promoted", note.text
     manager.correct_entity(ACME, "model:helios-rag", "owner", "bob")
     [row] = [r for r in operator_rows(backend, "memory_candidate") if r["id"] == note.structured["candidate_id"]]
     assert row["reassess"] == 1
     pending = manager.remember(
         ACME, "0.80", kind="fact", subject="model:helios-rag", predicate="beir_ndcg10", evidence=["chk_acme_1_0"]
     )
-    approved = promotion_review.approve(manager, "acme", pending.structured["candidate_id"])
+    approved = promotion_review.approve(manager, "acme", pending.structured["candidate_id"])  # the operator reviews
     assert approved["decision"] == "approved" and approved["record_type"] == "entity_memory"
     assert "<content>0.80" in manager.lookup_entity(ACME, "model:helios-rag", "beir_ndcg10").text
     assert "<content>0.78" in manager.lookup_entity(BOB, "model:helios-rag", "beir_ndcg10").text

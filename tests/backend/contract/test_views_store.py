@@ -4,6 +4,8 @@ candidate_decide), and a manifest's supersedes chain (memory_links_touching)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from backend_helpers import operator_rows
 
@@ -34,9 +36,10 @@ def test_the_memory_view_reads_the_callers_own_rows_and_a_review_is_bound_to_its
     assert statuses["ent_acme_helios_v1"] == ("superseded", 1) and statuses["ent_acme_helios_v2"] == ("current", 2)
     assert [(c["id"], c["decision"], c["version"]) for c in view["candidates"]] == [(cid, "pending", 1)]
     assert manager.show_memory(BOB).structured["candidates"] == []
+    reviewer = replace(ACME, principal="test:reviewer")  # nobody approves their own proposal
     with pytest.raises(Conflict, match="not the version 2 you saw"):
-        manager.review_candidate(ACME, cid, 2, "approve")
-    assert manager.review_candidate(ACME, cid, 1, "approve").structured["version"] == 2
+        manager.review_candidate(reviewer, cid, 2, "approve")
+    assert manager.review_candidate(reviewer, cid, 1, "approve").structured["version"] == 2
     [row] = operator_rows(backend, "memory_candidate", "WHERE id = :id", {"id": cid})
     assert (row["decision"], row["version"]) == ("approved", 2)
     with pytest.raises(Conflict, match="is approved, not pending"):
