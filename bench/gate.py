@@ -24,6 +24,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .common import markdown_table, report, summary_ms
 from .servers import demo_database
@@ -194,7 +195,8 @@ def replay(path: Path) -> tuple[list[dict], dict[str, list[float]]]:
     try:
         _give(manager, who)
         manager.embedder.embed(["warm the embedder"])  # its load is not the gate's cost
-        outcomes, times = [], {}
+        outcomes: list[dict] = []
+        times: dict[str, list[float]] = {}
         for n, case in enumerate(REPLAY):
             t0 = time.perf_counter()
             decision, rule = _remember(manager, who[case.tenant], case)
@@ -233,7 +235,7 @@ def gate(rounds: int, results: Path | None = None) -> dict:
     bad_promoted = [o for o in outcomes if o["kind"] in BAD_CLAIMS and o["decision"] == "promoted"]
     good_held = [o for o in outcomes if o["good"] and o["decision"] != "promoted"]
     wrong = [o for o in outcomes if not o["good"] and o["decision"] == "promoted"]
-    data = {
+    data: dict[str, Any] = {
         "proposals": len(outcomes),
         "rounds": rounds,
         "assessor": "rules",
