@@ -230,7 +230,7 @@ def _link(w: Writing) -> None:
 @writes("memory_candidate", "memory_assessment")
 def _remembered(w: Writing) -> None:
     """remember: a note resting on the user's own turn (candidate, assessment, the promoted record, its link)."""
-    remembered = w.manager.remember(w.who, f"hello {w.marker}", "note", evidence=[w.ids["turn"]])
+    remembered = w.manager.remember(w.who, f"The user's code word is {w.marker}.", "note", evidence=[w.ids["turn"]])
     assert remembered.text.split()[0] in ("promoted", "pending"), remembered.text
 
 
