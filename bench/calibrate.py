@@ -166,8 +166,8 @@ def main(argv: list[str] | None = None) -> int:
             queries += evidence(embedder, coll, [split(coll, "tune"), split(off_topic(coll), "tune")], Path(tmp))
     curves = fit(queries)
     relevance.CALIBRATIONS[embedder.name] = relevance.Calibration(
-        lexical=tuple(curves["lexical"]),  # type: ignore[arg-type]
-        vector=tuple(curves["vector"]),  # type: ignore[arg-type]
+        lexical=tuple(curves["lexical"]),
+        vector=tuple(curves["vector"]),
     )
     floor, shares = choose_floor(queries, embedder.name)
     data = {

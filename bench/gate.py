@@ -106,7 +106,8 @@ def replay(path: Path, cases: list[Case], assessor: str, url: str | None) -> tup
         promotion_review.set_policy(manager, "acme", _policy(assessor, url))
         manager.embedder.embed(["warm the embedder"])  # its load is not the gate's cost
         warm()  # nor detect-secrets' import (a fifth of a second, once per process)
-        outcomes, times = [], {}
+        outcomes: list = []
+        times: dict[str, list[float]] = {}
         for n, case in enumerate(cases):
             t0 = time.perf_counter()
             decision, rule = _remember(manager, who, ids, case)

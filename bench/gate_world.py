@@ -137,7 +137,9 @@ def build(manager) -> dict[str, str]:
     given = [*(i for k, i in ids.items() if k.startswith("passage:")), *DEMO_GIVEN]
     manager.log_call(
         who,
-        CallRecord(call_id="bench_gate", called_at=now_iso(), tool_name="search_memory", status="ok", cited_ids=given),
+        CallRecord(
+            call_id="bench_gate", called_at=now_iso(), tool_name="search_memory", status="ok", cited_ids=tuple(given)
+        ),
     )
     return ids
 

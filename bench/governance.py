@@ -18,11 +18,12 @@ import asyncio
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from .common import machine, markdown_table, report, summary_ms
 from .servers import demo_database, in_process_app
 
-ACME_JANE = dict(tenant="acme", user="jane", agent="research-assistant")
+ACME_JANE: dict[str, Any] = dict(tenant="acme", user="jane", agent="research-assistant")
 #: tool -> (arguments, the bare manager call with the same arguments)
 CALLS = {
     "lookup_entity": (

@@ -17,6 +17,7 @@ import asyncio
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from .common import machine, markdown_table, report, summary_ms
 from .servers import AUDIENCE, ISSUER, demo_database, in_process_app, serve_http
@@ -157,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="memgate-bench-") as tmp:
         db = Path(tmp) / "latency.db"
         demo_database(db).close()
-        data = {"machine": info, "in_process": asyncio.run(in_process(db, args.calls))}
+        data: dict[str, Any] = {"machine": info, "in_process": asyncio.run(in_process(db, args.calls))}
         data["http"] = asyncio.run(over_http(db, Path(tmp), args.http_calls, tuple(args.levels)))
     data["database"] = "the demo data (acme, globex), SQLite; HTTP: memgate serve subprocess, RS256 JWTs"
     report(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any
 
 __all__ = ["mean_over_queries", "ndcg_at_k", "recall_at_k"]
 
@@ -51,7 +52,7 @@ Metric = Callable[[Sequence[Hashable], Mapping[Hashable, int], int], float]
 
 def mean_over_queries(
     run: Mapping[str, Sequence[Hashable]],
-    qrels: Mapping[str, Mapping[Hashable, int]],
+    qrels: Mapping[str, Mapping[Any, int]],
     metric: Metric,
     k: int,
 ) -> float:

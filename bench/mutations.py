@@ -1,7 +1,8 @@
 """`python3 -m bench.mutations`: the mutation audit. Would the suite notice if a load-bearing line broke?
 
-Each entry of bench/mutations.toml names one line (file, its exact text without indentation),
-the sabotage to put in its place (same indentation), and the tests that guard it. The audit
+Each entry of bench/mutations.toml names the capability it belongs to, one line (file, its exact
+text without indentation), the sabotage to put in its place (same indentation), and the tests
+that guard it. The audit
 applies one sabotage at a time and runs those tests: the sabotage is *caught* when they fail,
 *survived* when they pass. A run first checks that every named test passes on the tree as it
 is (the baseline), else a failing test would count as a catch.
@@ -17,6 +18,7 @@ counts as caught and is reported as a timeout. The tests run with the project's 
 
     python3 -m bench.mutations                 # every entry, 2 workers
     python3 -m bench.mutations --only policy_required_roles --show
+    python3 -m bench.mutations --capability retention   # one capability's entries
     python3 -m bench.mutations --list          # the entries, no runs
 """
 
@@ -56,6 +58,8 @@ _SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".pytest_cache", "results
 @dataclass(frozen=True)
 class Mutation:
     id: str
+    #: what the line is part of, as a user would name it ("retention", "step-up", "session slots")
+    capability: str
     file: str
     line: str
     to: str
@@ -76,7 +80,7 @@ def load(path: Path = LIST_FILE) -> list[Mutation]:
     data = tomllib.loads(path.read_text())
     out, seen = [], set()
     for n, entry in enumerate(data.get("mutation", []), 1):
-        missing = {"id", "file", "line", "to", "tests"} - set(entry)
+        missing = {"id", "capability", "file", "line", "to", "tests"} - set(entry)
         if missing:
             raise ValueError(f"entry {n} of {path.name} lacks {sorted(missing)}")
         if entry["id"] in seen:
@@ -86,9 +90,17 @@ def load(path: Path = LIST_FILE) -> list[Mutation]:
             raise ValueError(f"{entry['id']}: `line` is one line without its indentation, `to` one line")
         if entry["to"].strip() == entry["line"] or not entry["tests"]:
             raise ValueError(f"{entry['id']}: `to` must change the line and `tests` must name at least one test")
+        if not str(entry["capability"]).strip():
+            raise ValueError(f"{entry['id']}: `capability` names what the line is part of")
         out.append(
             Mutation(
-                entry["id"], entry["file"], entry["line"], entry["to"], tuple(entry["tests"]), entry.get("why", "")
+                entry["id"],
+                str(entry["capability"]).strip(),
+                entry["file"],
+                entry["line"],
+                entry["to"],
+                tuple(entry["tests"]),
+                entry.get("why", ""),
             )
         )
     return out
@@ -369,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python3 -m bench.mutations", description=__doc__.split("\n")[0])
     p.add_argument("--list-file", type=Path, default=LIST_FILE)
     p.add_argument("--only", action="append", default=[], help="run only this entry id (repeatable)")
+    p.add_argument("--capability", action="append", default=[], help="run only this capability's entries (repeatable)")
     p.add_argument("--workers", type=int, default=2, help="copies run side by side (default 2)")
     p.add_argument("--timeout", type=float, default=240.0, help="seconds per test run (default 240)")
     p.add_argument("--python", default=_default_python(), help="the interpreter that runs pytest")
@@ -388,15 +401,24 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             p.error(f"no entry {sorted(unknown)} in {args.list_file.name}")
         mutations = [m for m in mutations if m.id in args.only]
+    if args.capability:
+        unknown = set(args.capability) - {m.capability for m in mutations}
+        if unknown:
+            p.error(f"no entry of capability {sorted(unknown)} in {args.list_file.name}")
+        mutations = [m for m in mutations if m.capability in args.capability]
     if args.list:
         for m in mutations:
-            print(f"{m.id:34} {m.file}: {m.line}  ->  {m.to}")
+            print(f"{m.capability:18} {m.id:34} {m.file}: {m.line}  ->  {m.to}")
         return 0
 
     started = time.monotonic()
 
     def report(o: Outcome, done: int, total: int) -> None:
-        print(f"[{done:>2}/{total}] {o.verdict:8} {o.mutation.id:34} {o.seconds:6.1f}s  {o.mutation.file}", flush=True)
+        print(
+            f"[{done:>2}/{total}] {o.verdict:8} {o.mutation.capability:18} {o.mutation.id:34} {o.seconds:6.1f}s  "
+            f"{o.mutation.file}",
+            flush=True,
+        )
         if args.show or o.verdict == "broken":
             print(_tail(o.output), flush=True)
 
@@ -422,8 +444,12 @@ def main(argv: list[str] | None = None) -> int:
     broken = [o for o in outcomes if o.verdict == "broken"]
     pct = 100.0 * caught / len(outcomes) if outcomes else 100.0
     print()
+    for capability, (got, of) in by_capability(outcomes).items():
+        print(f"{capability:18} {got:>3} of {of:>3} caught")
     for o in survived:
-        print(f"SURVIVED {o.mutation.id}: {o.mutation.file}: {o.mutation.line!r} -> {o.mutation.to!r}")
+        print(
+            f"SURVIVED {o.mutation.capability}: {o.mutation.id}: {o.mutation.file}: {o.mutation.line!r} -> {o.mutation.to!r}"
+        )
     for o in broken:
         print(f"BROKEN   {o.mutation.id}: {o.output}")
     timeouts = sum(o.verdict == "timeout" for o in outcomes)
@@ -432,6 +458,15 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(broken)} not applicable, {timeouts} timed out; {elapsed:.0f}s with {args.workers} workers"
     )
     return 0 if pct >= args.min_caught and not broken else 1
+
+
+def by_capability(outcomes: list[Outcome]) -> dict[str, tuple[int, int]]:
+    """capability -> (caught, run), in the order the capabilities first appear."""
+    tally: dict[str, tuple[int, int]] = {}
+    for o in outcomes:
+        got, of = tally.get(o.mutation.capability, (0, 0))
+        tally[o.mutation.capability] = (got + (o.verdict in ("caught", "timeout")), of + 1)
+    return tally
 
 
 def _interrupted(signum, frame) -> None:

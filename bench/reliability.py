@@ -37,6 +37,7 @@ import tempfile
 import time
 from contextlib import AsyncExitStack, contextmanager
 from pathlib import Path
+from typing import Any
 
 from .common import machine, markdown_table, report
 from .isolation import IsolationChecker, marker
@@ -118,7 +119,7 @@ async def soak(db: Path, calls: int, seed: int = 1) -> dict:
     checker = plant_markers(manager)
     manager.close()
     rng = random.Random(seed)
-    out = {"calls": 0, "errors": 0, "errors_by_tool": {}, "violations": [], "own_marker_seen": 0}
+    out: dict[str, Any] = {"calls": 0, "errors": 0, "errors_by_tool": {}, "violations": [], "own_marker_seen": 0}
     async with AsyncExitStack() as stack:
         clients = []
         for tenant, user, agent in CALLERS:
@@ -295,7 +296,7 @@ def write_lock_held(db: Path, at_most_s: float = 120.0):
     """Another process holding SQLite's write lock (BEGIN IMMEDIATE) until the block ends."""
     holder = subprocess.Popen([sys.executable, "-c", _HOLD, str(db), str(at_most_s)], stdout=subprocess.PIPE, text=True)
     try:
-        if holder.stdout.readline().strip() != "locked":
+        if holder.stdout is None or holder.stdout.readline().strip() != "locked":
             raise RuntimeError("the lock holder did not take the write lock")
         yield holder.pid
     finally:
@@ -315,7 +316,8 @@ class _Records(logging.Handler):
 async def locked_database(db: Path, busy_timeout_ms: int) -> dict:
     from fastmcp import Client
 
-    app, manager = in_process_app(db, **{"database.busy_timeout_ms": busy_timeout_ms})
+    overrides: dict[str, Any] = {"database.busy_timeout_ms": busy_timeout_ms}
+    app, manager = in_process_app(db, **overrides)
     records = _Records()
     toolbox_log = logging.getLogger("memgate.toolbox")
     toolbox_log.addHandler(records)

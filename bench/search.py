@@ -26,6 +26,7 @@ import sqlite3
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -110,7 +111,7 @@ def measure_size(workdir: Path, n: int, qs: list[str], words: list[str], embedde
             run(name, i, q)
     fts.close()
     manager.close()
-    row = {
+    row: dict[str, Any] = {
         "chunks_per_tenant": n,
         "tenants": 2,
         "queries": len(qs),

@@ -129,7 +129,9 @@ def serve_http(
         deadline = time.monotonic() + startup_s
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"memgate serve exited: {proc.stderr.read().decode()[-2000:]}")
+                raise RuntimeError(
+                    f"memgate serve exited: {proc.stderr.read().decode()[-2000:] if proc.stderr else ''}"
+                )
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
                     break

@@ -90,7 +90,8 @@ class MemgateAuthProvider(RemoteAuthProvider):
         challenge = list(settings.required_scopes)
         super().__init__(
             verifier,
-            authorization_servers=_authorization_servers(settings),
+            # the URLs as configured (checked, not rewritten): see _authorization_servers
+            authorization_servers=_authorization_servers(settings),  # type: ignore[arg-type]
             base_url=base_url,
             resource_base_url=settings.resource_url,
             scopes_supported=challenge,
@@ -267,14 +268,14 @@ def _authorization_servers(settings: HttpAuthSettings) -> list[str]:
 def identity_from_access_token(token: AccessToken, settings: HttpAuthSettings) -> Identity:
     """The trusted Identity a verified token speaks for (its tenant decided by the gate, if any)."""
     claims = token.claims or {}
-    mapped = isinstance(token, VerifiedToken) and token.tenant
-    tenant = token.tenant if mapped else _str_claim(claims, settings.tenant_claim)
+    mapped = token if isinstance(token, VerifiedToken) and token.tenant else None
+    tenant = mapped.tenant if mapped else _str_claim(claims, settings.tenant_claim)
     if tenant is None:
         raise AccessDenied(
             f"The access token has no {settings.tenant_claim!r} claim.",
             field=settings.tenant_claim,
         )
-    user = (token.mapped_user if mapped else None) or _str_claim(claims, settings.user_claim)
+    user = (mapped.mapped_user if mapped else None) or _str_claim(claims, settings.user_claim)
     skipped = {
         settings.tenant_claim,
         settings.user_claim,

@@ -44,7 +44,7 @@ def host_sampler() -> Sampler | None:
                 warnings.simplefilter("ignore")  # sampling is deprecated in the 2026-07-28 era only
                 result = await session.create_message([message], max_tokens=max_tokens, system_prompt=system)
             content = result.content
-            return content.text if getattr(content, "type", None) == "text" else None
+            return content.text if isinstance(content, mcp_types.TextContent) else None
 
         try:
             return anyio.from_thread.run(ask)

@@ -158,7 +158,8 @@ class _ListFriendlyEnvSource(EnvSettingsSource):
 
     def decode_complex_value(self, field_name: str, field: FieldInfo | None, value: Any) -> Any:
         try:
-            return super().decode_complex_value(field_name, field, value)
+            # pydantic-settings itself passes None for a nested value, despite its annotation
+            return super().decode_complex_value(field_name, field, value)  # type: ignore[arg-type]
         except ValueError:
             if field is not None and get_origin(field.annotation) in (list, tuple, set, frozenset):
                 return [part.strip() for part in value.split(",") if part.strip()]

@@ -165,7 +165,7 @@ _BATCH = "Invalid Request: JSON-RPC batches are not supported; send each request
 
 def _batch(items: list[Any]) -> Triage:
     """One error per request of a batch, with its id; nothing for its notifications (see the module docstring)."""
-    replies = []
+    replies: list[dict[str, Any]] = []
     for item in items:
         if isinstance(item, dict) and "id" in item and (echoed := _echoable(item)) is not None:
             replies.extend(_reply(echoed, INVALID_REQUEST, _BATCH).replies)

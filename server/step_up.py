@@ -118,7 +118,9 @@ def _tool_call(body: bytes) -> tuple[str, Any] | None:
     if not isinstance(message, dict) or message.get("method") != "tools/call":
         return None
     params = message.get("params")
-    name = params.get("name") if isinstance(params, dict) else None
+    if not isinstance(params, dict):
+        return None
+    name = params.get("name")
     return (name, params.get("arguments")) if isinstance(name, str) and name else None
 
 

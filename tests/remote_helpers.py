@@ -47,18 +47,19 @@ def post_mcp(
     name: str = "lookup_entity",
     arguments: dict[str, Any] | None = None,
     headers: dict[str, str] | None = None,
+    params: dict[str, Any] | None = None,
 ) -> httpx.Response:
-    """One raw stateless (2026-07-28) MCP request; tools/call of `name` by default."""
+    """One raw stateless (2026-07-28) MCP request; tools/call of `name` by default (`params` for another method)."""
     sent = {
         "Content-Type": "application/json",
         "Accept": "application/json, text/event-stream",
         "MCP-Protocol-Version": MODERN,
         "Mcp-Method": method,
     }
-    params: dict[str, Any] = {}
+    built: dict[str, Any] = {}
     if method == "tools/call":
         sent["Mcp-Name"] = name
-        params = {
+        built = {
             "name": name,
             "arguments": arguments
             if arguments is not None
@@ -72,7 +73,8 @@ def post_mcp(
         "id": 1,
         "method": method,
         "params": {
-            **params,
+            **built,
+            **(params or {}),
             "_meta": {
                 "io.modelcontextprotocol/protocolVersion": MODERN,
                 "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},

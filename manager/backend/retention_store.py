@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, MemgateError
 from .base import Row, Session
 
 __all__ = ["RetentionSql", "RetentionStore", "RowFilter", "TableShape"]
@@ -183,6 +183,24 @@ class RetentionStore:
             columns=", ".join(columns), source=source, where=" AND ".join(terms), order=f"t.{key}"
         )
         return self.session.raw(sql, params)
+
+    def batches(
+        self, shape: TableShape, where: RowFilter, limit: int, *, erasure: str | None = None
+    ) -> Iterator[list[Row]]:
+        """select() a batch at a time, for a caller that deletes or scrubs each batch before the next.
+
+        A batch that holds a row the previous one held means that write did not reach what the
+        select saw (the two disagree about which rows are the tenant's): raise rather than loop."""
+        previous: set[str] = set()
+        while rows := self.select(shape, where, limit, erasure=erasure):
+            keys = {str(r["row_key"]) for r in rows}
+            if again := keys & previous:
+                raise MemgateError(
+                    f"{shape.table}: row {min(again)} was selected again after its batch was written; stopped",
+                    hint="The store's select and its write disagree about the rows; report this as a bug.",
+                )
+            yield rows
+            previous = keys
 
     def delete(self, shape: TableShape, rows: Sequence[Row]) -> int:
         """Delete `rows` (from select), each in its own scope."""

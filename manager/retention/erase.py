@@ -110,7 +110,7 @@ def _run(
         if spec.references:
             filters.append(RowFilter(erased_refs=spec.references, **_unscrubbed(spec)))
         for where in filters:
-            while rows := store.select(shape, where, batch, erasure=report.erasure_id):
+            for rows in store.batches(shape, where, batch, erasure=report.erasure_id):
                 with store.transaction():
                     if spec.action == "scrub":
                         store.update(shape, rows, spec.scrub)

@@ -90,7 +90,7 @@ def _run(store: RetentionStore, report: ExpiryReport, batch: int, now: str, say:
             where = RowFilter(older_than=(rule.time_column, cutoff), equals=rule.equals, not_equals=rule.not_equals)
             steps.append((label, shape, where))
     for label, shape, where in steps + follow:
-        while rows := store.select(shape, where, batch):
+        for rows in store.batches(shape, where, batch):
             with store.transaction():
                 store.delete(shape, rows)
             report.counts[label] = report.counts.get(label, 0) + len(rows)

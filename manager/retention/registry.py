@@ -4,8 +4,9 @@ One `TableSpec` per table, in the order erasure visits them: a table is erased b
 whose rows it depends on (memory files before their stores), and the tables that only point at
 other rows (links, manifests of other scopes) after everything they could point at. Erasure
 (erase.py) and expiry (expire.py) know no table by name: they walk this list. A new table that
-holds content gets one entry here, and the marker scan (tests/retention/test_forget_marker_scan.py)
-proves it is reached.
+holds content gets one entry here and one writer of a marker in tests/retention_helpers.py; the
+marker scan (tests/retention/test_forget_marker_scan.py) then proves it is reached, and fails for a
+table of the schema that is neither registered nor exempt (with its reason) there.
 
 To add a table (e.g. part 1's memory_candidate and memory_assessment), append an entry before
 `memory_link`, e.g.:

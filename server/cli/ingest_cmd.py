@@ -6,6 +6,7 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -77,7 +78,7 @@ def _size(path: Path) -> int:
         return 0
 
 
-def summary_lines(results: list[IngestResult], seconds: float, passed_over: list[Path] = ()) -> list[str]:
+def summary_lines(results: list[IngestResult], seconds: float, passed_over: Sequence[Path] = ()) -> list[str]:
     count = {s: sum(r.status == s for r in results) for s in (NEW, UNCHANGED, REPLACED, FAILED)}
     lines = [
         f"{len(results)} file(s): {count[NEW]} new, {count[UNCHANGED]} unchanged, "

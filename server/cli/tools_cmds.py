@@ -119,7 +119,7 @@ def report_definition(name: str, sql_file: Path, schema_file: Path, notes: str |
         raise InvalidArgument(
             "a report needs usage notes: give --notes, or a top-level description in the schema", field="--notes"
         )
-    report = {"sql": sql_file.read_text(encoding="utf-8").strip()}
+    report: dict[str, str | int] = {"sql": sql_file.read_text(encoding="utf-8").strip()}
     if max_rows is not None:
         report["max_rows"] = max_rows
     return {

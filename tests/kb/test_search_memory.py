@@ -153,6 +153,13 @@ def test_the_term_budget_keeps_a_long_querys_words_before_its_pairs():
     assert short.pairs == (("while", "statement"), ("statement", "work"))
 
 
+def test_a_query_of_many_identifiers_keeps_only_the_budget_of_them():
+    """Identifiers come first, and still only MAX_QUERY_TERMS of them: nothing else gets past the budget."""
+    terms = query_terms(" ".join(f"mod{n}.fn{n}" for n in range(40)))
+    assert len(terms.phrases) == MAX_QUERY_TERMS and terms.phrases[0] == ("mod0", "fn0")
+    assert (terms.words, terms.prefixes, terms.pairs) == ((), (), ())
+
+
 def test_a_questions_adjacent_words_outrank_its_words_apart(kb):
     # "while" is a stop word, so without the pair the chunk saying "statement" and "work" most would win.
     add_doc(kb, ACME, "while", "The while statement repeats a suite. Use a while statement as long as it holds.")

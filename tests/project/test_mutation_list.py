@@ -13,10 +13,12 @@ ROOT = Path(__file__).resolve().parents[2]
 MUTATIONS = load()
 
 
-def test_the_list_holds_enough_sabotages_across_the_layers():
-    assert len(MUTATIONS) >= 40
+def test_the_list_holds_enough_sabotages_across_the_layers_and_capabilities():
+    assert len(MUTATIONS) >= 150
     layers = {m.file.split("/")[0] for m in MUTATIONS}
     assert {"manager", "toolbox", "server", "sql"} <= layers
+    capabilities = {m.capability for m in MUTATIONS}
+    assert {"retention", "temp caps", "execute_query", "step-up", "session slots", "query terms"} <= capabilities
 
 
 @pytest.mark.parametrize("m", MUTATIONS, ids=[m.id for m in MUTATIONS])
@@ -38,7 +40,12 @@ def test_each_named_test_exists(m):
 
 def test_a_malformed_entry_is_refused_naming_it(tmp_path):
     bad = tmp_path / "list.toml"
-    bad.write_text('[[mutation]]\nid = "x"\nfile = "a.py"\nline = "  indented"\nto = "y"\ntests = ["t"]\n')
+    bad.write_text(
+        '[[mutation]]\nid = "x"\ncapability = "c"\nfile = "a.py"\nline = "  indented"\nto = "y"\ntests = ["t"]\n'
+    )
     with pytest.raises(ValueError, match="^x: `line` is one line without its indentation"):
+        load(bad)
+    bad.write_text('[[mutation]]\nid = "x"\nfile = "a.py"\nline = "a"\nto = "b"\ntests = ["t"]\n')
+    with pytest.raises(ValueError, match=r"^entry 1 of list.toml lacks \['capability'\]"):
         load(bad)
     assert LIST_FILE.is_file()

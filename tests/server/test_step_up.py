@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import pytest
@@ -80,6 +81,22 @@ def test_calling_it_is_a_403_step_up_challenge_naming_the_scopes_and_nothing_run
         "denied",
         "InsufficientScope",
     )
+    assert json.loads(row["arguments_json"]) == ARGS and row["argument_digest"]  # what was asked, as any call
+
+
+def test_only_a_tool_call_is_challenged_not_another_method_naming_the_tool(url, backend):
+    """prompts/get and resources/read carry a `name` or `uri` too; a prompt named like a scoped tool is
+    the prompt layer's to answer, never a step-up challenge."""
+    response = post_mcp(
+        url,
+        token("memory:read"),
+        method="prompts/get",
+        params={"name": "lookup_entity_admin"},
+        headers={"Mcp-Name": "lookup_entity_admin"},
+    )
+    assert response.status_code != 403 and "Unknown prompt" in response.json()["error"]["message"], response.text
+    assert "insufficient_scope" not in response.headers.get("www-authenticate", "")
+    assert [r["status"] for r in log_rows(backend)] == []
 
 
 def test_an_mcp_name_header_naming_another_tool_does_not_stand_in_for_the_body(url, backend):

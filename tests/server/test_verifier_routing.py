@@ -16,7 +16,9 @@ from jwt_helpers import make_keypair, make_token
 from mcp_helpers import log_rows
 from remote_helpers import memgate_settings, post_mcp, serve_memgate
 
-from memgate.manager import OperatorManager
+from memgate.manager import ACME, OperatorManager, load_tool_definitions
+from memgate.server.auth_settings import HttpAuthSettings
+from memgate.server.verifiers import MemgateIntrospectionVerifier, build_verifiers
 
 JWT_ISS = "https://claude-idp.example.test"
 OPAQUE_ISS = "https://okta.example.test"
@@ -149,3 +151,66 @@ def test_without_google_prefixes_opaque_tokens_go_to_introspection_then_google(i
     with serve_memgate(memgate_settings(sqlite_path, all_three(idp, token_prefixes=[]))) as url:
         assert post_mcp(url, "gtoken-without-prefix").status_code in (200, 403)  # verified; tenant decides
     assert [p for p, _ in idp.requests][:2] == ["/introspect", "/tokeninfo"]
+
+
+def test_when_both_name_one_issuer_its_jwts_go_to_the_jwt_verifier_alone(idp, sqlite_path, two_tenants):
+    """An IdP configured for the JWT verifier and for introspection: its JWTs are checked locally, its
+    opaque tokens introspected; the JWT verifier's issuer wins, and introspection is never asked about a JWT."""
+    auth = all_three(idp)
+    auth["introspection"]["issuer"] = JWT_ISS
+    idp.introspection["op-same-idp"] = introspected(iss=JWT_ISS)
+    with serve_memgate(memgate_settings(sqlite_path, auth)) as url:
+        assert "<content>0.78" in call(url, jwt_token())
+        assert "<content>0.78" in call(url, "op-same-idp")
+    assert idp.requests == [("/introspect", "op-same-idp")]
+
+
+def test_an_introspected_token_of_another_issuer_or_not_yet_valid_is_refused(idp, sqlite_path, two_tenants, backend):
+    """Introspection's own answer is checked too: `iss` when it names one, `nbf` when given."""
+    now = int(time.time())
+    idp.introspection["op-foreign"] = introspected(iss="https://elsewhere.example.test")
+    idp.introspection["op-early"] = introspected(nbf=now + 600)
+    idp.introspection["op-fine"] = introspected(nbf=now - 60)
+    with serve_memgate(memgate_settings(sqlite_path, all_three(idp))) as url:
+        for refused in ("op-foreign", "op-early"):
+            response = post_mcp(url, refused)
+            assert response.status_code == 401 and response.json()["error"] == "invalid_token", refused
+        assert "<content>0.78" in call(url, "op-fine")
+    assert [r["status"] for r in log_rows(backend)] == ["ok"]
+
+
+def test_the_google_verifier_never_sends_a_jwt_to_google(idp):
+    """Routing keeps JWTs from Google; the verifier itself refuses one unasked as well."""
+    verifiers = build_verifiers(HttpAuthSettings(**all_three(idp)), KEYS.public_pem)
+    assert asyncio.run(verifiers["google"].verify_token(jwt_token())) is None
+    assert idp.requests == []
+
+
+def test_an_introspection_verifier_cannot_be_built_without_an_audience(idp):
+    """A generic introspection endpoint answers `active` for every API of the IdP: the audience is what
+    makes the answer about memgate, so the verifier refuses to exist without one (settings say so first)."""
+    with pytest.raises(ValueError, match="needs an audience"):
+        MemgateIntrospectionVerifier(
+            introspection_url=f"{idp.url}/introspect",
+            client_id=CLIENT_ID,
+            client_secret=CLIENT_SECRET,
+            audience=None,
+            issuer=OPAQUE_ISS,
+        )
+
+
+def test_a_step_up_challenge_names_the_scopes_of_the_verifier_that_accepted_the_token(
+    idp, sqlite_path, manager, two_tenants, backend
+):
+    """An introspected token lacking a row's scope is challenged for introspection's required scopes and
+    the row's, not the JWT verifier's."""
+    lookup = next(d for d in load_tool_definitions() if d["tool_name"] == "lookup_entity")
+    manager.seed_tools(ACME, [dict(lookup, tool_name="lookup_admin", access_policy={"required_scopes": ["mem:admin"]})])
+    auth = all_three(idp)
+    auth["required_scopes"] = ["memory:read"]
+    auth["introspection"]["required_scopes"] = ["okta.memory"]
+    idp.introspection["op-okta"] = introspected(scope="okta.memory")
+    with serve_memgate(memgate_settings(sqlite_path, auth)) as url:
+        response = post_mcp(url, "op-okta", name="lookup_admin")
+    assert response.status_code == 403
+    assert 'scope="okta.memory mem:admin"' in response.headers["www-authenticate"]
