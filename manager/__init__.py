@@ -14,6 +14,7 @@ its own docstring saying what it owns and what it may import:
     registry/  toolbox rows, the call log, default tools
     tenancy/   tenant mapping for tokens that name no tenant
     retention/ retention and erasure for the operator: `memgate expire`, `memgate forget`
+    portability/ export and import of a scope's memory for the operator: `memgate export|import`
     demo/      the demo dataset
     backend/   the storage seam and one folder per dialect
 
@@ -76,6 +77,7 @@ from .links.kinds import RELATIONS, REVERSE
 from .operator import OperatorManager, ServerGate
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
+from .portability import BundleReader, ExportReport, ImportReport, export_scope, import_bundle, portability_records
 from .promotion import review as promotion_review
 from .promotion.memory_view import CandidateNotVisible
 from .promotion.policy import PromotionPolicy
@@ -114,6 +116,7 @@ __all__ = [
     "AccessDenied",
     "Backend",
     "BackendUnavailable",
+    "BundleReader",
     "CallRecord",
     "CandidateNotVisible",
     "CapsSettings",
@@ -127,12 +130,14 @@ __all__ = [
     "DatabaseBusy",
     "DatabaseSettings",
     "Embedder",
+    "ExportReport",
     "HashingEmbedder",
     "Identity",
     "ImageData",
     "ImageNotShown",
     "ImageNotVisible",
     "ImagePart",
+    "ImportReport",
     "IngestResult",
     "InvalidArgument",
     "KbSettings",
@@ -172,6 +177,8 @@ __all__ = [
     "erase",
     "erasures",
     "expire",
+    "export_scope",
+    "import_bundle",
     "is_image_path",
     "is_web_url",
     "load_policy",
@@ -179,6 +186,7 @@ __all__ = [
     "now_iso",
     "open_backend",
     "operator_turns",
+    "portability_records",
     "prepare_server_heap",
     "promotion_review",
     "record_demo_window",

@@ -37,6 +37,8 @@ COMMAND_MODULES = {
     "compact": "turn_cmds",
     "candidates": "candidate_cmds",
     "ui": "ui_cmd",
+    "export": "portability_cmds",
+    "import": "portability_cmds",
 }
 
 

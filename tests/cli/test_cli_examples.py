@@ -122,6 +122,10 @@ def _run(command: str, demo_db: Path, tmp_path: Path, monkeypatch) -> tuple[int,
         words = words[: words.index(">")]
     assert words[0] == "memgate"
     args = ["--db", str(db), *words[1:]]
+    if words[1:2] == ["import"] and "--from" not in words:  # a bundle import: the bundle its export wrote
+        scope = ["--user", "jane"] if "jane" in words[2] else []
+        exported = CliRunner().invoke(cli, ["--db", str(db), "export", "-t", "acme", *scope, "--out", words[2]])
+        assert exported.exit_code == 0, exported.output
     for server in ("serve", "ui"):  # a server would wait for a host or a browser: check that it parses only
         if server in words:
             return _parses(args, server), ""

@@ -40,6 +40,7 @@ CAPABILITIES = (
     "query",
     "registry",
     "retention",
+    "portability",
     "tenancy",
     "demo",
 )

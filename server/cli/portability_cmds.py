@@ -1,0 +1,149 @@
+"""`memgate export`, `memgate import`: a scope's memory to a bundle and back (operator only)."""
+
+from __future__ import annotations
+
+import getpass
+
+import click
+
+from memgate.manager import ConfigError, export_scope, import_bundle, portability_records
+
+from .common import (
+    AGENT_ID,
+    USER_ID,
+    friendly_errors,
+    open_manager,
+    operator_identity,
+    require_tenant,
+    settings_from,
+    tenant_option,
+)
+
+
+def _err(line: str) -> None:
+    click.echo(line, err=True)
+
+
+def operator_name() -> str:
+    """Who asked, as the erasure and export records name it: cli:operator:<login>."""
+    try:
+        return f"cli:operator:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "cli:operator:unknown"
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("export")
+    @tenant_option()
+    @click.option("--user", "-u", type=USER_ID, metavar="ID", help="Export this user's memory.")
+    @click.option("--agent", type=AGENT_ID, metavar="ID", help="Export this agent's memory.")
+    @click.option("--thread", metavar="ID", help="Export this thread's memory.")
+    @click.option("--out", "-o", type=click.Path(file_okay=False), metavar="FOLDER", help="A new or empty folder.")
+    @click.option(
+        "--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows read at a time."
+    )
+    @click.option("--list", "list_", is_flag=True, help="List the tenant's export and import records instead.")
+    @click.pass_context
+    @friendly_errors
+    def export_(ctx, tenant, user, agent, thread, out, batch, list_) -> None:
+        """Write every record a tenant, or one user, agent or thread in it, owns to a bundle.
+
+        The bundle is a folder: manifest.json (counts and sha256 of every file), one JSONL file per
+        table (every version, lifecycle, links, provenance, candidates and assessments), images as
+        files, and shared.jsonl (what others share with the scope: listed, not included). Each row
+        is read through the tenant wall in its own scope. The export is recorded (--list).
+
+        \b
+        Examples:
+          memgate export -t acme --user jane --out ./jane-2026-12-05
+          memgate export -t acme --out ./acme-full
+          memgate export -t acme --list
+        """
+        settings = settings_from(ctx)
+        manager = open_manager(settings, create=False)
+        try:
+            require_tenant(manager, settings, operator_identity(tenant))
+            if list_:
+                for r in portability_records(manager.backend, tenant):
+                    who = f"{r['scope_kind']}={r['subject']}" if r["subject"] else r["scope_kind"]
+                    source = f" from {r['source_tenant']}" if r["source_tenant"] else ""
+                    click.echo(
+                        f"{r['record_id']} {r['action']:<6} {who}{source} by {r['requested_by']} {r['recorded_at']} "
+                        f"sha256 {r['bundle_sha256']} {r['counts_json']}"
+                    )
+                return
+            subjects = [(k, v) for k, v in (("user", user), ("agent", agent), ("thread", thread)) if v]
+            if len(subjects) > 1:
+                raise ConfigError("name at most one of --user, --agent, --thread", field="subject")
+            if not out:
+                raise ConfigError("name the bundle's folder with --out", field="out")
+            kind, subject = subjects[0] if subjects else ("tenant", None)
+            report = export_scope(
+                manager.backend, tenant, kind, subject, out, requested_by=operator_name(), batch=batch, progress=_err
+            )
+        finally:
+            manager.close()
+        for table, n in report.counts.items():
+            click.echo(f"{table:<34} {n:>8}")
+        for table, why in report.left_out.items():
+            click.echo(f"{table:<34} left out: {why}")
+        who = "tenant" if kind == "tenant" else f"{kind} {subject}"
+        click.echo(
+            f"exported {report.total} row(s) and {report.images} image file(s) of {who} in tenant {tenant} "
+            f"to {report.path}; {report.shared} shared row(s) listed, not included"
+        )
+        click.echo(f"bundle sha256 {report.sha256} (export {report.record_id})")
+
+    @cli.command("import")
+    @click.argument("path", type=click.Path(exists=True))
+    @tenant_option(required=False)
+    @click.option("--sha256", "expected", metavar="HEX", help="Refuse the bundle unless its sha256 is this one.")
+    @click.option("--dry-run", is_flag=True, help="Say what would be imported; change nothing.")
+    @click.option(
+        "--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows per transaction."
+    )
+    @click.pass_context
+    @friendly_errors
+    def import_(ctx, path, tenant, expected, dry_run, batch) -> None:
+        """Import a bundle `memgate export` wrote: into its tenant, or another one (-t).
+
+        Checked first, whole: a file that does not match the manifest refuses the bundle. Then
+        each row is written in its own scope through the tenant wall: inserted when new, left when
+        the same (running it twice changes nothing), updated only to a newer version, never over
+        one. Into another tenant the ids are mapped (the same way every time).
+
+        \b
+        Examples:
+          memgate import ./jane-2026-12-05 --dry-run
+          memgate import ./jane-2026-12-05 --sha256 3f2a...
+          memgate import ./acme-full -t acme-staging
+        """
+        settings = settings_from(ctx)
+        manager = open_manager(settings, create=False)
+        try:
+            report = import_bundle(
+                manager.backend,
+                path,
+                requested_by=operator_name(),
+                tenant=tenant,
+                expected_sha256=expected,
+                batch=batch,
+                dry_run=dry_run,
+                progress=_err,
+            )
+        finally:
+            manager.close()
+        outcomes = ("inserted", "unchanged", "updated", "kept", "refused")
+        for table, counts in report.counts.items():
+            click.echo(f"{table:<34} " + " ".join(f"{o} {counts[o]}" for o in outcomes if counts[o]))
+        for line in report.refusals:
+            click.echo(f"refused: {line}")
+        for table, why in report.left_out.items():
+            click.echo(f"{table:<34} not in the bundle: {why}")
+        verb = "would import" if dry_run else "imported"
+        click.echo(
+            f"{verb} into tenant {report.tenant} from {report.source_tenant}: "
+            + ", ".join(f"{report.total(o)} {o}" for o in outcomes)
+            + (f"; {report.mapped} id(s) mapped for the new tenant" if report.mapped else "")
+        )
+        click.echo(f"bundle sha256 {report.sha256}" + (f" (import {report.record_id})" if report.record_id else ""))
