@@ -77,7 +77,17 @@ from .links.kinds import RELATIONS, REVERSE
 from .operator import OperatorManager, ServerGate
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
-from .portability import BundleReader, ExportReport, ImportReport, export_scope, import_bundle, portability_records
+from .portability import (
+    IMPORT_FORMATS,
+    BundleReader,
+    ExportReport,
+    ImportReport,
+    ProposalReport,
+    export_scope,
+    import_bundle,
+    portability_records,
+    propose_file,
+)
 from .promotion import review as promotion_review
 from .promotion.memory_view import CandidateNotVisible
 from .promotion.policy import PromotionPolicy
@@ -102,6 +112,7 @@ __all__ = [
     "GLOBEX",
     "ID_RULE",
     "IMAGE_EXTENSIONS",
+    "IMPORT_FORMATS",
     "LINK_RELATIONS",
     "MEMORY_COMMANDS",
     "MEMORY_PROTOCOL",
@@ -150,6 +161,7 @@ __all__ = [
     "NotVisible",
     "OperatorManager",
     "PromotionPolicy",
+    "ProposalReport",
     "QueryRejected",
     "QueryTimeout",
     "Replay",
@@ -189,6 +201,7 @@ __all__ = [
     "portability_records",
     "prepare_server_heap",
     "promotion_review",
+    "propose_file",
     "record_demo_window",
     "seed_demo",
     "set_retention",

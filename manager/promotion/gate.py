@@ -137,16 +137,18 @@ def remember(
     row_policy: dict[str, Any] | None = None,
     sampler: Sampler | None = None,
     confirm: Callable[[str], bool | None] | None = None,
+    rate_limited: bool = True,
 ) -> ToolOutput:
     """Decide one proposal; the answer's first line is the decision. `confirm(question)` asks the user
-    whether a conflicting fact replaces the current value (True: yes; False or None: no answer)."""
+    whether a conflicting fact replaces the current value (True: yes; False or None: no answer).
+    `rate_limited=False` (an operator's import, never a tool call) skips the per-caller rate cap."""
     proposal = check_proposal(proposal, caps, row_policy, identity)
     allowed = ((row_policy or {}).get("remember") or {}).get("scopes") or DEFAULT_ROW_SCOPES
     for _attempt in range(2):
         now = now_iso()
         with backend.session(identity, now=now) as s:
             policy = read_policy(s, now)
-            plan = _plan(s, identity, proposal, policy, allowed, now)
+            plan = _plan(s, identity, proposal, policy, allowed, now, rate_limited)
         if isinstance(plan, ToolOutput):
             return plan
         verdicts = None
@@ -198,10 +200,10 @@ def _refused(rule: str, sentence: str) -> ToolOutput:
 
 
 def _plan(
-    s: Session, identity: Identity, p: Proposal, policy: PromotionPolicy, allowed, now: str
+    s: Session, identity: Identity, p: Proposal, policy: PromotionPolicy, allowed, now: str, rate_limited: bool = True
 ) -> _Plan | ToolOutput:
     since = (datetime.fromisoformat(now.replace("Z", "+00:00")) - timedelta(hours=1)).astimezone(UTC)
-    made = s.fetch_one(
+    made = rate_limited and s.fetch_one(
         "candidate_recent_count", created_by=_caller(identity), since=since.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     )
     if made and int(made["n"]) >= policy.rate_per_hour:

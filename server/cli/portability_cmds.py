@@ -6,7 +6,7 @@ import getpass
 
 import click
 
-from memgate.manager import ConfigError, export_scope, import_bundle, portability_records
+from memgate.manager import IMPORT_FORMATS, ConfigError, export_scope, import_bundle, portability_records, propose_file
 
 from .common import (
     AGENT_ID,
@@ -97,29 +97,57 @@ def register(cli: click.Group) -> None:
     @cli.command("import")
     @click.argument("path", type=click.Path(exists=True))
     @tenant_option(required=False)
+    @click.option(
+        "--from",
+        "fmt",
+        type=click.Choice(["bundle", *IMPORT_FORMATS]),
+        default="bundle",
+        show_default=True,
+        help="What PATH is: a memgate bundle, or another tool's memories (each proposed to the promotion gate).",
+    )
+    @click.option(
+        "--user", "-u", type=USER_ID, metavar="ID", help="Another tool's memories: propose them for this user."
+    )
+    @click.option("--agent", type=AGENT_ID, metavar="ID", help="Another tool's memories: propose them for this agent.")
     @click.option("--sha256", "expected", metavar="HEX", help="Refuse the bundle unless its sha256 is this one.")
-    @click.option("--dry-run", is_flag=True, help="Say what would be imported; change nothing.")
+    @click.option("--dry-run", is_flag=True, help="Say what would be imported or proposed; change nothing.")
     @click.option(
         "--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows per transaction."
     )
     @click.pass_context
     @friendly_errors
-    def import_(ctx, path, tenant, expected, dry_run, batch) -> None:
-        """Import a bundle `memgate export` wrote: into its tenant, or another one (-t).
+    def import_(ctx, path, tenant, fmt, user, agent, expected, dry_run, batch) -> None:
+        """Import a bundle `memgate export` wrote, or another tool's memories (--from).
 
-        Checked first, whole: a file that does not match the manifest refuses the bundle. Then
+        A bundle is checked first, whole: a file that does not match the manifest refuses it. Then
         each row is written in its own scope through the tenant wall: inserted when new, left when
         the same (running it twice changes nothing), updated only to a newer version, never over
-        one. Into another tenant the ids are mapped (the same way every time).
+        one. Into another tenant (-t) the ids are mapped (the same way every time).
+
+        Another tool's file (--from mcp-memory | basic-memory | jsonl) is stored as a source
+        document of the importing scope (-t, and --user or --agent), and each memory in it is a
+        proposal to the promotion gate resting on it: the gate's checks and the tenant's policy
+        decide, and what it holds back waits in `memgate candidates`.
 
         \b
         Examples:
           memgate import ./jane-2026-12-05 --dry-run
           memgate import ./jane-2026-12-05 --sha256 3f2a...
           memgate import ./acme-full -t acme-staging
+          memgate import memory.jsonl --from mcp-memory -t acme --user jane --dry-run
+          memgate import ./notes --from basic-memory -t acme --agent research-assistant
+          memgate import mem0-export.jsonl --from jsonl -t acme
         """
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
+        if fmt != "bundle":
+            try:
+                _propose(manager, settings, fmt, path, tenant, user, agent, dry_run)
+            finally:
+                manager.close()
+            return
+        if user or agent:
+            raise ConfigError("--user and --agent choose the scope of another tool's memories (--from)", field="user")
         try:
             report = import_bundle(
                 manager.backend,
@@ -147,3 +175,28 @@ def register(cli: click.Group) -> None:
             + (f"; {report.mapped} id(s) mapped for the new tenant" if report.mapped else "")
         )
         click.echo(f"bundle sha256 {report.sha256}" + (f" (import {report.record_id})" if report.record_id else ""))
+
+
+def _propose(manager, settings, fmt, path, tenant, user, agent, dry_run) -> None:
+    if not tenant:
+        raise ConfigError("name the tenant to propose the memories to: -t TENANT", field="tenant")
+    require_tenant(manager, settings, operator_identity(tenant))
+    report = propose_file(
+        manager, tenant, fmt, path, user=user, agent=agent, dry_run=dry_run, say=click.echo if dry_run else _err
+    )
+    for line in report.skipped:
+        click.echo(f"skipped {line}")
+    if dry_run:
+        click.echo(
+            f"would propose {report.proposed} memor{'y' if report.proposed == 1 else 'ies'} from {path}; nothing was stored"
+        )
+        return
+    for name, document in report.documents.items():
+        click.echo(f"source {name}: stored as {document} (collection imported)")
+    for rule, n in sorted(report.rules.items()):
+        click.echo(f"held back or refused by rule {rule}: {n}")
+    click.echo(
+        f"proposed {report.proposed} memor{'y' if report.proposed == 1 else 'ies'} from {path}: "
+        + ", ".join(f"{n} {d}" for d, n in report.decisions.items())
+        + f" ({report.per_second:.0f} proposals/s); review what waits: memgate candidates ls -t {tenant} --decision pending"
+    )
