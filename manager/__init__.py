@@ -15,6 +15,7 @@ its own docstring saying what it owns and what it may import:
     tenancy/   tenant mapping for tokens that name no tenant
     retention/ retention and erasure for the operator: `memgate expire`, `memgate forget`
     portability/ export and import of a scope's memory for the operator: `memgate export|import`
+    consolidation/ near duplicates, stale records, notes repeating passages: `memgate consolidate`
     demo/      the demo dataset
     backend/   the storage seam and one folder per dialect
 
@@ -24,6 +25,7 @@ the MemoryManager class every method call goes through.
 
 from .backend import Backend, DatabaseSettings, default_database_path, open_backend
 from .clock import days_ago_iso, now_iso
+from .consolidation import MERGE_DECISIONS, ConsolidationReport, consolidate, decide_merge, merges
 from .context.assemble import ContextWindow
 from .context.messages import ImagePart, TextPart, Turn
 from .context.replay import Replay
@@ -116,6 +118,7 @@ __all__ = [
     "LINK_RELATIONS",
     "MEMORY_COMMANDS",
     "MEMORY_PROTOCOL",
+    "MERGE_DECISIONS",
     "NEW",
     "NOT_SEARCHABLE",
     "REPLACED",
@@ -134,6 +137,7 @@ __all__ = [
     "ChunkSettings",
     "ConfigError",
     "Conflict",
+    "ConsolidationReport",
     "ContextBudget",
     "ContextSettings",
     "ContextTooSmall",
@@ -181,8 +185,10 @@ __all__ = [
     "Turn",
     "check_id",
     "clip_echo",
+    "consolidate",
     "count_tokens",
     "days_ago_iso",
+    "decide_merge",
     "default_database_path",
     "default_embedder",
     "embedder_named",
@@ -195,6 +201,7 @@ __all__ = [
     "is_web_url",
     "load_policy",
     "load_tool_definitions",
+    "merges",
     "now_iso",
     "open_backend",
     "operator_turns",

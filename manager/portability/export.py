@@ -38,13 +38,14 @@ from .scopes import (
     visible_from,
 )
 
-__all__ = ["DEFAULT_BATCH", "FILE_COLUMNS", "ExportReport", "export_scope"]
+__all__ = ["DEFAULT_BATCH", "FILE_COLUMNS", "SMALL_PAGES", "ExportReport", "export_scope"]
 
 DEFAULT_BATCH = 500
-#: binary columns written as files beside the rows, with the column naming their type; tables that
-#: hold one are read a few rows at a time (an image may be 10 MB)
+#: binary columns written as files beside the rows, with the column naming their type
 FILE_COLUMNS = {"image_memory": ("bytes", "mime_type")}
-_FILE_BATCH = 8
+#: tables one row of which can be megabytes (an image's bytes, a document's full text): read a few
+#: rows at a time, so a page is bounded in bytes as well as rows
+SMALL_PAGES = {"image_memory": 8, "knowledge_base_document": 16}
 
 
 @dataclass
@@ -125,23 +126,37 @@ def _export_table(
     owned: set[Triple],
 ) -> int:
     where, written = owned_filter(report.kind, report.subject), 0
-    size = min(batch, _FILE_BATCH) if spec.table in FILE_COLUMNS else batch
+    size = min(batch, SMALL_PAGES.get(spec.table, batch))
     while page := store.select(shape(spec), where, size):
         where = replace(where, after=str(page[-1]["row_key"]))
-        rows: list[Row] = []
-        for triple, listed in by_triple(page).items():
-            owned.add(triple)
-            with backend.session(identity_for(report.tenant, triple, principal)) as s:
-                found = PortableRows(s, backend.portable_sql).by_keys(
-                    spec.table, spec.key, [str(r["row_key"]) for r in listed]
-                )
-            for row in found:
-                _check_wall(spec, row, report.tenant, triple)
-            rows += found
-        for row in sorted(rows, key=lambda r: str(r[spec.key])):
-            writer.row(spec.table, _portable(writer, spec, row))
-            written += 1
+        written += _export_page(backend, writer, spec, report.tenant, principal, page, owned)
     return written
+
+
+def _export_page(
+    backend: Backend,
+    writer: BundleWriter,
+    spec: TableSpec,
+    tenant: str,
+    principal: str,
+    page: list[Row],
+    owned: set[Triple],
+) -> int:
+    """Read one page's rows whole, each in its own scope, and write them (its rows die on return:
+    the next page is read with none of this one held)."""
+    rows: list[Row] = []
+    for triple, listed in by_triple(page).items():
+        owned.add(triple)
+        with backend.session(identity_for(tenant, triple, principal)) as s:
+            found = PortableRows(s, backend.portable_sql).by_keys(
+                spec.table, spec.key, [str(r["row_key"]) for r in listed]
+            )
+        for row in found:
+            _check_wall(spec, row, tenant, triple)
+        rows += found
+    for row in sorted(rows, key=lambda r: str(r[spec.key])):
+        writer.row(spec.table, _portable(writer, spec, row))
+    return len(rows)
 
 
 def _check_wall(spec: TableSpec, row: Row, tenant: str, triple: Triple) -> None:

@@ -140,6 +140,14 @@ REGISTRY: tuple[TableSpec, ...] = (
         retention=(Retention("memory_candidate", orphans_of=("candidate_id", "memory_candidate", "id")),),
     ),
     TableSpec("memory_link", content=("note",), references=("from_id", "to_id")),
+    # `memgate consolidate`'s proposed merges (an operator table): no content, but each names two
+    # rows of its scope, so it goes with the subject and with either end
+    TableSpec(
+        "merge_candidate",
+        key="merge_id",
+        references=("from_id", "to_id"),
+        not_exported="operator bookkeeping: merges `memgate consolidate` proposed for review; run it again after an import",
+    ),
     TableSpec(
         "mcp_call_log",
         key="call_id",

@@ -39,6 +39,7 @@ COMMAND_MODULES = {
     "ui": "ui_cmd",
     "export": "portability_cmds",
     "import": "portability_cmds",
+    "consolidate": "consolidate_cmd",
 }
 
 

@@ -41,6 +41,7 @@ CAPABILITIES = (
     "registry",
     "retention",
     "portability",
+    "consolidation",
     "tenancy",
     "demo",
 )

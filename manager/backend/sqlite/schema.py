@@ -127,6 +127,7 @@ OPERATOR_TABLES = frozenset(
         "base_erasure_log",
         "base_erasure_row",
         "base_portability_log",
+        "base_merge_candidate",
     }
 )
 
