@@ -9,15 +9,15 @@ from memgate.manager import MERGE_DECISIONS, ConfigError, consolidate, decide_me
 
 from .common import (
     AGENT_ID,
+    TENANT_ID,
     USER_ID,
     friendly_errors,
     open_manager,
     operator_identity,
+    operator_name,
     require_tenant,
     settings_from,
 )
-from .common import TENANT_ID as TENANT_TYPE
-from .portability_cmds import operator_name
 
 
 def _err(line: str) -> None:
@@ -26,7 +26,7 @@ def _err(line: str) -> None:
 
 def register(cli: click.Group) -> None:
     @cli.group("consolidate", invoke_without_command=True)
-    @click.option("--tenant", "-t", metavar="TENANT", type=TENANT_TYPE, help="The tenant to look at.")
+    @click.option("--tenant", "-t", metavar="TENANT", type=TENANT_ID, help="The tenant to look at.")
     @click.option("--user", "-u", type=USER_ID, metavar="ID", help="Only this user's records.")
     @click.option("--agent", type=AGENT_ID, metavar="ID", help="Only this agent's records.")
     @click.option("--thread", metavar="ID", help="Only this thread's records.")
@@ -90,7 +90,7 @@ def register(cli: click.Group) -> None:
         )
 
     @consolidate_.command("ls")
-    @click.option("--tenant", "-t", metavar="TENANT", type=TENANT_TYPE, required=True, help="The tenant.")
+    @click.option("--tenant", "-t", metavar="TENANT", type=TENANT_ID, required=True, help="The tenant.")
     @click.option("--decision", type=click.Choice(MERGE_DECISIONS), help="Only merges with this decision.")
     @click.pass_context
     @friendly_errors
@@ -121,7 +121,7 @@ def register(cli: click.Group) -> None:
 def _review_command(group: click.Group, verb: str, decision: str) -> None:
     @group.command(verb)
     @click.argument("merge_ids", nargs=-1, required=True, metavar="MERGE_ID...")
-    @click.option("--tenant", "-t", metavar="TENANT", type=TENANT_TYPE, required=True, help="The tenant.")
+    @click.option("--tenant", "-t", metavar="TENANT", type=TENANT_ID, required=True, help="The tenant.")
     @click.pass_context
     @friendly_errors
     def review(ctx, merge_ids, tenant) -> None:

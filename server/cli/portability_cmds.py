@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
-
 import click
 
 from memgate.manager import IMPORT_FORMATS, ConfigError, export_scope, import_bundle, portability_records, propose_file
@@ -14,6 +12,7 @@ from .common import (
     friendly_errors,
     open_manager,
     operator_identity,
+    operator_name,
     require_tenant,
     settings_from,
     tenant_option,
@@ -22,14 +21,6 @@ from .common import (
 
 def _err(line: str) -> None:
     click.echo(line, err=True)
-
-
-def operator_name() -> str:
-    """Who asked, as the erasure and export records name it: cli:operator:<login>."""
-    try:
-        return f"cli:operator:{getpass.getuser()}"
-    except (KeyError, OSError):
-        return "cli:operator:unknown"
 
 
 def register(cli: click.Group) -> None:
