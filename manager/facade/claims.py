@@ -41,7 +41,7 @@ class ClaimMethods(ManagerCore):
 
         `as_of` (ISO-8601) answers as the claim stood then: the versions written by that moment,
         labelled at it (SQLite reads it from the versions and their validity columns; the answer
-        is Oracle Flashback's at that moment, tests/backend/contract/test_as_of.py).
+        is Oracle Flashback's at that moment, tests/backend/contract/test_as_of_flashback.py).
 
         A claim's non-current versions are its invalid direct results: `include_history`
         shows them, and `include_invalid_results`, when given, is the same switch by the name

@@ -24,9 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import numpy as np
+
 from ..errors import InvalidArgument
 
-__all__ = ["FORMAT", "VERSION", "BundleReader", "BundleWriter", "decode_value", "encode_value"]
+__all__ = ["FORMAT", "VERSION", "BundleReader", "BundleWriter", "decode_value", "encode_value", "float32_bytes"]
 
 FORMAT = "memgate-bundle"
 VERSION = 1
@@ -36,9 +38,19 @@ _MIME_EXT = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp", "ima
 
 
 def encode_value(value: Any) -> Any:
+    """A row's value as JSON: binary (a BLOB, or a vector a driver returns as an array) as base64 of
+    its bytes (a vector as float32 little-endian, as SQLite stores it), so a bundle is the same
+    whichever database wrote it."""
     if isinstance(value, (bytes, bytearray, memoryview)):
         return {"$b64": base64.b64encode(bytes(value)).decode("ascii")}
+    if hasattr(value, "tolist") or type(value).__name__ == "array":
+        return {"$b64": base64.b64encode(float32_bytes(value)).decode("ascii")}
     return value
+
+
+def float32_bytes(vector: Any) -> bytes:
+    """A vector (numpy, array.array, list) as float32 little-endian bytes."""
+    return np.asarray(list(vector) if not hasattr(vector, "dtype") else vector, dtype="<f4").tobytes()
 
 
 def decode_value(value: Any, folder: Path) -> Any:

@@ -31,17 +31,21 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..backend.base import Backend, Row
 from ..backend.portable_rows import PortableRows
 from ..errors import InvalidArgument, MemgateError
 from ..retention.registry import TableSpec
 from . import log
-from .bundle import BundleReader
+from .bundle import BundleReader, float32_bytes
 from .scopes import Triple, exported_specs, identity_for, triple_of
 
 __all__ = ["IdMap", "ImportReport", "import_bundle"]
 
 DEFAULT_BATCH = 500
+#: columns holding an embedding (float32 bytes in a bundle)
+VECTOR_COLUMNS = frozenset({"embedding"})
 #: lifecycle columns a later export may have set on the same version of a row
 LIFECYCLE = ("valid_until", "deleted_at")
 OUTCOMES = ("inserted", "unchanged", "updated", "kept", "refused")
@@ -208,9 +212,9 @@ def _write_group(
             for row, outcome, changes in plans:
                 try:
                     if outcome == "inserted":
-                        s.insert(spec.table, row)
+                        s.insert(spec.table, _bindable(row))
                     elif outcome == "updated":
-                        io.update(spec.table, spec.key, str(row[spec.key]), changes)
+                        io.update(spec.table, spec.key, str(row[spec.key]), _bindable(changes))
                 except MemgateError as exc:
                     outcome = "refused"
                     if len(report.refusals) < 20:
@@ -218,11 +222,27 @@ def _write_group(
                 counts[outcome] += 1
 
 
+def _bindable(row: Row) -> Row:
+    """An embedding's bytes as the float32 vector every backend binds to its vector column (SQLite
+    stores the same bytes back; Oracle a VECTOR)."""
+    return {
+        k: np.frombuffer(v, dtype="<f4").copy() if k in VECTOR_COLUMNS and isinstance(v, bytes) else v
+        for k, v in row.items()
+    }
+
+
+def _comparable(value: Any) -> Any:
+    """A value as a bundle holds it: a vector a driver returns as an array, as its float32 bytes."""
+    if hasattr(value, "tolist") or type(value).__name__ == "array":
+        return float32_bytes(value)
+    return value
+
+
 def _decide(existing: Row | None, row: Row) -> tuple[str, dict[str, Any]]:
     """(outcome, the columns an update sets) for one bundle row against the target's row."""
     if existing is None:
         return "inserted", {}
-    differ = {k for k, v in row.items() if existing.get(k) != v}
+    differ = {k for k, v in row.items() if _comparable(existing.get(k)) != v}
     if not differ:
         return "unchanged", {}
     have, bring = existing.get("version"), row.get("version")

@@ -3,7 +3,7 @@
 The expectation is built by hand over one fact corrected twice (each correction through the
 correction path, at a chosen time): at each moment, which version was current and which had been
 superseded, and that a version written later is not there at all (as Flashback at that moment
-would show; tests/backend/contract/test_as_of.py compares with Oracle's Flashback where it runs).
+would show; tests/backend/contract/test_as_of_flashback.py compares with Oracle's Flashback where it runs).
 """
 
 from __future__ import annotations
