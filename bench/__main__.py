@@ -6,7 +6,7 @@ import importlib
 import sys
 
 #: in the order docs/benchmarks.md shows them
-SUITE = ("menu", "governance", "latency", "load", "search", "ingest", "rss", "quality", "reliability")
+SUITE = ("menu", "governance", "latency", "load", "search", "ingest", "rss", "quality", "reliability", "portability")
 
 
 def main(argv: list[str]) -> int:

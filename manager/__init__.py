@@ -14,6 +14,8 @@ its own docstring saying what it owns and what it may import:
     registry/  toolbox rows, the call log, default tools
     tenancy/   tenant mapping for tokens that name no tenant
     retention/ retention and erasure for the operator: `memgate expire`, `memgate forget`
+    portability/ export and import of a scope's memory for the operator: `memgate export|import`
+    consolidation/ near duplicates, stale records, notes repeating passages: `memgate consolidate`
     demo/      the demo dataset
     backend/   the storage seam and one folder per dialect
 
@@ -23,6 +25,7 @@ the MemoryManager class every method call goes through.
 
 from .backend import Backend, DatabaseSettings, default_database_path, open_backend
 from .clock import days_ago_iso, now_iso
+from .consolidation import MERGE_DECISIONS, ConsolidationReport, consolidate, decide_merge, merges
 from .context.assemble import ContextWindow
 from .context.messages import ImagePart, TextPart, Turn
 from .context.replay import Replay
@@ -76,6 +79,17 @@ from .links.kinds import RELATIONS, REVERSE
 from .operator import OperatorManager, ServerGate
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
+from .portability import (
+    IMPORT_FORMATS,
+    BundleReader,
+    ExportReport,
+    ImportReport,
+    ProposalReport,
+    export_scope,
+    import_bundle,
+    portability_records,
+    propose_file,
+)
 from .promotion import review as promotion_review
 from .promotion.memory_view import CandidateNotVisible
 from .promotion.policy import PromotionPolicy
@@ -101,9 +115,11 @@ __all__ = [
     "GLOBEX",
     "ID_RULE",
     "IMAGE_EXTENSIONS",
+    "IMPORT_FORMATS",
     "LINK_RELATIONS",
     "MEMORY_COMMANDS",
     "MEMORY_PROTOCOL",
+    "MERGE_DECISIONS",
     "NEW",
     "NOT_SEARCHABLE",
     "REPLACED",
@@ -115,12 +131,14 @@ __all__ = [
     "AccessDenied",
     "Backend",
     "BackendUnavailable",
+    "BundleReader",
     "CallRecord",
     "CandidateNotVisible",
     "CapsSettings",
     "ChunkSettings",
     "ConfigError",
     "Conflict",
+    "ConsolidationReport",
     "ContextBudget",
     "ContextSettings",
     "ContextTooSmall",
@@ -128,12 +146,14 @@ __all__ = [
     "DatabaseBusy",
     "DatabaseSettings",
     "Embedder",
+    "ExportReport",
     "HashingEmbedder",
     "Identity",
     "ImageData",
     "ImageNotShown",
     "ImageNotVisible",
     "ImagePart",
+    "ImportReport",
     "IngestResult",
     "InvalidArgument",
     "KbSettings",
@@ -147,6 +167,7 @@ __all__ = [
     "OperatorManager",
     "OwnCandidate",
     "PromotionPolicy",
+    "ProposalReport",
     "QueryRejected",
     "QueryTimeout",
     "Replay",
@@ -166,23 +187,30 @@ __all__ = [
     "Turn",
     "check_id",
     "clip_echo",
+    "consolidate",
     "count_tokens",
     "days_ago_iso",
+    "decide_merge",
     "default_database_path",
     "default_embedder",
     "embedder_named",
     "erase",
     "erasures",
     "expire",
+    "export_scope",
+    "import_bundle",
     "is_image_path",
     "is_web_url",
     "load_policy",
     "load_tool_definitions",
+    "merges",
     "now_iso",
     "open_backend",
     "operator_turns",
+    "portability_records",
     "prepare_server_heap",
     "promotion_review",
+    "propose_file",
     "record_demo_window",
     "seed_demo",
     "set_retention",

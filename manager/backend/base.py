@@ -176,6 +176,9 @@ class Backend(Protocol):
     dialect: str
     #: the grammar execute_query admission parses
     query_dialect: QueryDialect
+    #: whole rows by key on a walled session (export, import, consolidation): a PortableSql
+    #: (manager/backend/portable_rows.py)
+    portable_sql: Any
 
     def session(self, identity: Identity, *, now: str | None = None) -> AbstractContextManager[Session]:
         """Check out a connection, bind the identity's tenant and scope (user, agent, thread), clear them on exit.

@@ -75,6 +75,8 @@ class RowFilter:
     orphaned: tuple[str, str, str] | None = None
     #: rows whose key sorts after this one (paging through a table read in Python)
     after: str | None = None
+    #: scope columns that are NULL (shared at that level; the owner's, for a table scoped through it)
+    null: tuple[str, ...] = ()
 
 
 def _ident(name: str) -> str:
@@ -150,6 +152,8 @@ class RetentionStore:
         if where.subject is not None:
             terms.append(f"{owner}.{_ident(where.subject[0])} = :subject")
             params["subject"] = where.subject[1]
+        for column in where.null:
+            terms.append(f"{owner}.{_ident(column)} IS NULL")
         if where.older_than is not None:
             terms.append(f"t.{_ident(where.older_than[0])} < :cutoff")
             params["cutoff"] = where.older_than[1]

@@ -58,6 +58,14 @@ def next_version(table: str, latest: Row | None, identity: Identity, now: str) -
     }
 
 
+def existing_at(rows: list[Row], now: str) -> list[Row]:
+    """The versions written by `now`: what the database held then. With `now` in the past (as_of),
+    a later version is left out, so the labels are those Flashback at that moment would give; a
+    lifecycle column set after `now` (a version closed later) is later than `now`, so it reads
+    as not set yet."""
+    return [r for r in rows if r.get("created_at") is None or r["created_at"] <= now]
+
+
 def label_versions(rows: list[Row], now: str) -> list[ClaimVersion]:
     """Label one claim's versions (newest first, most specific scope first) as of `now`."""
     labeled: list[ClaimVersion] = []
@@ -84,7 +92,7 @@ def lookup(
     """Claims of `subject` (one predicate or all) in the session's scope as of `now`; True when rows were cut."""
     rows, more = session.fetch_page("entity_versions", limit, subject=subject, predicate=predicate)
     by_predicate: dict[str, list[Row]] = {}
-    for r in rows:
+    for r in existing_at(rows, now):
         by_predicate.setdefault(r["predicate"], []).append(r)
     found = []
     for pred, versions in by_predicate.items():

@@ -27,18 +27,20 @@ def render_claims(
     max_tokens: int,
     annotations: Mapping[str, tuple[StaleFact, ...]] | None = None,
     linked: Mapping[str, list[Linked]] | None = None,
+    as_of: str | None = None,
 ) -> ToolOutput:
     """Records current first per claim; history cut at `history_rows` and at `max_tokens`.
 
     `more` says the statement already cut rows at the row cap. `annotations` are the stale
     facts a version used (a claim derived from another claim's earlier version). `linked`
     (when the call asked for hops) holds each version's linked results: each follows its
-    version, in the tokens the versions leave.
+    version, in the tokens the versions leave. `as_of` (when the call named a past moment) is said
+    in the metadata line: the labels are those of that moment.
     """
     notes = annotations or {}
     what = f"{subject} {predicate}" if predicate else subject
     if not claims:
-        text = metadata_line(entity=what, claims=0) + "\nNo claim is recorded for this subject."
+        text = metadata_line(entity=what, as_of=as_of, claims=0) + "\nNo claim is recorded for this subject."
         return ToolOutput(text=text, tokens=count_tokens(text), structured={"claims": []})
     versions: list[ClaimVersion] = []
     cut = more
@@ -52,6 +54,7 @@ def render_claims(
     def head_of(shown: int, more_exist: bool, tokens: int, n_linked: int | None) -> str:
         return metadata_line(
             entity=what,
+            as_of=as_of,
             claims=len(claims),
             versions_shown=shown,
             linked=n_linked,

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 
 from ..backend.base import Row, Session
 from ..output.records import StaleFact
-from .entities import CURRENT, ClaimVersion, label_versions
+from .entities import CURRENT, ClaimVersion, existing_at, label_versions
 
 __all__ = ["Ref", "current_claim", "refs_of", "stale_facts"]
 
@@ -43,7 +43,7 @@ def refs_of(row: Row) -> list[Ref]:
 def current_claim(session: Session, subject: str, predicate: str, now: str) -> ClaimVersion | None:
     """The version of a claim in force for the caller at `now`, or None."""
     rows = session.fetch_all("entity_versions", subject=subject, predicate=predicate)
-    return next((v for v in label_versions(rows, now) if v.status == CURRENT), None)
+    return next((v for v in label_versions(existing_at(rows, now), now) if v.status == CURRENT), None)
 
 
 def stale_facts(

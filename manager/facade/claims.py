@@ -9,7 +9,7 @@ from ..backend.base import Row
 from ..claims import entities, stale
 from ..claims.entities import ClaimLookup
 from ..claims.render import render_claims
-from ..clock import now_iso
+from ..clock import as_of_iso, now_iso
 from ..errors import InvalidArgument
 from ..identity import Identity
 from ..links import kinds as link_kinds
@@ -35,8 +35,13 @@ class ClaimMethods(ManagerCore):
         include_invalid_results: bool | None = None,
         num_hops: int = 0,
         max_linked_results: int = link_kinds.DEFAULT_LINKED,
+        as_of: str | None = None,
     ) -> ToolOutput:
         """Handler `lookup_entity`: the current version of a claim and its labeled history.
+
+        `as_of` (ISO-8601) answers as the claim stood then: the versions written by that moment,
+        labelled at it (SQLite reads it from the versions and their validity columns; the answer
+        is Oracle Flashback's at that moment, tests/backend/contract/test_as_of_flashback.py).
 
         A claim's non-current versions are its invalid direct results: `include_history`
         shows them, and `include_invalid_results`, when given, is the same switch by the name
@@ -47,6 +52,8 @@ class ClaimMethods(ManagerCore):
         link_traversal.check_bounds(num_hops, max_linked_results)
         history = include_history if include_invalid_results is None else include_invalid_results
         now = now_iso()
+        if as_of is not None:
+            now = as_of_iso(as_of, now=now)
         with self.backend.session(identity, now=now) as s:
             claims, more = entities.lookup(s, subject, predicate, now, self.caps.max_rows)
             versions = [v for c in claims for v in ([c.current] if c.current else []) + c.history]
@@ -79,6 +86,7 @@ class ClaimMethods(ManagerCore):
             max_tokens=self._result_tokens(identity),
             annotations=notes,
             linked=linked,
+            as_of=now if as_of is not None else None,
         )
 
     def correct_entity(

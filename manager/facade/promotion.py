@@ -7,9 +7,11 @@ from typing import Any
 
 from .. import promotion
 from ..clock import now_iso
+from ..errors import InvalidArgument
 from ..identity import Identity
 from ..output.results import ToolOutput
 from ..promotion import memory_view
+from ..promotion.render import answer
 from .core import ManagerCore
 
 
@@ -40,6 +42,36 @@ class RememberMethods(ManagerCore):
             sampler=sampler,
             confirm=confirm,
         )
+
+    def remember_imported(
+        self,
+        identity: Identity,
+        proposals: Sequence[promotion.Proposal],
+        *,
+        policy: dict[str, Any] | None = None,
+    ) -> list[ToolOutput]:
+        """An operator's import from another tool (`memgate import --from ...`, manager/portability/):
+        each proposal through the promotion gate as `remember` runs it (every check, the tenant's
+        policy and assessor), but without the per-caller rate cap, which bounds an agent, not an
+        operator's file; what the gate holds back waits for review (`memgate candidates`). No tool
+        handler names this method."""
+        answers = []
+        for proposal in proposals:
+            try:
+                answers.append(
+                    promotion.remember(
+                        self.backend,
+                        identity,
+                        proposal,
+                        caps=self.caps,
+                        embedder=lambda: self.embedder,
+                        row_policy=policy,
+                        rate_limited=False,
+                    )
+                )
+            except InvalidArgument as exc:  # bad input is refused for this proposal alone
+                answers.append(answer("refused", f"invalid:{exc.field or 'input'}", f"refused: {exc.message}."))
+        return answers
 
     def show_memory(self, identity: Identity, *, limit: int = 50, review_tool: str | None = None) -> ToolOutput:
         """Handler `show_memory`: the caller's memories and candidates; `review_tool` is the review row

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..clock import now_iso
+from ..clock import as_of_iso, now_iso
 from ..identity import Identity
 from ..output.results import ToolOutput
 from ..query import execute as query_run
@@ -14,9 +14,14 @@ from .core import ManagerCore
 
 
 class QueryMethods(ManagerCore):
-    def execute_query(self, identity: Identity, query: str, max_rows: int | None = None) -> ToolOutput:
-        """Handler `execute_query`: one read-only SELECT over the reviewed views of the caller's current rows."""
-        return query_run.execute_query(self.backend, self.caps, identity, query, max_rows, now_iso())
+    def execute_query(
+        self, identity: Identity, query: str, max_rows: int | None = None, as_of: str | None = None
+    ) -> ToolOutput:
+        """Handler `execute_query`: one read-only SELECT over the reviewed views of the caller's current rows;
+        with `as_of` (ISO-8601), the rows as they stood then (the call's evaluation time is that moment)."""
+        now = now_iso()
+        at = as_of_iso(as_of, now=now) if as_of is not None else None
+        return query_run.execute_query(self.backend, self.caps, identity, query, max_rows, at or now, as_of=at)
 
     def query_views_help(self, functions_at: str | None = None) -> str:
         """The reviewed views and their columns, read from the catalog: execute_query's description.

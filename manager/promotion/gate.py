@@ -136,9 +136,11 @@ def remember(
     row_policy: dict[str, Any] | None = None,
     sampler: Sampler | None = None,
     confirm: Callable[[str], bool | None] | None = None,
+    rate_limited: bool = True,
 ) -> ToolOutput:
     """Decide one proposal; the answer's first line is the decision. `confirm(question)` asks the user
-    whether a conflicting fact replaces the current value (True: yes; False or None: no answer)."""
+    whether a conflicting fact replaces the current value (True: yes; False or None: no answer).
+    `rate_limited=False` (an operator's import, never a tool call) skips the per-caller rate cap."""
     proposal = check_proposal(proposal, caps, row_policy, identity)
     refused = _screen(proposal, identity)
     if refused is not None:
@@ -148,7 +150,7 @@ def remember(
         now = now_iso()
         with backend.session(identity, now=now) as s:
             policy = read_policy(s, now)
-            plan = _plan(s, identity, proposal, policy, allowed, now, embedder)
+            plan = _plan(s, identity, proposal, policy, allowed, now, embedder, rate_limited)
         if isinstance(plan, ToolOutput):
             return plan
         if plan.attach_to is not None:
@@ -230,9 +232,10 @@ def _plan(
     allowed,
     now: str,
     embedder: Callable[[], Embedder],
+    rate_limited: bool = True,
 ) -> Plan | ToolOutput:
     since = (datetime.fromisoformat(now.replace("Z", "+00:00")) - timedelta(hours=1)).astimezone(UTC)
-    made = s.fetch_one(
+    made = rate_limited and s.fetch_one(
         "candidate_recent_count", created_by=caller(identity), since=since.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     )
     if made and int(made["n"]) >= policy.rate_per_hour:

@@ -30,14 +30,22 @@ _STATUSES = ("current", "superseded", "expired", "deleted", "pending")
 
 
 def execute_query(
-    backend: Backend, caps: CapsSettings, identity: Identity, sql: str, max_rows: int | None, now: str
+    backend: Backend,
+    caps: CapsSettings,
+    identity: Identity,
+    sql: str,
+    max_rows: int | None,
+    now: str,
+    *,
+    as_of: str | None = None,
 ) -> ToolOutput:
-    """Run one read-only SELECT, current rows as of `now`; the text is a metadata line and a markdown table."""
+    """Run one read-only SELECT, current rows as of `now`; the text is a metadata line and a markdown table.
+    `as_of` (the caller named a past moment, which `now` then is) is said in the metadata line."""
     catalog = backend.query_catalog()
     admitted = admit_query(
         sql, dialect=backend.query_dialect, allowed_views=set(catalog), max_chars=caps.query_max_chars
     )
-    return run_admitted(backend, caps, identity, admitted.sql, max_rows, now)
+    return run_admitted(backend, caps, identity, admitted.sql, max_rows, now, as_of=as_of)
 
 
 def run_admitted(
@@ -48,6 +56,8 @@ def run_admitted(
     max_rows: int | None,
     now: str,
     binds: Mapping[str, Any] | None = None,
+    *,
+    as_of: str | None = None,
 ) -> ToolOutput:
     """Run a statement that passed admission (now, or when its report row was written) behind the
     read-only wall: capped, cells shaped, one markdown table under a metadata line."""
@@ -61,7 +71,7 @@ def run_admitted(
         truncated=result.truncated,
         declared_types=result.declared_types,
         max_chars=caps.cell_chars,
-        extra={"row_cap": cap},
+        extra={"row_cap": cap, "as_of": as_of},
     )
     return ToolOutput(text=text, rows=len(result.rows), truncated=result.truncated, tokens=count_tokens(text))
 

@@ -33,6 +33,8 @@ RETIRED_SCHEMAS = {
             "bc61204ffe432ad315182bc731caf3c1303e2c1c5c8b2273ccc28aa08eab4a87",
             # described each property at length; the menu now costs a fraction of the tokens
             "dd17503fa09ed8feb1192251be6489ee4d8f0804239cecf5a41358d208a593dd",
+            # before as_of (the rows as they stood at a past moment)
+            "f35f1054607526e0ad76fa6107f919dad77607c441e621455d623ee630be4831",
         }
     ),
     "lookup_entity": frozenset(
@@ -40,6 +42,8 @@ RETIRED_SCHEMAS = {
             "a4d997f7c31080d260533edf7cfbaa33517e9fea63ce6eb4b3a3945815a4a066",
             # before num_hops and max_linked_results (links)
             "5e927bac7933bb088e8a34d3166658f6c035352cf2bd48de016065892c81c2f5",
+            # before as_of (the claim as it stood at a past moment); include_history stated its default
+            "64c75afe3018ae747ad7e9ee5a1cc962aeb4c77cdfa33fca5d2c22ed98d2ad58",
         }
     ),
     "memory": frozenset(

@@ -18,6 +18,10 @@ To add a table (e.g. part 1's memory_candidate and memory_assessment), append an
 
 and list the memory type in config/retention.json. Order matters only for `through`: an entry
 scoped through its owner must come before the owner's entry.
+
+`memgate export` and `memgate import` (manager/portability/) walk the same list: every table here
+is exported with every column (but `local` ones), unless `not_exported` says why not; a derived
+table (an index of other rows) names what rebuilds it there, and is not exported.
 """
 
 from __future__ import annotations
@@ -67,6 +71,12 @@ class TableSpec:
     #: copies the database keeps beside the row, removed with it (documentation and the report)
     derived: tuple[str, ...] = ()
     retention: tuple[Retention, ...] = ()
+    #: columns that number rows in this database only (a chunk's FTS row number): `memgate export`
+    #: leaves them out and an importing database assigns its own
+    local: tuple[str, ...] = ()
+    #: why `memgate export` leaves the whole table out (a derived index an import rebuilds, operator
+    #: bookkeeping); empty: the table's rows are exported and imported
+    not_exported: str = ""
 
 
 REGISTRY: tuple[TableSpec, ...] = (
@@ -80,6 +90,7 @@ REGISTRY: tuple[TableSpec, ...] = (
     TableSpec(
         "knowledge_base_chunk",
         content=("content", "embedding"),
+        local=("seq",),
         derived=("the tenant's FTS5 index base_kb_fts_<slot> and its shadow tables", "the vector cache"),
         retention=(Retention("knowledge_base", orphans_of=("document_id", "knowledge_base_document", "id")),),
     ),
@@ -130,6 +141,14 @@ REGISTRY: tuple[TableSpec, ...] = (
         retention=(Retention("memory_candidate", orphans_of=("candidate_id", "memory_candidate", "id")),),
     ),
     TableSpec("memory_link", content=("note",), references=("from_id", "to_id")),
+    # `memgate consolidate`'s proposed merges (an operator table): no content, but each names two
+    # rows of its scope, so it goes with the subject and with either end
+    TableSpec(
+        "merge_candidate",
+        key="merge_id",
+        references=("from_id", "to_id"),
+        not_exported="operator bookkeeping: merges `memgate consolidate` proposed for review; run it again after an import",
+    ),
     TableSpec(
         "mcp_call_log",
         key="call_id",

@@ -37,6 +37,9 @@ COMMAND_MODULES = {
     "compact": "turn_cmds",
     "candidates": "candidate_cmds",
     "ui": "ui_cmd",
+    "export": "portability_cmds",
+    "import": "portability_cmds",
+    "consolidate": "consolidate_cmd",
 }
 
 

@@ -123,6 +123,16 @@ def operator_identity(
     return Identity(tenant=tenant, user=user, agent=agent, thread=thread, principal="cli:operator")
 
 
+def operator_name() -> str:
+    """Who asked, as the erasure, export and consolidation records name it: cli:operator:<login>."""
+    import getpass
+
+    try:
+        return f"cli:operator:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "cli:operator:unknown"
+
+
 def friendly_errors(fn: Callable) -> Callable:
     """Turn memgate errors into `Error: ...` with the fix, exit status 1."""
 

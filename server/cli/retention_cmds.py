@@ -14,6 +14,7 @@ from .common import (
     friendly_errors,
     open_manager,
     operator_identity,
+    operator_name,
     operator_of,
     require_tenant,
     settings_from,
@@ -80,7 +81,7 @@ def register(cli: click.Group) -> None:
                 tenant,
                 kind,
                 subject,
-                requested_by=f"cli:operator:{_whoami()}",
+                requested_by=operator_name(),
                 dry_run=dry_run,
                 batch=batch,
                 compact=not no_vacuum,
@@ -181,12 +182,3 @@ def register(cli: click.Group) -> None:
         finally:
             manager.close()
         click.echo(json.dumps(stored, sort_keys=True))
-
-
-def _whoami() -> str:
-    import getpass
-
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "unknown"

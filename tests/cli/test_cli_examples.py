@@ -122,11 +122,27 @@ def _run(command: str, demo_db: Path, tmp_path: Path, monkeypatch) -> tuple[int,
         words = words[: words.index(">")]
     assert words[0] == "memgate"
     args = ["--db", str(db), *words[1:]]
+    if words[1:2] == ["import"] and "--from" in words:  # another tool's file: a small one of its format
+        _write_import_sample(Path(words[2]), words[words.index("--from") + 1])
+    if words[1:2] == ["import"] and "--from" not in words:  # a bundle import: the bundle its export wrote
+        scope = ["--user", "jane"] if "jane" in words[2] else []
+        exported = CliRunner().invoke(cli, ["--db", str(db), "export", "-t", "acme", *scope, "--out", words[2]])
+        assert exported.exit_code == 0, exported.output
     for server in ("serve", "ui"):  # a server would wait for a host or a browser: check that it parses only
         if server in words:
             return _parses(args, server), ""
     result = CliRunner().invoke(cli, args, input=stdin)
     return result.exit_code, result.output
+
+
+def _write_import_sample(path: Path, fmt: str) -> None:
+    if fmt == "basic-memory":
+        path.mkdir(parents=True, exist_ok=True)
+        path = path / "note.md"
+        path.write_text("---\ntitle: Tea\n---\n- [fact] Green tea is steeped at 80C\n- relates_to [[Coffee]]\n")
+        return
+    line = {"type": "entity", "name": "Tea", "entityType": "drink", "observations": ["Steeped at 80C"]}
+    path.write_text(__import__("json").dumps(line if fmt == "mcp-memory" else {"text": "Likes green tea"}) + "\n")
 
 
 def _parses(args: list[str], command: str = "serve") -> int:

@@ -40,6 +40,8 @@ CAPABILITIES = (
     "query",
     "registry",
     "retention",
+    "portability",
+    "consolidation",
     "tenancy",
     "demo",
 )

@@ -62,7 +62,7 @@ async def test_the_tool_takes_query_and_an_optional_bounded_max_rows(sqlite_path
         [tool] = [t for t in await c.list_tools() if t.name == "execute_query"]
         result = await c.call_tool("execute_query", {"query": QUERY})
     schema = tool.input_schema
-    assert (schema["required"], sorted(schema["properties"])) == (["query"], ["max_rows", "query"])
+    assert (schema["required"], sorted(schema["properties"])) == (["query"], ["as_of", "max_rows", "query"])
     # the bounds are the handler model's (and the description says the cap), not menu tokens
     assert schema["properties"]["max_rows"] == {"type": "integer"} and "max_rows up to 500" in tool.description
     assert result.content[0].text.startswith("rows: 1 | more exist: no | row cap: 25 |")

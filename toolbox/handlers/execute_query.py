@@ -22,6 +22,8 @@ class ExecuteQueryArgs(StrictArgs):
     query: str = Field(min_length=1)
     # Clamped to caps.max_rows by the manager; the ceiling only bounds the argument.
     max_rows: int | None = Field(None, ge=1, le=ROWS_CEILING)
+    # ISO-8601: every reviewed view answers as of that moment (the manager parses and bounds it)
+    as_of: str | None = Field(None, min_length=1, max_length=40)
 
 
 #: the MCP resource listing every function a query may call (the description lists only families)

@@ -1,7 +1,8 @@
 """The `lookup_entity` handler: the current version of a canonical claim, with labeled history.
 
 num_hops (0..2) adds each version's linked memories (a correction's predecessor as
-is_superseded_by); include_invalid_results is include_history by search_memory's name.
+is_superseded_by); include_invalid_results is include_history by search_memory's name;
+as_of (ISO-8601) answers as the claim stood at that moment.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ class LookupEntityArgs(StrictArgs):
     include_invalid_results: bool | None = None
     num_hops: int = Field(0, ge=0, le=2)
     max_linked_results: int = Field(5, ge=1, le=20)
+    # ISO-8601; the manager parses it and names the field when it is not one (or is in the future)
+    as_of: str | None = Field(None, min_length=1, max_length=40)
 
 
 _NULLABLE_TEXT = {"type": ["string", "null"]}

@@ -29,7 +29,7 @@ from ...identity import Identity
 from ..base import InstallCheck, QueryRows, ViewCatalog
 from ..retention_store import RetentionStore
 from ..settings import DatabaseSettings
-from . import install, retention
+from . import install, portable, retention
 from . import statements as q
 from .connect import Accounts
 from .dialect import ORACLE_QUERY_DIALECT
@@ -73,6 +73,7 @@ class DatabaseEmbedder:
 class OracleBackend:
     dialect = DIALECT
     query_dialect = ORACLE_QUERY_DIALECT
+    portable_sql = portable.SQL
 
     def __init__(self, settings: DatabaseSettings, *, create: bool = True):
         # `create` is the SQLite file's; an Oracle schema is installed only by `memgate init`

@@ -138,6 +138,14 @@ RETENTION_UPDATE = Inline(
     ("tenant", "keys", "v_content"),
 )
 
+# -- export, import, consolidation (manager/backend/portable_rows.py composes them) -------------
+# Run by the app account on a walled session (VPD adds the caller's predicate): whole rows by key,
+# and an update of named columns of one row. {table}, {key} and {assignments} are built from the
+# retention registry's checked identifiers; values are binds (the static check's sample
+# assignment binds :v_content).
+PORTABLE_SELECT_KEYS = Inline("SELECT * FROM {table} WHERE {key} {in_keys} ORDER BY {key}", "sql", ("keys",))
+PORTABLE_UPDATE_KEY = Inline("UPDATE {table} SET {assignments} WHERE {key} = :key", "sql", ("key", "v_content"))
+
 # After an erasure or expiry: merge the Oracle Text index so the removed rows' tokens leave $I too
 # (a delete only marks the row as gone until the index is optimized; Oracle Text Reference,
 # CTX_DDL.OPTIMIZE_INDEX, FULL mode). The owner has EXECUTE on CTX_DDL (010).

@@ -24,7 +24,7 @@ from ...identity import Identity
 from ..base import ChunkFilters, InstallCheck, QueryRows, Row, ViewCatalog
 from ..retention_store import RetentionStore
 from ..sql_files import load_sql
-from . import kb, lexical, retention, schema, vector_cache
+from . import kb, lexical, portable, retention, schema, vector_cache
 from .context import ConnectionContext, install_context_functions
 from .dialect import SQLITE_QUERY_DIALECT
 from .pool import PAGE_CACHE_KIB, ConnectionPool, WalledConnection
@@ -185,6 +185,7 @@ class SqliteSession:
 class SqliteBackend:
     dialect = DIALECT
     query_dialect = SQLITE_QUERY_DIALECT
+    portable_sql = portable.SQL
 
     def __init__(self, path: str | Path, *, create: bool = True, busy_timeout_ms: int = 5000):
         self.path = Path(path).expanduser()

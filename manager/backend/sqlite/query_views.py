@@ -71,9 +71,18 @@ def build_query_views(conn: sqlite3.Connection) -> tuple[ViewCatalog, frozenset[
                 continue  # a schema without this table yet: nothing to review
             template = "query_view_versioned" if claim else "query_view_current"
             same_claim = " AND ".join(f"o.{k} = t.{k}" for k in claim.split()) if claim else ""
+            # rows written after the evaluation time did not exist then (as_of reads a past moment)
+            written = "created_at <= app_now()" if "created_at" in columns else "1"
             run_script(
                 conn,
-                load_sql("sqlite", template).format(table=table, columns=", ".join(columns), same_claim=same_claim),
+                load_sql("sqlite", template).format(
+                    table=table,
+                    columns=", ".join(columns),
+                    same_claim=same_claim,
+                    written=written,
+                    t_written=f"t.{written}" if written != "1" else "1",
+                    o_written=f"o.{written}" if written != "1" else "1",
+                ),
             )
             behind.append(table)
     finally:

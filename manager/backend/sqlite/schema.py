@@ -126,6 +126,8 @@ OPERATOR_TABLES = frozenset(
         "base_kb_generation",
         "base_erasure_log",
         "base_erasure_row",
+        "base_portability_log",
+        "base_merge_candidate",
     }
 )
 

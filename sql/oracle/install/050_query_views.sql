@@ -23,6 +23,8 @@
 -- definer's rights give access to the tables, not a way around the policy: its function runs in
 -- the query session, which sees MEMGATE_QCTX.
 --
+-- Every view keeps only the rows written by NOW (created_at <= NOW): with execute_query's as_of,
+-- NOW is that past moment, and a row written later did not exist then, as Flashback would show.
 -- NVL2(x, 1, 0) is 1 when x is set: a row's scope depth is how many of user, agent, thread it names.
 -- Text CLOB columns (and the JSON ones, CLOB here) show their first 1,000 characters as
 -- VARCHAR2 (execute_query clips cells further); knowledge_base_document.content stays a CLOB,
@@ -39,11 +41,12 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.subject, t.predi
            WHEN t.deleted_at IS NOT NULL AND t.deleted_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') THEN 'deleted'
            WHEN t.valid_from > SYS_CONTEXT('MEMGATE_QCTX', 'NOW') THEN 'pending'
            WHEN t.valid_until IS NOT NULL AND t.valid_until <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
-               THEN CASE WHEN t.version < (SELECT MAX(o.version) FROM entity_memory o WHERE o.subject = t.subject AND o.predicate = t.predicate)
+               THEN CASE WHEN t.version < (SELECT MAX(o.version) FROM entity_memory o WHERE o.subject = t.subject AND o.predicate = t.predicate AND o.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
                          THEN 'superseded' ELSE 'expired' END
            WHEN EXISTS (
                SELECT 1 FROM entity_memory o
                WHERE o.subject = t.subject AND o.predicate = t.predicate
+                 AND o.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
                  AND o.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
                  AND (o.valid_until IS NULL OR o.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
                  AND (o.deleted_at IS NULL OR o.deleted_at > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
@@ -55,6 +58,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.subject, t.predi
            ELSE 'current'
        END AS status
 FROM entity_memory t
+WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
 /
 GRANT READ ON qv_entity_memory_history TO memgate_query
 /
@@ -77,11 +81,12 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.guideline_key,
            WHEN t.deleted_at IS NOT NULL AND t.deleted_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') THEN 'deleted'
            WHEN t.valid_from > SYS_CONTEXT('MEMGATE_QCTX', 'NOW') THEN 'pending'
            WHEN t.valid_until IS NOT NULL AND t.valid_until <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
-               THEN CASE WHEN t.version < (SELECT MAX(o.version) FROM guideline_memory o WHERE o.guideline_key = t.guideline_key)
+               THEN CASE WHEN t.version < (SELECT MAX(o.version) FROM guideline_memory o WHERE o.guideline_key = t.guideline_key AND o.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
                          THEN 'superseded' ELSE 'expired' END
            WHEN EXISTS (
                SELECT 1 FROM guideline_memory o
                WHERE o.guideline_key = t.guideline_key
+                 AND o.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
                  AND o.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
                  AND (o.valid_until IS NULL OR o.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
                  AND (o.deleted_at IS NULL OR o.deleted_at > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
@@ -93,6 +98,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.guideline_key,
            ELSE 'current'
        END AS status
 FROM guideline_memory t
+WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
 /
 GRANT READ ON qv_guideline_memory_history TO memgate_query
 /
@@ -113,11 +119,12 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.persona_key, t.n
            WHEN t.deleted_at IS NOT NULL AND t.deleted_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') THEN 'deleted'
            WHEN t.valid_from > SYS_CONTEXT('MEMGATE_QCTX', 'NOW') THEN 'pending'
            WHEN t.valid_until IS NOT NULL AND t.valid_until <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
-               THEN CASE WHEN t.version < (SELECT MAX(o.version) FROM persona_memory o WHERE o.persona_key = t.persona_key)
+               THEN CASE WHEN t.version < (SELECT MAX(o.version) FROM persona_memory o WHERE o.persona_key = t.persona_key AND o.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
                          THEN 'superseded' ELSE 'expired' END
            WHEN EXISTS (
                SELECT 1 FROM persona_memory o
                WHERE o.persona_key = t.persona_key
+                 AND o.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
                  AND o.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
                  AND (o.valid_until IS NULL OR o.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
                  AND (o.deleted_at IS NULL OR o.deleted_at > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
@@ -129,6 +136,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.persona_key, t.n
            ELSE 'current'
        END AS status
 FROM persona_memory t
+WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
 /
 GRANT READ ON qv_persona_memory_history TO memgate_query
 /
@@ -149,11 +157,12 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.workflow_key, t.
            WHEN t.deleted_at IS NOT NULL AND t.deleted_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') THEN 'deleted'
            WHEN t.valid_from > SYS_CONTEXT('MEMGATE_QCTX', 'NOW') THEN 'pending'
            WHEN t.valid_until IS NOT NULL AND t.valid_until <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
-               THEN CASE WHEN t.version < (SELECT MAX(o.version) FROM workflow_memory o WHERE o.workflow_key = t.workflow_key)
+               THEN CASE WHEN t.version < (SELECT MAX(o.version) FROM workflow_memory o WHERE o.workflow_key = t.workflow_key AND o.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
                          THEN 'superseded' ELSE 'expired' END
            WHEN EXISTS (
                SELECT 1 FROM workflow_memory o
                WHERE o.workflow_key = t.workflow_key
+                 AND o.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
                  AND o.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
                  AND (o.valid_until IS NULL OR o.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
                  AND (o.deleted_at IS NULL OR o.deleted_at > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
@@ -165,6 +174,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.workflow_key, t.
            ELSE 'current'
        END AS status
 FROM workflow_memory t
+WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
 /
 GRANT READ ON qv_workflow_memory_history TO memgate_query
 /
@@ -184,7 +194,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.title,
        t.valid_from, t.valid_until, t.deleted_at, t.source_table, t.source_id, t.source_version,
        t.created_by, t.created_at
 FROM summarization_memory t
-WHERE t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
+WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') AND t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
   AND (t.valid_until IS NULL OR t.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
   AND (t.deleted_at IS NULL OR t.deleted_at > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
 /
@@ -197,7 +207,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.collection, t.ti
        t.valid_until, t.deleted_at, t.source_table, t.source_id, t.source_version, t.created_by,
        t.created_at
 FROM knowledge_base_document t
-WHERE t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
+WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') AND t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
   AND (t.valid_until IS NULL OR t.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
   AND (t.deleted_at IS NULL OR t.deleted_at > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
 /
@@ -211,7 +221,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.document_id, t.c
        t.embedding, t.embedding_model, t.version, t.valid_from, t.valid_until,
        t.deleted_at, t.source_table, t.source_id, t.source_version, t.created_by, t.created_at
 FROM knowledge_base_chunk t
-WHERE t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
+WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') AND t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
   AND (t.valid_until IS NULL OR t.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
   AND (t.deleted_at IS NULL OR t.deleted_at > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
 /
@@ -224,7 +234,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.event_type, t.ro
        t.valid_until, t.deleted_at, t.source_table, t.source_id, t.source_version, t.created_by,
        t.created_at, t.turn_index, t.session_id, t.window_id, t.token_count
 FROM conversation_memory t
-WHERE t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
+WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') AND t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
   AND (t.valid_until IS NULL OR t.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
   AND (t.deleted_at IS NULL OR t.deleted_at > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
 /
@@ -239,7 +249,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.kind, t.content,
        t.record_id, t.version, t.valid_from, t.valid_until, t.deleted_at, t.source_table, t.source_id,
        t.source_version, t.created_by, t.created_at
 FROM memory_candidate t
-WHERE t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
+WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') AND t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
   AND (t.valid_until IS NULL OR t.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
   AND (t.deleted_at IS NULL OR t.deleted_at > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
 /

@@ -46,8 +46,9 @@ def _parse(unit: str) -> exp.Expr:
     return sqlglot.parse_one(re.sub(r"\bVECTOR\([^)]*\)", "VECTOR", unit), read="oracle")
 
 
-#: install files that create tables: 020 the first schema, 024 the promotion gate's
-TABLE_FILES = ("020_schema", "024_promotion", "025_retention")
+#: install files that create tables: 020 the first schema, 024 the promotion gate's, 025 retention's,
+#: 028 export and import's
+TABLE_FILES = ("020_schema", "024_promotion", "025_retention", "028_portability")
 
 
 def oracle_tables() -> dict[str, set[str]]:

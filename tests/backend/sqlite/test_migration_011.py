@@ -63,7 +63,7 @@ def test_an_old_file_is_upgraded_and_search_still_finds_its_chunks(sqlite_path):
     _database_before_011(sqlite_path)
     backend = open_sqlite(sqlite_path)
     try:
-        with pytest.raises(SchemaMismatch, match="lacks migration\\(s\\) 011|needs version 1[1-9]"):
+        with pytest.raises(SchemaMismatch, match="lacks migration\\(s\\) 011|needs version [0-9]{2,}"):
             backend.check_schema()
         backend.migrate()
         backend.check_schema()

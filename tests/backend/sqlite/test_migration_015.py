@@ -49,7 +49,7 @@ def test_an_old_file_is_upgraded_in_place_and_an_identifier_is_one_term_again(sq
     _database_before_015(sqlite_path)
     backend = open_sqlite(sqlite_path)
     try:
-        with pytest.raises(SchemaMismatch, match="lacks migration\\(s\\) 015|needs version 15"):
+        with pytest.raises(SchemaMismatch, match="lacks migration\\(s\\) 015|needs version [0-9]{2,}"):
             backend.check_schema()
         with backend.unwalled_connection() as conn:
             assert _tokenizers(conn) == {"'porter unicode61 remove_diacritics 2')"}

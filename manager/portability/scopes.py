@@ -1,0 +1,86 @@
+"""Which rows a scope owns, which it is shown, and the identity that reads a row through the wall.
+
+A scope is a tenant, or one user, agent or thread inside it. It owns the rows whose own scope
+column names it (user_id = 'jane'), in every agent and thread: exactly the rows `memgate forget`
+erases for the same subject, so an export followed by an erasure and an import restores what was
+erased. Rows shared at that level (user_id NULL) belong to someone else (the tenant, an agent);
+those the scope can read are listed in the bundle, not included.
+
+Every row's content is read, and every imported row written, by a session bound to that row's own
+(user, agent, thread): the wall then decides what exists, as for any tool call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from ..backend.base import Row
+from ..backend.retention_store import RowFilter, TableShape
+from ..errors import InvalidArgument
+from ..identity import Identity
+from ..retention.registry import REGISTRY, TableSpec
+
+__all__ = [
+    "KINDS",
+    "SUBJECT_COLUMNS",
+    "Triple",
+    "by_triple",
+    "check_scope",
+    "exported_specs",
+    "identity_for",
+    "owned_filter",
+    "shape",
+    "triple_of",
+    "visible_from",
+]
+
+KINDS = ("tenant", "user", "agent", "thread")
+SUBJECT_COLUMNS = {"user": "user_id", "agent": "agent_id", "thread": "thread_id"}
+SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
+#: (user_id, agent_id, thread_id) of one row; None is shared at that level
+Triple = tuple[str | None, str | None, str | None]
+
+
+def check_scope(kind: str, subject: str | None) -> None:
+    if kind not in KINDS:
+        raise InvalidArgument(f"scope must be one of {', '.join(KINDS)}, got {kind!r}", field="scope")
+    if kind != "tenant" and not subject:
+        raise InvalidArgument(f"name the {kind} to export", field=kind)
+
+
+def exported_specs() -> list[TableSpec]:
+    """The registry's tables that move, owners first (a store before its files, a document before
+    its chunks): the registry lists them in erasure order, dependents first, so this is reversed."""
+    return [s for s in reversed(REGISTRY) if not s.not_exported]
+
+
+def shape(spec: TableSpec) -> TableShape:
+    return TableShape(spec.table, spec.key, spec.through)
+
+
+def owned_filter(kind: str, subject: str | None) -> RowFilter:
+    """The rows the scope owns: its subject column names it (every row of the tenant for a tenant)."""
+    return RowFilter() if kind == "tenant" else RowFilter(subject=(SUBJECT_COLUMNS[kind], str(subject)))
+
+
+def triple_of(row: Row) -> Triple:
+    return (row.get("user_id"), row.get("agent_id"), row.get("thread_id"))
+
+
+def by_triple(rows: Iterable[Row]) -> dict[Triple, list[Row]]:
+    groups: dict[Triple, list[Row]] = {}
+    for r in rows:
+        groups.setdefault(triple_of(r), []).append(r)
+    return groups
+
+
+def identity_for(tenant: str, triple: Triple, principal: str) -> Identity:
+    """The identity whose wall shows exactly the rows of `triple` and those shared with it."""
+    user, agent, thread = triple
+    return Identity(tenant=tenant, user=user, agent=agent, thread=thread, principal=principal)
+
+
+def visible_from(row: Triple, owned: Sequence[Triple]) -> bool:
+    """Whether a row of scope `row` is shown to a session bound to one of the `owned` triples (each
+    level NULL, or that triple's value): the wall's own rule, applied to a listing of ids."""
+    return any(all(v is None or v == o for v, o in zip(row, mine)) for mine in owned)

@@ -1,0 +1,193 @@
+"""`memgate export`, `memgate import`: a scope's memory to a bundle and back (operator only)."""
+
+from __future__ import annotations
+
+import click
+
+from memgate.manager import IMPORT_FORMATS, ConfigError, export_scope, import_bundle, portability_records, propose_file
+
+from .common import (
+    AGENT_ID,
+    USER_ID,
+    friendly_errors,
+    open_manager,
+    operator_identity,
+    operator_name,
+    require_tenant,
+    settings_from,
+    tenant_option,
+)
+
+
+def _err(line: str) -> None:
+    click.echo(line, err=True)
+
+
+def register(cli: click.Group) -> None:
+    @cli.command("export")
+    @tenant_option()
+    @click.option("--user", "-u", type=USER_ID, metavar="ID", help="Export this user's memory.")
+    @click.option("--agent", type=AGENT_ID, metavar="ID", help="Export this agent's memory.")
+    @click.option("--thread", metavar="ID", help="Export this thread's memory.")
+    @click.option("--out", "-o", type=click.Path(file_okay=False), metavar="FOLDER", help="A new or empty folder.")
+    @click.option(
+        "--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows read at a time."
+    )
+    @click.option("--list", "list_", is_flag=True, help="List the tenant's export and import records instead.")
+    @click.pass_context
+    @friendly_errors
+    def export_(ctx, tenant, user, agent, thread, out, batch, list_) -> None:
+        """Write every record a tenant, or one user, agent or thread in it, owns to a bundle.
+
+        The bundle is a folder: manifest.json (counts and sha256 of every file), one JSONL file per
+        table (every version, lifecycle, links, provenance, candidates and assessments), images as
+        files, and shared.jsonl (what others share with the scope: listed, not included). Each row
+        is read through the tenant wall in its own scope. The export is recorded (--list).
+
+        \b
+        Examples:
+          memgate export -t acme --user jane --out ./jane-2026-12-05
+          memgate export -t acme --out ./acme-full
+          memgate export -t acme --list
+        """
+        settings = settings_from(ctx)
+        manager = open_manager(settings, create=False)
+        try:
+            require_tenant(manager, settings, operator_identity(tenant))
+            if list_:
+                for r in portability_records(manager.backend, tenant):
+                    who = f"{r['scope_kind']}={r['subject']}" if r["subject"] else r["scope_kind"]
+                    source = f" from {r['source_tenant']}" if r["source_tenant"] else ""
+                    click.echo(
+                        f"{r['record_id']} {r['action']:<6} {who}{source} by {r['requested_by']} {r['recorded_at']} "
+                        f"sha256 {r['bundle_sha256']} {r['counts_json']}"
+                    )
+                return
+            subjects = [(k, v) for k, v in (("user", user), ("agent", agent), ("thread", thread)) if v]
+            if len(subjects) > 1:
+                raise ConfigError("name at most one of --user, --agent, --thread", field="subject")
+            if not out:
+                raise ConfigError("name the bundle's folder with --out", field="out")
+            kind, subject = subjects[0] if subjects else ("tenant", None)
+            report = export_scope(
+                manager.backend, tenant, kind, subject, out, requested_by=operator_name(), batch=batch, progress=_err
+            )
+        finally:
+            manager.close()
+        for table, n in report.counts.items():
+            click.echo(f"{table:<34} {n:>8}")
+        for table, why in report.left_out.items():
+            click.echo(f"{table:<34} left out: {why}")
+        who = "tenant" if kind == "tenant" else f"{kind} {subject}"
+        click.echo(
+            f"exported {report.total} row(s) and {report.images} image file(s) of {who} in tenant {tenant} "
+            f"to {report.path}; {report.shared} shared row(s) listed, not included"
+        )
+        click.echo(f"bundle sha256 {report.sha256} (export {report.record_id})")
+
+    @cli.command("import")
+    @click.argument("path", type=click.Path(exists=True))
+    @tenant_option(required=False)
+    @click.option(
+        "--from",
+        "fmt",
+        type=click.Choice(["bundle", *IMPORT_FORMATS]),
+        default="bundle",
+        show_default=True,
+        help="What PATH is: a memgate bundle, or another tool's memories (each proposed to the promotion gate).",
+    )
+    @click.option(
+        "--user", "-u", type=USER_ID, metavar="ID", help="Another tool's memories: propose them for this user."
+    )
+    @click.option("--agent", type=AGENT_ID, metavar="ID", help="Another tool's memories: propose them for this agent.")
+    @click.option("--sha256", "expected", metavar="HEX", help="Refuse the bundle unless its sha256 is this one.")
+    @click.option("--dry-run", is_flag=True, help="Say what would be imported or proposed; change nothing.")
+    @click.option(
+        "--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows per transaction."
+    )
+    @click.pass_context
+    @friendly_errors
+    def import_(ctx, path, tenant, fmt, user, agent, expected, dry_run, batch) -> None:
+        """Import a bundle `memgate export` wrote, or another tool's memories (--from).
+
+        A bundle is checked first, whole: a file that does not match the manifest refuses it. Then
+        each row is written in its own scope through the tenant wall: inserted when new, left when
+        the same (running it twice changes nothing), updated only to a newer version, never over
+        one. Into another tenant (-t) the ids are mapped (the same way every time).
+
+        Another tool's file (--from mcp-memory | basic-memory | jsonl) is stored as a source
+        document of the importing scope (-t, and --user or --agent), and each memory in it is a
+        proposal to the promotion gate resting on it: the gate's checks and the tenant's policy
+        decide, and what it holds back waits in `memgate candidates`.
+
+        \b
+        Examples:
+          memgate import ./jane-2026-12-05 --dry-run
+          memgate import ./jane-2026-12-05 --sha256 3f2a...
+          memgate import ./acme-full -t acme-staging
+          memgate import memory.jsonl --from mcp-memory -t acme --user jane --dry-run
+          memgate import ./notes --from basic-memory -t acme --agent research-assistant
+          memgate import mem0-export.jsonl --from jsonl -t acme
+        """
+        settings = settings_from(ctx)
+        manager = open_manager(settings, create=False)
+        if fmt != "bundle":
+            try:
+                _propose(manager, settings, fmt, path, tenant, user, agent, dry_run)
+            finally:
+                manager.close()
+            return
+        if user or agent:
+            raise ConfigError("--user and --agent choose the scope of another tool's memories (--from)", field="user")
+        try:
+            report = import_bundle(
+                manager.backend,
+                path,
+                requested_by=operator_name(),
+                tenant=tenant,
+                expected_sha256=expected,
+                batch=batch,
+                dry_run=dry_run,
+                progress=_err,
+            )
+        finally:
+            manager.close()
+        outcomes = ("inserted", "unchanged", "updated", "kept", "refused")
+        for table, counts in report.counts.items():
+            click.echo(f"{table:<34} " + " ".join(f"{o} {counts[o]}" for o in outcomes if counts[o]))
+        for line in report.refusals:
+            click.echo(f"refused: {line}")
+        for table, why in report.left_out.items():
+            click.echo(f"{table:<34} not in the bundle: {why}")
+        verb = "would import" if dry_run else "imported"
+        click.echo(
+            f"{verb} into tenant {report.tenant} from {report.source_tenant}: "
+            + ", ".join(f"{report.total(o)} {o}" for o in outcomes)
+            + (f"; {report.mapped} id(s) mapped for the new tenant" if report.mapped else "")
+        )
+        click.echo(f"bundle sha256 {report.sha256}" + (f" (import {report.record_id})" if report.record_id else ""))
+
+
+def _propose(manager, settings, fmt, path, tenant, user, agent, dry_run) -> None:
+    if not tenant:
+        raise ConfigError("name the tenant to propose the memories to: -t TENANT", field="tenant")
+    require_tenant(manager, settings, operator_identity(tenant))
+    report = propose_file(
+        manager, tenant, fmt, path, user=user, agent=agent, dry_run=dry_run, say=click.echo if dry_run else _err
+    )
+    for line in report.skipped:
+        click.echo(f"skipped {line}")
+    if dry_run:
+        click.echo(
+            f"would propose {report.proposed} memor{'y' if report.proposed == 1 else 'ies'} from {path}; nothing was stored"
+        )
+        return
+    for name, document in report.documents.items():
+        click.echo(f"source {name}: stored as {document} (collection imported)")
+    for rule, n in sorted(report.rules.items()):
+        click.echo(f"held back or refused by rule {rule}: {n}")
+    click.echo(
+        f"proposed {report.proposed} memor{'y' if report.proposed == 1 else 'ies'} from {path}: "
+        + ", ".join(f"{n} {d}" for d, n in report.decisions.items())
+        + f" ({report.per_second:.0f} proposals/s); review what waits: memgate candidates ls -t {tenant} --decision pending"
+    )
