@@ -53,7 +53,7 @@ class Planted:
     pairs: dict[frozenset[str], str] = field(default_factory=dict)
 
 
-def _fill(template: str, rng: random.Random, **fixed) -> str:
+def _fill(template: str, rng: random.Random, **fixed) -> tuple[str, dict[str, object]]:
     values = {
         "p": rng.choice(PEOPLE),
         "team": rng.choice(TEAMS),

@@ -117,7 +117,9 @@ _TEAMS = ("search", "billing", "payments", "mobile", "infra", "support", "growth
 
 
 def memories(n: int) -> list[str]:
-    out, seen, k = [], set(), 0
+    out: list[str] = []
+    seen: set[str] = set()
+    k = 0
     while len(out) < n:
         s = _SENTENCES[k % len(_SENTENCES)].format(
             p=_PEOPLE[k % 10], team=_TEAMS[(k // 10) % 10], h=7 + k % 5, n=10 + k
