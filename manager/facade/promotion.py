@@ -66,7 +66,7 @@ class RememberMethods(ManagerCore):
                         caps=self.caps,
                         embedder=lambda: self.embedder,
                         row_policy=policy,
-                        rate_limited=False,
+                        imported=True,
                     )
                 )
             except InvalidArgument as exc:  # bad input is refused for this proposal alone

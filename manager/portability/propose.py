@@ -26,6 +26,7 @@ from typing import Any
 from ..clock import now_iso
 from ..errors import InvalidArgument
 from ..identity import Identity
+from ..promotion.duplicates import IMPORT_COLLECTION
 from ..promotion.gate import MAX_EVIDENCE, Proposal
 from ..registry.calllog import CallRecord
 from .sources import Record, Source, read_sources
@@ -33,7 +34,7 @@ from .sources import Record, Source, read_sources
 __all__ = ["COLLECTION", "ProposalReport", "propose_file"]
 
 #: the knowledge-base collection the imported files are stored in, as the proposals' evidence
-COLLECTION = "imported"
+COLLECTION = IMPORT_COLLECTION
 DECISIONS = ("promoted", "pending", "duplicate", "refused")
 
 

@@ -10,7 +10,7 @@ Three formats:
 - `basic-memory`: basic-memory's Markdown notes (a file, or a folder of them): YAML front matter
   (title, type, tags, permalink), observations `- [category] text #tag (context)` and relations
   `- relation_type [[Target]]`, wherever they are in the note; a `[[Target]]` in other text is a
-  `links_to` relation. Each observation is a note ("Coffee Brewing Methods, method: Pour over ..."),
+  `links_to` relation. Each observation is a note ("Coffee Brewing Methods (method): Pour over ..."),
   each relation a fact (subject the note's title).
 - `jsonl`: one memory a line, `{"text": ..., "subject"?, "predicate"?, "user"?, "created_at"?}`;
   `memory` or `content` may stand for `text` and `user_id` for `user` (mem0's and OpenMemory's
@@ -41,6 +41,8 @@ _OBSERVATION = re.compile(r"^\s*[-*]\s+\[([^\]\[]+)\]\s+(.+?)\s*$")
 _RELATION = re.compile(r"^\s*[-*]\s+([A-Za-z][\w -]*?)\s+\[\[([^\]]+)\]\]\s*(?:\((.*)\))?\s*$")
 _WIKILINK = re.compile(r"\[\[([^\]]+)\]\]")
 _CONTEXT = re.compile(r"\s*\(([^()]*)\)\s*$")
+#: an observation's #tags: basic-memory's labels for finding it, not what it says
+_TAG = re.compile(r"(?<!\S)#[\w-]+")
 
 
 @dataclass(frozen=True)
@@ -163,9 +165,12 @@ def _basic_memory(name: str, text: str) -> Source:
                 Record("fact", relation.group(2).strip(), span, f"line {number}", subject=title, predicate=kind)
             )
         elif (observation := _OBSERVATION.match(line)) and observation.group(1).strip() not in ("", "x", "X"):
-            category, said = observation.group(1).strip(), _CONTEXT.sub("", observation.group(2)).strip()
+            category, said = (
+                observation.group(1).strip(),
+                " ".join(_TAG.sub("", _CONTEXT.sub("", observation.group(2))).split()),
+            )
             if said:
-                source.records.append(Record("note", f"{title}, {category}: {said}", span, f"line {number}"))
+                source.records.append(Record("note", f"{title} ({category}): {said}", span, f"line {number}"))
         else:
             for link in _WIKILINK.findall(line):
                 source.records.append(

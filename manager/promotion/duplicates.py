@@ -40,6 +40,10 @@ RESTATES_WORDS, RESTATES_SIMILAR = 0.6, 0.8
 PASSAGES = 5
 #: pending candidates compared with a proposal (the caller's newest)
 PENDING = 50
+#: knowledge-base collections that hold what memories were imported from (an operator's `memgate import
+#: --from`), not knowledge: a passage of one is a proposal's source, never the record it duplicates
+IMPORT_COLLECTION = "imported"
+SOURCE_COLLECTIONS = frozenset({IMPORT_COLLECTION})
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,11 @@ def find(
     now: str,
     embedder: Callable[[], Embedder],
     user: str | None,
+    *,
+    imported: bool = False,
 ) -> Duplicate | None:
-    """The record or pending candidate `proposal` restates, or None."""
+    """The record or pending candidate `proposal` restates, or None. An `imported` proposal's evidence is
+    the file it came from (SOURCE_COLLECTIONS), which it restates by design: only memory counts against it."""
     pending = _pending(s, proposal, user, embedder)
     if pending is not None:
         return Duplicate(pending, pending=True)
@@ -74,12 +81,17 @@ def find(
         if found:
             return Duplicate(found[0])
     for e, source in zip(evidence, sources, strict=True):
-        if not source.user_turn and e.type != "conversation_memory" and _restates(proposal, source, user, embedder):
+        if (
+            not imported
+            and not source.user_turn
+            and e.type != "conversation_memory"
+            and _restates(proposal, source, user, embedder)
+        ):
             return Duplicate(e.row)
     seen = {e.id for e in evidence}
     # a restatement shares nearly all its words with the record: the lexical leg finds it, no embedding spent
     for hit in kb_search.search(s, embedder(), proposal.content, now, limit=PASSAGES, methods=(kb_search.LEXICAL,)):
-        if hit.id in seen:
+        if hit.id in seen or hit.collection in SOURCE_COLLECTIONS:
             continue
         if _restates(proposal, Source(_without_evidence_line(hit.content), hit.title), user, embedder):
             return Duplicate({"memory_type": "knowledge_base_chunk", "id": hit.id})

@@ -136,11 +136,13 @@ def remember(
     row_policy: dict[str, Any] | None = None,
     sampler: Sampler | None = None,
     confirm: Callable[[str], bool | None] | None = None,
-    rate_limited: bool = True,
+    imported: bool = False,
 ) -> ToolOutput:
     """Decide one proposal; the answer's first line is the decision. `confirm(question)` asks the user
     whether a conflicting fact replaces the current value (True: yes; False or None: no answer).
-    `rate_limited=False` (an operator's import, never a tool call) skips the per-caller rate cap."""
+    `imported` (an operator's import from another tool, never a tool call) skips the per-caller rate cap,
+    and its evidence is the imported file (duplicates.SOURCE_COLLECTIONS): a proposal restating the line it
+    was imported from is not a duplicate of it."""
     proposal = check_proposal(proposal, caps, row_policy, identity)
     refused = _screen(proposal, identity)
     if refused is not None:
@@ -150,7 +152,7 @@ def remember(
         now = now_iso()
         with backend.session(identity, now=now) as s:
             policy = read_policy(s, now)
-            plan = _plan(s, identity, proposal, policy, allowed, now, embedder, rate_limited)
+            plan = _plan(s, identity, proposal, policy, allowed, now, embedder, imported)
         if isinstance(plan, ToolOutput):
             return plan
         if plan.attach_to is not None:
@@ -232,10 +234,10 @@ def _plan(
     allowed,
     now: str,
     embedder: Callable[[], Embedder],
-    rate_limited: bool = True,
+    imported: bool = False,
 ) -> Plan | ToolOutput:
     since = (datetime.fromisoformat(now.replace("Z", "+00:00")) - timedelta(hours=1)).astimezone(UTC)
-    made = rate_limited and s.fetch_one(
+    made = not imported and s.fetch_one(
         "candidate_recent_count", created_by=caller(identity), since=since.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
     )
     if made and int(made["n"]) >= policy.rate_per_hour:
@@ -263,7 +265,7 @@ def _plan(
         return sources
     plan = Plan(evidence, columns, policy, refs=[e.ref() for e in evidence])
     plan.sources = sources
-    found = duplicates.find(s, p, evidence, sources, now, embedder, identity.user)
+    found = duplicates.find(s, p, evidence, sources, now, embedder, identity.user, imported=imported)
     if found is not None and found.pending:
         plan.attach_to = found.row
         return plan
@@ -300,7 +302,7 @@ def _sources(s: Session, identity: Identity, p: Proposal, evidence: list[Evidenc
                     "injection",
                     f"refused: evidence {e.id} is text addressed to a model or an agent, not a record of fact.",
                 )
-        sources.append(Source(" ".join(x for x in parts if x not in flagged), e.title, user_turn))
+        sources.append(Source("\n".join(x for x in parts if x not in flagged), e.title, user_turn))
     return sources
 
 

@@ -168,8 +168,21 @@ def _sentences(text: str) -> tuple[Sentence, ...]:
     for raw in _SENTENCE_END.split(text):
         raw = raw.strip()
         if raw:
-            out.append(Sentence(raw, _clauses(raw)))
+            out.append(Sentence(raw, _clauses(_WIKILINK.sub(r" \1 ", _JSON_RECORD.sub(_one_clause, raw)))))
     return tuple(out)
+
+
+#: a flat JSON record's keys and values are one statement (an imported knowledge-graph line,
+#: {"from": "John_Smith", "to": "Anthropic", "relationType": "works_at"}): its colons and commas cut no
+#: clause, and the record ends one
+_JSON_RECORD = re.compile(r'\{[^{}]*"\s*:[^{}]*\}')
+_JSON_PUNCTUATION = re.compile(r"[:,\[\]]")
+#: a note's [[wiki link]] (basic-memory, Obsidian) names one thing: its brackets cut no clause
+_WIKILINK = re.compile(r"\[\[([^\[\]]+)\]\]")
+
+
+def _one_clause(record: re.Match[str]) -> str:
+    return " " + _JSON_PUNCTUATION.sub(" ", record.group()[1:-1]) + " ; "
 
 
 def _clauses(text: str) -> list[Clause]:
