@@ -6,6 +6,7 @@ its own docstring saying what it owns and what it may import:
 
     claims/    versioned facts, guidelines, persona, scoping, stale facts
     context/   context windows: budget, selection, tiers, manifest, replay, tool rounds
+    conversations/ conversations: keys, turns, recall, import, compaction
     files/     the memory tool: commands, texts, paths, stores
     kb/        parse, chunk, embed, ingest, search, fusion
     links/     typed links between memories; bounded traversal for retrieval
@@ -24,10 +25,10 @@ the MemoryManager class every method call goes through.
 from .backend import Backend, DatabaseSettings, default_database_path, open_backend
 from .clock import days_ago_iso, now_iso
 from .context.assemble import ContextWindow
-from .context.messages import ImagePart, TextPart, Turn
 from .context.replay import Replay
 from .context.rerank import Reranker
-from .context.turns import operator_turns
+from .conversations.messages import ImagePart, TextPart, Turn
+from .conversations.turns import operator_turns
 from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo
 from .errors import (
     AccessDenied,

@@ -22,14 +22,14 @@ import numpy as np
 from ..backend.base import Row, Session
 from ..backend.query_terms import STOP_WORDS
 from ..claims import stale
+from ..conversations import compaction, keys
+from ..identity import Identity
 from ..kb import search as kb_search
 from ..kb.embed import Embedder
 from ..kb.fusion import reciprocal_rank_fusion
 from ..output.records import StaleFact
-from . import compaction
 from .forms import full_body
 from .layout import RECALLED_HISTORY, TYPES, VOLATILE_TAIL
-from .window import WindowKey
 
 __all__ = ["Candidate", "gather", "question_terms"]
 
@@ -92,9 +92,11 @@ def question_terms(question: str) -> list[str]:
     return terms[:_MAX_TERMS]
 
 
-def gather(session: Session, embedder: Embedder, question: str, now: str, window: WindowKey) -> list[Candidate]:
+def gather(session: Session, embedder: Embedder, question: str, now: str, identity: Identity) -> list[Candidate]:
     """Every variable-slice candidate, with retrieval scores and the stale facts each one used."""
     terms = question_terms(question)
+    conversation = keys.find(session, identity)
+    own = conversation["id"] if conversation else None
     found: list[Candidate] = []
     if terms:
         params = {"terms": json.dumps(terms), "limit": PER_TYPE}
@@ -111,13 +113,15 @@ def gather(session: Session, embedder: Embedder, question: str, now: str, window
         ]
         found += [
             Candidate("conversation", RECALLED_HISTORY, r)
-            for r in session.fetch_all("context_history_matching", **params)
+            for r in session.fetch_all(
+                "context_history_matching", conversation=own, user_id=identity.user, agent_id=identity.agent, **params
+            )
         ]
     _score_by_retrieval(found, embedder, question, terms)
     found += _evidence(session, embedder, question, now)
-    tail = session.fetch_all("context_tail", thread=window.thread, session=window.session, limit=TAIL_TURNS)
-    compacted = compaction.latest(session, window)
-    if compacted is not None:  # the rolling summary stands for the turns it covers, before the rest
+    tail = session.fetch_all("conversation_tail", conversation=own, limit=TAIL_TURNS) if own else []
+    compacted = compaction.latest(session, own)
+    if compacted is not None:  # the latest summary stands for the turns it covers, before the rest
         tail = [r for r in tail if int(r["turn_index"]) > compacted.last]
         found = [c for c in found if c.id != compacted.summary["id"]]
         found.append(Candidate("summary", VOLATILE_TAIL, compacted.summary))

@@ -20,6 +20,8 @@ from ..backend.base import Session
 from ..claims.entities import link_correction
 from ..claims.guidelines import BUDGET_ROW_ID
 from ..context.assemble import ContextWindow
+from ..conversations.keys import open_conversation, take_turns
+from ..conversations.messages import speaker_of
 from ..facade import MemoryManager
 from ..identity import Identity
 from ..kb import ingest as kb_ingest
@@ -285,12 +287,16 @@ def _seed_acme(s: Session, identity: Identity) -> None:
             "created_at": JULY,
         },
     )
+    # jane's conversation in her review thread: its turns carry the
+    # conversation, not the thread, like every turn
+    conversation = open_conversation(s, replace(identity, thread=ACME_THREAD), REVIEW)
+    first = take_turns(s, conversation["id"], 2)
     for turn, (role, text) in enumerate(
         (
             ("user", "Before the review: what nDCG@10 did Helios RAG reach on BEIR?"),
             ("assistant", "I will check the current claim and the evaluation reports before quoting a number."),
         ),
-        start=1,
+        start=first,
     ):
         s.insert(
             "conversation_memory",
@@ -299,7 +305,8 @@ def _seed_acme(s: Session, identity: Identity) -> None:
                 "tenant_id": identity.tenant,
                 "user_id": identity.user,
                 "agent_id": identity.agent,
-                "thread_id": ACME_THREAD,
+                "conversation_id": conversation["id"],
+                "speaker": speaker_of(identity, role),
                 "event_type": "turn",
                 "role": role,
                 "content": text,

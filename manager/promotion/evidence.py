@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..backend.base import Row, Session
 from ..context.window import WindowKey, current_window
+from ..conversations.keys import find as find_conversation
 from ..identity import Identity
 from ..links.store import SCOPE_COLUMNS, LinkEnd, ends_by_id
 
@@ -72,8 +73,17 @@ def _issued(session: Session, identity: Identity, row: Row, in_window: set[str])
     if row["id"] in in_window:
         return True
     if row["memory_type"] == "conversation_memory" and row.get("label") == "turn":
-        return identity.thread is not None and row.get("thread_id") == identity.thread
+        return _in_own_conversation(session, identity, row["id"])
     return session.fetch_one("calllog_cited", needle=json.dumps(row["id"])) is not None
+
+
+def _in_own_conversation(session: Session, identity: Identity, turn_id: str) -> bool:
+    """A turn of the caller's own conversation (its user, agent and thread): "the user told me"."""
+    conversation = find_conversation(session, identity)
+    if conversation is None:
+        return False
+    rows = session.fetch_all("context_rows_conversation_memory", ids=json.dumps([turn_id]))
+    return bool(rows) and rows[0]["conversation_id"] == conversation["id"]
 
 
 def still_current(session: Session, refs: list[dict], now: str) -> bool:

@@ -77,7 +77,7 @@ def _run(store: RetentionStore, report: ExpiryReport, batch: int, now: str, say:
     steps: list[tuple[str, TableShape, RowFilter]] = []
     follow: list[tuple[str, TableShape, RowFilter]] = []
     for spec in REGISTRY:
-        shape = TableShape(spec.table, spec.key, spec.through)
+        shape = TableShape(spec.table, spec.key, spec.through, spec.scope_columns)
         for rule in spec.retention:
             days = effective_days(report.policy, rule)
             if days is None:

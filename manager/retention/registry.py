@@ -66,6 +66,16 @@ class TableSpec:
     #: copies the database keeps beside the row, removed with it (documentation and the report)
     derived: tuple[str, ...] = ()
     retention: tuple[Retention, ...] = ()
+    #: the scope columns the table has (a conversation has no thread_id)
+    scope_columns: tuple[str, ...] = ("user_id", "agent_id", "thread_id")
+    #: a subject kind whose column here is not its scope column: {"thread": "thread_name"}
+    subjects: dict[str, str] = field(default_factory=dict)
+
+    def subject_column(self, kind: str, scope_column: str) -> str | None:
+        """The column that names a subject of `kind` in this table, or None when none does."""
+        if kind in self.subjects:
+            return self.subjects[kind]
+        return scope_column if scope_column in self.scope_columns else None
 
 
 REGISTRY: tuple[TableSpec, ...] = (
@@ -97,14 +107,25 @@ REGISTRY: tuple[TableSpec, ...] = (
     TableSpec("guideline_memory", content=("content", "content_json")),
     TableSpec("persona_memory", content=("name", "content")),
     TableSpec("toolbox_memory", content=("tool_schema", "usage_notes", "access_policy")),
+    # A conversation (its key and turn counter) is its user's and agent's; `forget --thread` erases
+    # every conversation of the thread name, and with them (by reference) their turns, compaction
+    # events and summaries, which carry the conversation and no thread.
+    TableSpec(
+        "conversation",
+        content=("thread_name", "session_id"),
+        scope_columns=("user_id", "agent_id"),
+        subjects={"thread": "thread_name"},
+    ),
     TableSpec(
         "summarization_memory",
         content=("title", "content", "source_versions_json"),
+        references=("conversation_id",),
         retention=(Retention("summarization_memory", carries=("conversation_memory",)),),
     ),
     TableSpec(
         "conversation_memory",
         content=("content", "content_json"),
+        references=("conversation_id",),
         derived=("context manifests and pointer maps (content_json) of the subject's windows",),
         retention=(
             Retention("conversation_memory", not_equals=(("event_type", "context_manifest"),)),

@@ -57,7 +57,8 @@ def register(cli: click.Group) -> None:
     @click.pass_context
     @friendly_errors
     def ls(ctx, tenant, thread, limit) -> None:
-        """List a thread's turns in order, whoever wrote them, and its compaction summaries.
+        """List a thread's turns in order and its compaction summaries: one conversation per user and
+        agent that used the thread name, each in order.
 
         \b
         Example:
@@ -79,15 +80,19 @@ def register(cli: click.Group) -> None:
     @cli.command("compact")
     @tenant_option()
     @click.option("--thread", required=True, metavar="ID", help="The thread to compact.")
+    @click.option("--user", "-u", type=USER_ID, metavar="ID", help="Whose conversation, when several use the name.")
+    @click.option("--agent", type=AGENT_ID, metavar="ID", help="Which agent's, when several use the name.")
     @click.option(
         "--intent", default="fact_check", show_default=True, help="The intent whose tail share sizes the summary."
     )
     @click.pass_context
     @friendly_errors
-    def compact(ctx, tenant, thread, intent) -> None:
+    def compact(ctx, tenant, thread, user, agent, intent) -> None:
         """Summarise a thread's older turns now (all but the newest two), with the extractive summariser.
 
-        The summary is written in the scope of the thread's user and agent; the turns stay.
+        A thread name is one conversation per user and agent that used it; with several, name the
+        user (and agent) whose conversation to compact. The summary is written in that scope; the
+        turns stay.
 
         \b
         Example:
@@ -98,10 +103,25 @@ def register(cli: click.Group) -> None:
         try:
             require_tenant(manager, settings, operator_identity(tenant))
             turns = [r for r in operator_turns(manager.backend, tenant, thread) if r["kind"] == "turn"]
-            if not turns:
-                click.echo(f"thread {thread} has no turns; nothing to compact")
+            owners = sorted(
+                {
+                    (r["user_id"], r["agent_id"])
+                    for r in turns
+                    if (user is None or r["user_id"] == user) and (agent is None or r["agent_id"] == agent)
+                },
+                key=lambda o: (o[0] or "", o[1] or ""),
+            )
+            if not owners:
+                click.echo(
+                    f"thread {thread} has no turns{' of that user and agent' if user or agent else ''}; nothing to compact"
+                )
                 return
-            owner = operator_identity(tenant, turns[-1]["user_id"], turns[-1]["agent_id"], thread)
+            if len(owners) > 1:
+                named = ", ".join(f"--user {u or '-'} --agent {a or '-'}" for u, a in owners)
+                raise click.UsageError(
+                    f"thread {thread} is {len(owners)} conversations ({named}): name one with --user/--agent"
+                )
+            owner = operator_identity(tenant, owners[0][0], owners[0][1], thread)
             row = manager.compact_conversation(owner, intent, force=True)
         finally:
             manager.close()

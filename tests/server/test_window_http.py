@@ -27,7 +27,7 @@ from memgate.server.settings import load_settings
 pytestmark = pytest.mark.anyio
 
 LOOKUP = {"subject": "model:helios-rag", "predicate": "beir_ndcg10"}
-SPENT = "This context window's tool rounds are spent (3 of 3)"
+SPENT = "window: this context window's tool budget is spent (3 of 3 rounds)"
 NOT_ISSUED = "That memory id was not issued to you"
 
 

@@ -1,4 +1,4 @@
--- 090_schema_version.sql: records that this install (schema version 4) has run.
+-- 090_schema_version.sql: records that this install (schema version 5) has run.
 -- Run by: MEMGATE_OWNER, last. Re-runnable (inserts only a missing version). The number is
 -- SCHEMA_VERSION in manager/backend/oracle/install.py (tests/backend/oracle/test_static_sql.py checks).
 -- Versions: 1, the first install (SQLite migrations 001, 002, 007, 008); 2, context windows
@@ -9,11 +9,13 @@
 -- index with MAINTENANCE MANUAL SYNC (ON COMMIT) (023); the promotion gate (SQLite migration 013:
 -- memory_candidate and memory_assessment, 024, their VPD policies, grants and the reviewed view
 -- qv_memory_candidate; memory_candidate as a link end); retention and erasure (SQLite migration
--- 014: erasure_log, erasure_row, 025, and the call log's erasure update, 022).
--- A database at version 1, 2 or 3 is upgraded by running every owner file again
+-- 014: erasure_log, erasure_row, 025, and the call log's erasure update, 022); 5, conversations
+-- (SQLite migration 016: the conversation table, its guard, VPD policy and grant, turns and
+-- summaries moved onto their conversation, turn numbers unique per conversation, 026).
+-- A database at version 1, 2, 3 or 4 is upgraded by running every owner file again
 -- (`memgate init`): 020 adds the columns and fills the row ids, the others are re-runnable.
 INSERT INTO memgate_schema (version)
-SELECT 4 FROM dual WHERE NOT EXISTS (SELECT 1 FROM memgate_schema WHERE version = 4)
+SELECT 5 FROM dual WHERE NOT EXISTS (SELECT 1 FROM memgate_schema WHERE version = 5)
 /
 COMMIT
 /

@@ -47,7 +47,7 @@ def _parse(unit: str) -> exp.Expr:
 
 
 #: install files that create tables: 020 the first schema, 024 the promotion gate's
-TABLE_FILES = ("020_schema", "024_promotion", "025_retention")
+TABLE_FILES = ("020_schema", "024_promotion", "025_retention", "026_conversations")
 
 
 def oracle_tables() -> dict[str, set[str]]:

@@ -1,21 +1,30 @@
-"""Compaction: a conversation's oldest turns summarised into one summarization_memory row.
+"""Compaction: a conversation's older turns summarised into summarization_memory rows.
 
 When the turns a conversation has stored since its last compaction cost more than the volatile
-tail's share of the intent's budget (or on `memgate compact`), the oldest are summarised: the
-newest turns that fit in half the tail share stay raw, the rest (with the previous summary, so
-one rolling summary covers the conversation from its first turn) go to the summariser. The
-summary row is in the caller's scope (user, agent, thread), so it never crosses a wall and is
-erased with the turns; it records the turn range, the source ids and versions, the summariser and
-hashes, through a `compaction` event in the thread (content_json) that the summary's provenance
-names (source_table conversation_memory, source_id the event). The raw turns stay.
+tail's share of the intent's budget (or on `memgate compact`), they are summarised: the newest
+turns that fit in half the tail share stay raw, the rest go to the summariser. The rules, from the
+context-engineering article's compaction section:
 
-The window then carries the latest summary in its volatile tail, before the turns after its
-range (candidates.gather); the tiers fit it like any memory.
+- **From raw turns, never from a summary.** Each compaction summarises only the raw turns after
+  the previous one's range; its input never holds an earlier summary (a summary of a summary
+  drifts, and nothing warns you). A conversation compacted five times has five summaries, each
+  made from the turns it names.
+- **Identifiers, amounts and dates verbatim** (verbatim.py): the extractive summariser keeps every
+  one a turn holds even when it shortens the turn's words, and a sampled summary that drops one
+  gets them appended verbatim, or is replaced by the extractive one.
+- **Guidelines are never summarised**: the summariser reads turns only; the pinned constraints are
+  guidelines, shown whole in every window's guidelines slice.
+- **A summarised turn stays reachable exactly**: the raw turns stay, the summary records their
+  ids and versions, and `expand(summary id)` shows them (context/expand.py).
+
+The summary is the conversation's (conversation_id, the caller's user and agent, no thread), so it
+never crosses a user wall and is a recall candidate in the user's other threads; a `compaction`
+event in the conversation records the turn range, the sources, the summariser and hashes, and the
+summary's provenance names it.
 
 Summarisers: the host's model through MCP sampling, when the client offers it and the tenant's
 `compaction` guideline does not say "extractive" (bounded tokens, one request, a system prompt
-that forbids adding facts), else `extractive`, deterministic and model-free: each turn's first
-words, in order, within the token bound.
+that forbids adding facts), else `extractive`, deterministic and model-free.
 """
 
 from __future__ import annotations
@@ -33,23 +42,26 @@ from ..identity import Identity
 from ..ids import new_id
 from ..limits import ContextBudget
 from ..tokens import count_tokens
-from . import manifest as manifests
+from . import keys
 from .events import write_event
-from .window import WindowKey
+from .hashing import sha256
+from .verbatim import missing_from, verbatim_terms
 
 __all__ = [
     "EXTRACTIVE",
     "SYSTEM_PROMPT",
     "CompactionPlan",
     "Latest",
+    "checked_sample",
     "extractive",
     "latest",
     "plan",
+    "summaries",
     "summariser_choice",
     "write",
 ]
 
-EXTRACTIVE = "extractive-v1"
+EXTRACTIVE = "extractive-v2"
 EVENT = "compaction"
 GUIDELINE_KEY = "compaction"
 #: the most a summary may cost, whatever the budget
@@ -59,15 +71,17 @@ FORCED_KEEP = 2
 SYSTEM_PROMPT = (
     "You compress a conversation for an assistant's memory. Summarise the turns below using only "
     "what they say: add no facts, names, numbers, reasons or conclusions that are not in them, and "
-    "keep every figure and name exactly as written. Say who said what (user, assistant), what was "
+    "keep every identifier, amount, date and name exactly as written. Say who said what, what was "
     "decided and what is still open. Plain text, at most {tokens} tokens."
 )
+#: how a summary names the identifiers it keeps verbatim
+VERBATIM_LABEL = "Verbatim:"
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 @dataclass(frozen=True)
 class Latest:
-    """The conversation's latest compaction: the last turn it covers and its summary row."""
+    """The conversation's latest compaction: the turn range it covers and its summary row."""
 
     first: int
     last: int
@@ -76,7 +90,8 @@ class Latest:
 
 @dataclass(frozen=True)
 class CompactionPlan:
-    #: the turns to summarise, oldest first
+    conversation_id: str
+    #: the raw turns to summarise, oldest first (never a summary)
     turns: list[Row]
     previous: Latest | None
     #: the tail share of the intent's budget, and what the stored turns cost
@@ -86,25 +101,30 @@ class CompactionPlan:
 
     @property
     def first(self) -> int:
-        return self.previous.first if self.previous else int(self.turns[0]["turn_index"])
+        return int(self.turns[0]["turn_index"])
 
     @property
     def last(self) -> int:
         return int(self.turns[-1]["turn_index"])
 
     def text(self) -> str:
-        """What the summariser reads: the previous summary, then the turns as plain text."""
-        lines = []
-        if self.previous:
-            p = self.previous
-            lines.append(f"Summary of turns {p.first}-{p.last}: {p.summary['content']}")
-        return "\n".join(lines + [f"[{t['turn_index']}] {t['role']}: {t['content']}" for t in self.turns])
+        """What the summariser reads: the raw turns as plain text, who said each."""
+        return "\n".join(f"[{t['turn_index']}] {_who(t)}: {t['content']}" for t in self.turns)
+
+    def verbatim(self) -> list[str]:
+        """The identifiers, amounts and dates the turns hold, in order: a summary keeps each."""
+        return verbatim_terms(str(t["content"] or "") for t in self.turns)
 
 
-def latest(session: Session, key: WindowKey) -> Latest | None:
-    if not key.usable:
+def _who(turn: Row) -> str:
+    return str(turn.get("speaker") or turn["role"])
+
+
+def latest(session: Session, conversation_id: str | None) -> Latest | None:
+    """The conversation's latest compaction, or None."""
+    if conversation_id is None:
         return None
-    row = session.fetch_one("context_latest_compaction", thread=key.thread, session=key.session)
+    row = session.fetch_one("conversation_latest_compaction", conversation=conversation_id)
     if row is None:
         return None
     data = json.loads(row["content_json"])
@@ -114,21 +134,26 @@ def latest(session: Session, key: WindowKey) -> Latest | None:
     return Latest(int(data["turns"]["first"]), int(data["turns"]["last"]), summary[0])
 
 
+def summaries(session: Session, conversation_id: str, limit: int) -> list[Row]:
+    """The conversation's summaries the caller may see, newest first."""
+    return session.fetch_all("conversation_summaries", conversation=conversation_id, limit=limit)
+
+
 def _cost(turn: Row) -> int:
-    return int(turn.get("token_count") or count_tokens(f"{turn['role']}: {turn['content'] or ''}"))
+    return int(turn.get("token_count") or count_tokens(f"{_who(turn)}: {turn['content'] or ''}"))
 
 
 def plan(
     session: Session, identity: Identity, budget: ContextBudget, intent: str, *, force: bool = False
 ) -> CompactionPlan | None:
     """What to compact now, or None: under the tail share (unless `force`), or too few turns."""
-    key = WindowKey.of(identity)
-    if not key.usable:
+    conversation = keys.find(session, identity)
+    if conversation is None:
         return None
     tail_tokens = int(budget.available * budget.shares_for(intent).volatile_tail)
-    previous = latest(session, key)
+    previous = latest(session, conversation["id"])
     turns = session.fetch_all(
-        "context_thread_turns", thread=key.thread, session=key.session, after=previous.last if previous else 0
+        "conversation_turns_after", conversation=conversation["id"], after=previous.last if previous else 0
     )
     stored = sum(_cost(t) for t in turns)
     if force:
@@ -146,7 +171,7 @@ def plan(
     if not older:
         return None
     max_tokens = max(64, min(MAX_SUMMARY_TOKENS, tail_tokens // 2))
-    return CompactionPlan(older, previous, tail_tokens, stored, max_tokens)
+    return CompactionPlan(conversation["id"], older, previous, tail_tokens, stored, max_tokens)
 
 
 def summariser_choice(session: Session, now: str) -> str:
@@ -156,27 +181,49 @@ def summariser_choice(session: Session, now: str) -> str:
     return "extractive" if data.get("summariser") == "extractive" else "sampling"
 
 
-def extractive(compaction: CompactionPlan) -> str:
-    """A deterministic summary: the previous summary's words, then each turn's first sentence, cut
-    shorter until the whole fits max_tokens; a turn that no longer fits is left out from the oldest."""
+def checked_sample(compaction: CompactionPlan, sampled: str | None) -> str | None:
+    """A sampled summary as it may be kept: within the bound, with every identifier the turns hold
+    verbatim (the ones it dropped appended after VERBATIM_LABEL); None to fall back to extractive."""
+    if not sampled or not sampled.strip():
+        return None
+    text = sampled.strip()
+    dropped = missing_from(text, compaction.verbatim())
+    if dropped:
+        text = f"{text}\n{VERBATIM_LABEL} {'; '.join(dropped)}"
+    return text if count_tokens(text) <= compaction.max_tokens else None
 
-    def lines(words: int) -> list[str]:
-        out = []
-        if compaction.previous:
-            out.append("Earlier: " + _clip(compaction.previous.summary["content"], words * 2))
-        for t in compaction.turns:
-            first = _SENTENCE.split(" ".join((t["content"] or "").split()), maxsplit=1)[0]
-            out.append(f"[{t['turn_index']}] {t['role']}: {_clip(first, words)}")
-        return out
+
+def extractive(compaction: CompactionPlan) -> str:
+    """A deterministic summary: each turn's first sentence, who said it, shortened until the whole fits
+    max_tokens, with every identifier, amount and date of the turn kept verbatim; a turn that no longer
+    fits is left out from the oldest, its identifiers still listed."""
+
+    def line(t: Row, words: int) -> str:
+        text = " ".join(str(t["content"] or "").split())
+        first = _SENTENCE.split(text, maxsplit=1)[0]
+        shown = _clip(first, words)
+        kept = missing_from(shown, verbatim_terms([text]))
+        return f"[{t['turn_index']}] {_who(t)}: {shown}" + (f" ({'; '.join(kept)})" if kept else "")
 
     for words in (30, 16, 8, 4):
-        text = "\n".join(lines(words))
+        text = "\n".join(line(t, words) for t in compaction.turns)
         if count_tokens(text) <= compaction.max_tokens:
             return text
-    kept = lines(4)
-    while len(kept) > 1 and count_tokens("\n".join(["(earlier turns left out)", *kept])) > compaction.max_tokens:
+    kept = [line(t, 4) for t in compaction.turns]
+    left_out: list[Row] = []
+    while len(kept) > 1 and count_tokens(_with_left_out(kept, left_out)) > compaction.max_tokens:
         kept.pop(0)
-    return "\n".join(["(earlier turns left out)", *kept])
+        left_out.append(compaction.turns[len(left_out)])
+    return _with_left_out(kept, left_out)
+
+
+def _with_left_out(kept: list[str], left_out: list[Row]) -> str:
+    if not left_out:
+        return "\n".join(kept)
+    terms = verbatim_terms(str(t["content"] or "") for t in left_out)
+    head = f"(turns {left_out[0]['turn_index']}-{left_out[-1]['turn_index']} left out"
+    head += f"; {VERBATIM_LABEL} {'; '.join(terms)})" if terms else ")"
+    return "\n".join([head, *kept])
 
 
 def _clip(text: str, words: int) -> str:
@@ -189,8 +236,7 @@ def write(
 ) -> Row:
     """Record the summary and its compaction event, if the turns are still as planned (inside a
     transaction): a concurrent compaction, or a turn that changed meanwhile, is a Conflict."""
-    key = WindowKey.of(identity)
-    current = latest(session, key)
+    current = latest(session, compaction.conversation_id)
     if (current.last if current else 0) != (compaction.previous.last if compaction.previous else 0):
         raise Conflict("the conversation was compacted meanwhile; nothing was written")
     ids = [t["id"] for t in compaction.turns]
@@ -200,16 +246,15 @@ def write(
     ):
         raise Conflict("a turn changed while it was summarised; nothing was written")
     sources = [{"table": "conversation_memory", "id": t["id"], "version": int(t["version"])} for t in compaction.turns]
-    if compaction.previous:
-        sources.insert(0, _ref("summarization_memory", compaction.previous.summary))
     summary_id, event_id = new_id("sum"), new_id("cnv")
     record: dict[str, Any] = {
         "summary_id": summary_id,
         "turns": {"first": compaction.first, "last": compaction.last},
         "sources": sources,
         "summariser": summariser,
-        "sha256": manifests.sha256(summary),
-        "input_sha256": manifests.sha256(compaction.text()),
+        "sha256": sha256(summary),
+        "input_sha256": sha256(compaction.text()),
+        "verbatim": compaction.verbatim(),
         "tail_tokens": compaction.tail_tokens,
         "stored_tokens": compaction.stored_tokens,
     }
@@ -223,18 +268,20 @@ def write(
         content=f"compacted turns {compaction.first}-{compaction.last} into {summary_id}",
         now=now,
         data=record,
+        conversation_id=compaction.conversation_id,
+        thread_scoped=False,
     )
     row = {
         "id": summary_id,
         "tenant_id": identity.tenant,
         "user_id": identity.user,
         "agent_id": identity.agent,
-        "thread_id": identity.thread,
+        "thread_id": None,
+        "conversation_id": compaction.conversation_id,
         "title": f"Conversation turns {compaction.first}-{compaction.last}",
         "content": summary,
-        "period_start": (compaction.previous.summary["period_start"] if compaction.previous else None)
-        or compaction.turns[0]["created_at"],
-        "period_end": compaction.turns[-1]["created_at"],
+        "period_start": compaction.turns[0]["valid_from"],
+        "period_end": compaction.turns[-1]["valid_from"],
         "source_versions_json": json.dumps(sources),
         "version": 1,
         "valid_from": now,
@@ -246,10 +293,6 @@ def write(
     }
     session.insert("summarization_memory", row)
     return row
-
-
-def _ref(table: str, row: Row) -> dict[str, Any]:
-    return {"table": table, "id": row["id"], "version": int(row.get("version") or 1)}
 
 
 #: (the plan's text, system prompt, max tokens) -> summary text, or None to fall back to extractive
