@@ -27,7 +27,11 @@ from .clock import days_ago_iso, now_iso
 from .context.assemble import ContextWindow
 from .context.replay import Replay
 from .context.rerank import Reranker
+from .conversations.importing import ImportReport
 from .conversations.messages import ImagePart, TextPart, Turn
+from .conversations.policy import POLICIES as RECALL_POLICIES
+from .conversations.policy import RecallPolicy
+from .conversations.ranking import HybridRanker, Ranked, Ranker, RecallCandidate
 from .conversations.turns import operator_turns
 from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo
 from .errors import (
@@ -106,6 +110,7 @@ __all__ = [
     "MEMORY_PROTOCOL",
     "NEW",
     "NOT_SEARCHABLE",
+    "RECALL_POLICIES",
     "REPLACED",
     "ROWS_CEILING",
     "SUPPORTED_EXTENSIONS",
@@ -129,11 +134,13 @@ __all__ = [
     "DatabaseSettings",
     "Embedder",
     "HashingEmbedder",
+    "HybridRanker",
     "Identity",
     "ImageData",
     "ImageNotShown",
     "ImageNotVisible",
     "ImagePart",
+    "ImportReport",
     "IngestResult",
     "InvalidArgument",
     "KbSettings",
@@ -148,6 +155,10 @@ __all__ = [
     "PromotionPolicy",
     "QueryRejected",
     "QueryTimeout",
+    "Ranked",
+    "Ranker",
+    "RecallCandidate",
+    "RecallPolicy",
     "Replay",
     "Reranker",
     "RowGone",

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..backend.base import Row, Session
 from ..claims import guidelines
+from ..conversations.ranking import RANKER, Ranker
 from ..identity import Identity
 from ..ids import new_id
 from ..kb.embed import Embedder
@@ -71,8 +72,10 @@ def assemble(
     *,
     embedder: Embedder,
     reranker: Reranker | None = None,
+    ranker: Ranker | None = None,
 ) -> ContextWindow:
     reranker = reranker or RetrievalScore()
+    ranker = ranker or RANKER
     budget, budget_ref = budget_of(session, now)
     budget.shares_for(intent)  # an unknown intent fails before anything else is read
     fixed_rows = {
@@ -92,7 +95,7 @@ def assemble(
     fixed[QUESTION] = cost(head) + cost(question_block(question))
     plan = charge_fixed(budget, intent, fixed, identity.tenant)
 
-    candidates = gather(session, embedder, question, now, identity)
+    candidates = gather(session, embedder, question, now, identity, ranker)
     admitted, excluded = select(candidates, question=question, now=now, budget=budget, reranker=reranker)
     admitted = _require_current_facts(session, admitted, now, budget, reranker, question)
     if budget.links_history(intent):  # opt-in per intent: otherwise an ended version stays a lifecycle exclusion
@@ -135,6 +138,7 @@ def assemble(
         },
         "renderer_version": RENDERER_VERSION,
         "selection_version": f"{SELECTION_VERSION}/{reranker.name}",
+        "recall_ranker": ranker.name,
         "budget_ref": budget_ref.as_json() if budget_ref else None,
         "budget": budget.to_json(),
         "arithmetic": plan.as_json(),

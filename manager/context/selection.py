@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..clock import parse_iso
 from ..limits import ContextBudget
@@ -176,6 +177,7 @@ def _recency(valid_from: str, now: str, recency_days: float) -> float:
     return max(0.0, min(1.0, 1 - age / recency_days))
 
 
+@lru_cache(maxsize=65536)
 def _desc(text: str) -> tuple:
-    """Sorts ISO timestamps newest first inside an ascending sort key."""
+    """Sorts ISO timestamps newest first inside an ascending sort key (cached: sorts call it per key)."""
     return tuple(-ord(ch) for ch in text)

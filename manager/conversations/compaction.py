@@ -40,11 +40,13 @@ from ..claims import guidelines
 from ..errors import Conflict
 from ..identity import Identity
 from ..ids import new_id
+from ..kb.embed import Embedder
 from ..limits import ContextBudget
 from ..tokens import count_tokens
 from . import keys
 from .events import write_event
 from .hashing import sha256
+from .recall_index import index_summary
 from .verbatim import missing_from, verbatim_terms
 
 __all__ = [
@@ -232,7 +234,13 @@ def _clip(text: str, words: int) -> str:
 
 
 def write(
-    session: Session, identity: Identity, compaction: CompactionPlan, summary: str, summariser: str, now: str
+    session: Session,
+    identity: Identity,
+    compaction: CompactionPlan,
+    summary: str,
+    summariser: str,
+    now: str,
+    embedder: Embedder | None = None,
 ) -> Row:
     """Record the summary and its compaction event, if the turns are still as planned (inside a
     transaction): a concurrent compaction, or a turn that changed meanwhile, is a Conflict."""
@@ -292,6 +300,7 @@ def write(
         "created_at": now,
     }
     session.insert("summarization_memory", row)
+    index_summary(session, embedder, row, compaction.first, compaction.last, now)
     return row
 
 

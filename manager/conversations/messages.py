@@ -20,9 +20,11 @@ from ..backend.base import Row, Session
 from ..errors import ImageNotVisible, InvalidArgument, NotVisible
 from ..identity import Identity
 from ..ids import new_id
+from ..kb.embed import Embedder
 from ..kb.images import image_bytes, image_meta, store_image
 from .events import write_event
 from .keys import open_conversation, take_turns
+from .recall_index import index_turns
 
 __all__ = ["ROLES", "ImagePart", "TextPart", "Turn", "read_turn", "speaker_of", "write_turn"]
 
@@ -75,10 +77,13 @@ def write_turn(
     *,
     data: dict[str, Any] | None = None,
     tokens: int | None = None,
+    said_at: str | None = None,
+    embedder: Embedder | None = None,
 ) -> Row:
     """Append a turn to the caller's conversation: text, or ordered parts ({"type": "text", "text"} and
     {"type": "image", "image_id"} or {"type": "image", "data": bytes, "name"?, "description"?}). `data`
-    is kept in content_json (text turns). Call inside a transaction."""
+    is kept in content_json (text turns); `said_at` is when it was said (default now). The turn is
+    indexed for recall (with an embedding when `embedder` is given). Call inside a transaction."""
     if role not in ROLES:
         raise InvalidArgument(f"role must be user or assistant, got {role!r}", field="role")
     turn_id = new_id("cnv")
@@ -90,7 +95,7 @@ def write_turn(
         text = "\n".join(_line(session, p, now) for p in parts)
         data = {**(data or {}), "parts": parts}
     conversation = open_conversation(session, identity, now)
-    return write_event(
+    row = write_event(
         session,
         identity,
         prefix="cnv",
@@ -105,7 +110,10 @@ def write_turn(
         conversation_id=conversation["id"],
         thread_scoped=False,
         speaker=speaker_of(identity, role),
+        said_at=said_at,
     )
+    index_turns(session, embedder, [row], now)
+    return row
 
 
 def read_turn(session: Session, turn_id: str, now: str, *, include_bytes: bool = False) -> Turn:

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..backend.base import Backend, Row, Session
 from ..identity import Identity
+from ..kb.embed import Embedder
 from ..output.records import metadata_line, with_token_count
 from ..output.results import ToolOutput
 from ..tokens import count_tokens
@@ -48,7 +49,9 @@ def request_hash(identity: Identity, question: str, intent: str) -> str:
     return sha256(canonical(request_of(identity, question, intent)))
 
 
-def record_question(session: Session, identity: Identity, question: str, intent: str, now: str) -> Row:
+def record_question(
+    session: Session, identity: Identity, question: str, intent: str, now: str, embedder: Embedder | None = None
+) -> Row:
     """The question as the caller's user turn, unless its conversation's latest turn is this very
     request (a re-render). Call inside a transaction."""
     digest = request_hash(identity, question, intent)
@@ -67,6 +70,7 @@ def record_question(session: Session, identity: Identity, question: str, intent:
         now,
         data={"request_hash": digest, "via": QUESTION_SOURCE, "intent": intent},
         tokens=count_tokens(question),
+        embedder=embedder,
     )
 
 

@@ -19,6 +19,7 @@ from ..context.rerank import Reranker
 from ..context.window import WindowKey
 from ..conversations import compaction as conversation_compaction
 from ..conversations import turns as conversation_turns
+from ..conversations.ranking import Ranker
 from ..errors import Conflict
 from ..identity import Identity
 from ..kb import images as kb_images
@@ -42,6 +43,7 @@ class ContextWindowMethods(ConversationMethods):
         reranker: Reranker | None = None,
         record_question: bool = False,
         sampler: conversation_compaction.Sampler | None = None,
+        ranker: Ranker | None = None,
     ) -> ContextWindow:
         """The budgeted context window for `question`, recorded with its manifest in the caller's thread.
 
@@ -59,11 +61,11 @@ class ContextWindowMethods(ConversationMethods):
         now = now or now_iso()
         with self.backend.session(identity, now=now) as s:
             window = context_assembly.assemble(
-                s, identity, question, intent, now, embedder=self.embedder, reranker=reranker
+                s, identity, question, intent, now, embedder=self.embedder, reranker=reranker, ranker=ranker
             )
             if record_question:
                 with s.transaction():
-                    conversation_turns.record_question(s, identity, question, intent, now)
+                    conversation_turns.record_question(s, identity, question, intent, now, self.embedder)
             return window
 
     def context_manifest(self, identity: Identity, manifest_id: str) -> dict[str, Any]:
@@ -101,7 +103,12 @@ class ContextWindowMethods(ConversationMethods):
                     s, memory_id, now, include_bytes=include_bytes, max_image_bytes=self.caps.max_image_bytes
                 )
             return context_expand.expand(
-                s, WindowKey.of(identity), memory_id, now=now, idle_s=self.context.window_idle_s
+                s,
+                WindowKey.of(identity),
+                memory_id,
+                now=now,
+                idle_s=self.context.window_idle_s,
+                max_tokens=self._result_tokens(identity),
             )
 
     def clarify(

@@ -136,6 +136,24 @@ REGISTRY: tuple[TableSpec, ...] = (
             ),
         ),
     ),
+    # Conversation recall's copy of each turn and summary ("Speaker (date): text" and its embedding): the
+    # source's user and agent, no thread; erased with its source (same id) or its conversation. SQLite
+    # deletes it with its source by trigger too; expiry follows its source either way.
+    TableSpec(
+        "conversation_recall",
+        content=("speaker", "content", "embedding"),
+        scope_columns=("user_id", "agent_id"),
+        references=("id", "conversation_id"),
+        derived=("the tenant's FTS5 index base_recall_fts_<slot> and its shadow tables", "the vector cache"),
+        retention=(
+            Retention(
+                "conversation_memory", equals=(("kind", "turn"),), orphans_of=("id", "conversation_memory", "id")
+            ),
+            Retention(
+                "summarization_memory", equals=(("kind", "summary"),), orphans_of=("id", "summarization_memory", "id")
+            ),
+        ),
+    ),
     # The promotion gate's proposals and their assessments (an assessment's note may quote the
     # proposal; its own scope columns make it the subject's, and it goes with its candidate).
     TableSpec(

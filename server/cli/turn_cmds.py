@@ -1,10 +1,15 @@
-"""`memgate turn add|ls`: a thread's turns, for applications that own the transcript, and `memgate compact`."""
+"""`memgate turn add|ls|import|policy`: turns for applications that own the transcript, conversation
+histories loaded in bulk, the tenant's recall policy; and `memgate compact`."""
 
 from __future__ import annotations
 
+import sys
+import time
+from pathlib import Path
+
 import click
 
-from memgate.manager import operator_turns
+from memgate.manager import RECALL_POLICIES, operator_turns
 
 from .common import (
     AGENT_ID,
@@ -29,26 +34,117 @@ def register(cli: click.Group) -> None:
     @click.option("--user", "-u", type=USER_ID, metavar="ID", help="Whose turn it is (the thread's user).")
     @click.option("--agent", type=AGENT_ID, metavar="ID", help="The agent of the conversation.")
     @click.option("--role", type=click.Choice(["user", "assistant"]), default="user", show_default=True)
+    @click.option(
+        "--at", "said_at", metavar="TIME", help="When it was said (ISO-8601, or '1:56 pm on 8 May, 2023'); default now."
+    )
     @click.argument("text")
     @click.pass_context
     @friendly_errors
-    def add(ctx, tenant, thread, user, agent, role, text) -> None:
-        """Append one turn to a thread, in the scope of its user and agent.
+    def add(ctx, tenant, thread, user, agent, role, said_at, text) -> None:
+        """Append one turn to a thread, in the scope of its user and agent (their conversation of that thread).
 
         \b
         Examples:
           memgate turn add -t acme --thread support-4711 --user jane "My invoice is wrong"
           memgate turn add -t acme --thread support-4711 --user jane --role assistant "Which invoice?"
+          memgate turn add -t acme --thread trip --user jane --at 2023-05-08T13:56:00Z "We land on Friday"
         """
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
         try:
             identity = operator_identity(tenant, user, agent, thread)
             require_tenant(manager, settings, identity)
-            row = manager.record_turn(identity, role, text)
+            row = manager.record_turn(identity, role, text, said_at=said_at)
         finally:
             manager.close()
         click.echo(f"{row['id']} turn {row['turn_index']} of thread {thread} ({role})")
+
+    @turn.command("import")
+    @tenant_option()
+    @click.option("--user", "-u", type=USER_ID, metavar="ID", required=True, help="Whose conversations these are.")
+    @click.option("--agent", type=AGENT_ID, metavar="ID", help="The agent they were held with.")
+    @click.option("--user-speaker", metavar="NAME", help="Which speaker is the user (default: the first).")
+    @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+    @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+    @click.pass_context
+    @friendly_errors
+    def import_(ctx, tenant, user, agent, user_speaker, quiet, file: Path) -> None:
+        """Load conversation histories: each dated session becomes a thread of the user (and agent).
+
+        FILE is JSON or JSONL: memgate's conversations ({"sessions": [{"thread", "time", "messages":
+        [{"role" or "speaker", "text", "time"}]}]}), LoCoMo's (session_N with session_N_date_time), or a
+        ChatGPT data export's conversations.json. Turns keep their times; importing the same file again
+        adds nothing.
+
+        \b
+        Examples:
+          memgate turn import history.json -t acme --user jane --agent research-assistant
+          memgate turn import conversations.json -t acme --user jane     # a ChatGPT export
+        """
+        settings = settings_from(ctx)
+        manager = open_manager(settings, create=False)
+        started = time.perf_counter()
+        try:
+            identity = operator_identity(tenant, user, agent)
+            require_tenant(manager, settings, identity)
+            text = file.read_text(encoding="utf-8")
+            bars: list = []
+
+            def progress(done: int, total: int) -> None:  # the bar is made once the file is parsed
+                if not bars:
+                    bars.append(
+                        click.progressbar(length=max(total, 1), label="importing", file=sys.stderr, hidden=quiet)
+                    )
+                    bars[0].__enter__()
+                bars[0].update(done - bars[0].pos)
+
+            try:
+                report = manager.import_conversations(
+                    identity, text, source=file.name, user_speaker=user_speaker, progress=progress
+                )
+            finally:
+                if bars:
+                    bars[0].__exit__(None, None, None)
+        finally:
+            manager.close()
+        seconds = time.perf_counter() - started
+        rate = f", {report.turns / seconds:.0f} turns/s" if report.turns and seconds > 0 else ""
+        click.echo(
+            f"{report.turns} turn(s) in {report.sessions} session(s) imported in {seconds:.1f}s{rate}"
+            + (f"; {report.skipped} already there" if report.skipped else "")
+        )
+
+    @turn.command("policy")
+    @tenant_option()
+    @click.option("--recall", type=click.Choice(RECALL_POLICIES), help="Set which conversations windows recall from.")
+    @click.pass_context
+    @friendly_errors
+    def policy(ctx, tenant, recall) -> None:
+        """Show or set the tenant's recall policy: which of a caller's conversations its windows recall.
+
+        \b
+        same_user_agent  (default) the caller's user with exactly its agent
+        same_user        every conversation of the caller's user the wall shows it
+        this_thread      only the current conversation
+
+        \b
+        Examples:
+          memgate turn policy -t acme
+          memgate turn policy -t acme --recall same_user
+        """
+        settings = settings_from(ctx)
+        manager = open_manager(settings, create=False)
+        try:
+            identity = operator_identity(tenant)
+            require_tenant(manager, settings, identity)
+            if recall:
+                row = manager.set_recall_policy(identity, recall)
+                click.echo(f"recall policy of {tenant}: {recall} (version {row['version']})")
+                return
+            current = manager.recall_policy(identity)
+        finally:
+            manager.close()
+        click.echo(f"recall policy of {tenant}: {current.policy} (version {current.version or 'default'})")
 
     @turn.command("ls")
     @tenant_option()

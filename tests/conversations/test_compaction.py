@@ -188,3 +188,44 @@ def compaction_now():
     from memgate.manager import now_iso
 
     return now_iso()
+
+
+def test_constraint_recovery_after_five_compaction_cycles(two_tenants, manager):
+    """The article's dashboard number on small data: a pinned constraint (a guideline, never summarised)
+    and every identifier, amount and date the turns held, exact after five compaction cycles."""
+    from memgate.manager.claims import guidelines
+
+    pinned = "Never refund more than $500 without a manager's approval."
+    tenant = replace(ACME, user=None, agent=None, principal="test")
+    with manager.backend.session(tenant) as s:
+        guidelines.update_guideline(
+            s, tenant, row_id="refund_limit", key="refund_limit", content=pinned, now=compaction_now()
+        )
+    identifiers: dict[str, list[str]] = {}
+    for c in range(3):
+        who = jane(f"case-thread-{c}")
+        for cycle in range(5):
+            for n in range(4):
+                case = f"CASE-{c}{cycle}{n}-77"
+                filler = "the customer called again about the refund asked for last week and after a long look " * 2
+                # the identifiers come after the first 30 words: only the verbatim rule keeps them
+                text = f"So {filler} we approved {case} for ${120 + cycle * 10 + n}.00 on 8 May 202{cycle}."
+                identifiers.setdefault(who.thread, []).append(case)
+                manager.record_turn(who, "user" if n % 2 == 0 else "assistant", text)
+            assert manager.compact_conversation(who, "fact_check", force=True) is not None
+    recovered = total = 0
+    for thread, cases in identifiers.items():
+        conversation = conversation_of(manager, thread)
+        summaries = operator_rows(
+            manager.backend, "summarization_memory", "WHERE conversation_id = :c", {"c": conversation}
+        )
+        assert len(summaries) == 5
+        assert all("summarization" not in s["source_versions_json"] for s in summaries)  # raw turns only
+        text = "\n".join(s["content"] for s in summaries)
+        assert pinned not in text  # a guideline is never a summariser's input
+        window = manager.assemble_context(jane(thread), "Which refunds were approved?", "fact_check")
+        assert pinned in window.text.split("</slice>", 1)[0]  # whole, in the guidelines slice
+        # each case is in a summary, or (the newest turns, never compacted) raw in the window's tail
+        total += len(cases)
+        recovered += sum(case in text or case in tail_of(window.text) for case in cases)
+    assert recovered == total

@@ -94,6 +94,10 @@ def write_everything(manager, tmp_path, user: str, marker: str, shared_doc: str)
             },
         ],
     )
+    # more turns, compacted: a summary of them, and recall rows (text, embedding) of turns and summary
+    for n in range(3):
+        manager.record_turn(who, "user" if n % 2 else "assistant", f"turn {n} about {marker}")
+    assert manager.compact_conversation(who, "fact_check", force=True) is not None
     # a claim scoped to the user
     manager.correct_entity(who, f"customer:{user}", "note", f"prefers {marker}", user_id=user)
     # a context window: the question, the window text and its manifest
@@ -129,7 +133,7 @@ def shop(manager, tmp_path):
 def rows_holding(path, marker: str) -> dict[str, int]:
     """table_hits without the FTS5 shadow tables, whose rows a merge ('optimize') legitimately
     regroups: what an index holds is compared by matching it (fts_matches) instead."""
-    return {t: n for t, n in table_hits(path, marker).items() if not t.startswith("base_kb_fts_")}
+    return {t: n for t, n in table_hits(path, marker).items() if not t.startswith(("base_kb_fts_", "base_recall_fts_"))}
 
 
 def rows_not_of(backend, user: str) -> dict[str, list[str]]:
@@ -164,10 +168,14 @@ def test_forget_user_leaves_no_trace_of_the_marker_and_keeps_the_rest(shop, sqli
         "base_knowledge_base_chunk",
         "base_image_memory",
         "base_conversation_memory",
+        "base_summarization_memory",
+        "base_conversation_recall",
         "base_entity_memory",
         "base_memory_link",
     ):
         assert before.get(table), f"the marker never reached {table}: {before}"
+    # and the recall index's FTS5 shadow table (its segments hold the marker's term)
+    assert any(t.startswith("base_recall_fts_") for t in before), before
     assert fts_matches(sqlite_path, JANE_MARK) > 0 and file_hits(sqlite_path, JANE_MARK) > 0
     bob_before = rows_holding(sqlite_path, BOB_MARK)
     indexed = fts_matches(sqlite_path, BOB_MARK), fts_matches(sqlite_path, SHARED_MARK)

@@ -23,8 +23,9 @@
 --   scoped to memgate's tables. No account is granted EXEMPT ACCESS POLICY.
 -- * any other account: the MEMGATE_CTX predicate, which it cannot set: no rows.
 -- * tenant_mapping (an operator table, no tenant column): nothing for anyone but the owner.
--- * conversation has no thread_id (a conversation is its user's and agent's, whatever thread names
---   it): its predicate is the tenant, user and agent ones.
+-- * conversation and conversation_recall have no thread_id (a conversation, and what recall keeps of
+--   its turns, is its user's and agent's, whatever thread names it): their predicate is the tenant,
+--   user and agent ones.
 -- * memory_file has no scope columns: a file is visible while its store is, so its predicate asks
 --   for a visible store, with the store's scope written out (it does not rely on memory_store's
 --   own policy applying inside a predicate's subquery, which the docs corpus does not settle).
@@ -94,7 +95,7 @@ DECLARE
     'GUIDELINE_MEMORY', 'PERSONA_MEMORY', 'TOOLBOX_MEMORY', 'ENTITY_MEMORY', 'WORKFLOW_MEMORY',
     'KNOWLEDGE_BASE_DOCUMENT', 'KNOWLEDGE_BASE_CHUNK', 'CONVERSATION_MEMORY',
     'SUMMARIZATION_MEMORY', 'MEMORY_STORE', 'MEMORY_FILE', 'MCP_CALL_LOG', 'TENANT_MAPPING', 'IMAGE_MEMORY',
-    'MEMORY_LINK', 'MEMORY_CANDIDATE', 'MEMORY_ASSESSMENT', 'CONVERSATION');
+    'MEMORY_LINK', 'MEMORY_CANDIDATE', 'MEMORY_ASSESSMENT', 'CONVERSATION', 'CONVERSATION_RECALL');
   n PLS_INTEGER;
 BEGIN
   FOR i IN 1 .. c_tables.COUNT LOOP

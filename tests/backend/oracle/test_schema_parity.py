@@ -29,6 +29,9 @@ SQLITE_ONLY = {
     "kb_lexical_index": "which tenant's FTS5 index is which slot; Oracle has one CONTEXT index",
     "kb_generation": "the per-tenant chunk change counter the SQLite vector cache checks; Oracle ranks "
     "vectors in the database and caches nothing",
+    "recall_fts": "SQLite's per-tenant FTS5 recall indexes (base_recall_fts_<slot>) and their shadow tables; "
+    "Oracle's is the Oracle Text CONTEXT index on conversation_recall.content (026)",
+    "recall_generation": "the per-tenant recall change counter the SQLite vector cache checks",
 }
 ORACLE_ONLY = {
     "memgate_schema": "the installed schema version; SQLite records its migrations in its own memgate_schema, "
