@@ -54,6 +54,11 @@ NOTICE = (
     "window: this context window's tool budget is spent ({why}), so this result was not charged to it; "
     "start a new window by asking the next question through the context_window prompt"
 )
+NOTICE_TOO_BIG = (
+    "window: this result needs {tokens} tokens, more than the {left} left of this context window's tool "
+    "budget, so it was not charged to it; start a new window by asking the next question through the "
+    "context_window prompt"
+)
 
 
 @dataclass(frozen=True)
@@ -141,7 +146,11 @@ def close_round(
         charge = count_tokens(text) + sum(i.tokens for i in output.images)
         left = rnd.reserve - spent["tokens"]
         if charge > left:
-            too_big = _spent(limits, _TOO_BIG.format(tokens=charge, left=left), f"{charge} tokens, {left} left")
+            too_big = _spent(
+                limits,
+                _TOO_BIG.format(tokens=charge, left=left),
+                notice=NOTICE_TOO_BIG.format(tokens=charge, left=left),
+            )
             return too_big.refusal if too_big.refuse else answered(too_big, output)
         write_event(
             session,
@@ -191,11 +200,11 @@ def _refusal(rounds: int, tokens: int, limits: dict) -> Spent | None:
     return None
 
 
-def _spent(limits: dict, sentence: str, why: str) -> Spent:
+def _spent(limits: dict, sentence: str, why: str = "", *, notice: str | None = None) -> Spent:
     """A spent window's answer, as the manifest's limits say (windows recorded before the setting answer)."""
     return Spent(
         _denied(sentence),
-        NOTICE.format(why=why),
+        notice or NOTICE.format(why=why),
         limits.get("spent_rounds") == "refuse",
         limits["max_tool_result_tokens"],
     )

@@ -110,5 +110,5 @@ def test_a_result_larger_than_the_reserve_left_is_not_charged_or_recorded(manage
         assert out.status == "denied" and out.text.startswith("This result needs ")
         assert out.text.endswith("more than the 1000 left of this context window's tool budget; narrow the request.")
     else:
-        assert out.status == "ok" and out.text.startswith("helios ") and "tokens, 1000 left" in out.notice
+        assert out.status == "ok" and out.text.startswith("helios ") and "more than the 1000 left" in out.notice
     assert operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'tool_result'") == []
