@@ -6,6 +6,7 @@ its own docstring saying what it owns and what it may import:
 
     claims/    versioned facts, guidelines, persona, scoping, stale facts
     context/   context windows: budget, selection, tiers, manifest, replay, tool rounds
+    conversations/ conversations: keys, turns, recall, import, compaction
     files/     the memory tool: commands, texts, paths, stores
     kb/        parse, chunk, embed, ingest, search, fusion
     links/     typed links between memories; bounded traversal for retrieval
@@ -27,10 +28,14 @@ from .backend import Backend, DatabaseSettings, default_database_path, open_back
 from .clock import days_ago_iso, now_iso
 from .consolidation import MERGE_DECISIONS, ConsolidationReport, consolidate, decide_merge, merges
 from .context.assemble import ContextWindow
-from .context.messages import ImagePart, TextPart, Turn
 from .context.replay import Replay
 from .context.rerank import Reranker
-from .context.turns import operator_turns
+from .conversations.importing import TurnImportReport
+from .conversations.messages import ImagePart, TextPart, Turn
+from .conversations.policy import POLICIES as RECALL_POLICIES
+from .conversations.policy import RecallPolicy
+from .conversations.ranking import HybridRanker, Ranked, Ranker, RecallCandidate
+from .conversations.turns import operator_turns
 from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo
 from .errors import (
     AccessDenied,
@@ -122,6 +127,7 @@ __all__ = [
     "MERGE_DECISIONS",
     "NEW",
     "NOT_SEARCHABLE",
+    "RECALL_POLICIES",
     "REPLACED",
     "ROWS_CEILING",
     "SUPPORTED_EXTENSIONS",
@@ -148,6 +154,7 @@ __all__ = [
     "Embedder",
     "ExportReport",
     "HashingEmbedder",
+    "HybridRanker",
     "Identity",
     "ImageData",
     "ImageNotShown",
@@ -170,6 +177,10 @@ __all__ = [
     "ProposalReport",
     "QueryRejected",
     "QueryTimeout",
+    "Ranked",
+    "Ranker",
+    "RecallCandidate",
+    "RecallPolicy",
     "Replay",
     "Reranker",
     "RowGone",
@@ -185,6 +196,7 @@ __all__ = [
     "ToolOutput",
     "ToolRow",
     "Turn",
+    "TurnImportReport",
     "check_id",
     "clip_echo",
     "consolidate",

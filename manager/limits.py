@@ -232,6 +232,9 @@ class ContextBudget(BaseModel):
     #: per intent, whether its windows admit linked history (an ended version beside the memory
     #: linked to it); an intent not named is off. None: DEFAULT_LINKED_HISTORY.
     linked_history: dict[str, bool] | None = None
+    #: what a tool call gets once its window's tool rounds or reserve are spent: "answer" (None, the
+    #: default: the call runs, not charged, with a one-line notice) or "refuse" (one sentence, no call)
+    spent_rounds: Literal["answer", "refuse"] | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -287,6 +290,8 @@ class ContextBudget(BaseModel):
         data = self.model_dump(mode="json")
         if data.get("linked_history") is None:  # unset: the default applies, and `budget set` can add to it
             data.pop("linked_history", None)
+        if data.get("spent_rounds") is None:
+            data.pop("spent_rounds", None)
         return data
 
     @classmethod

@@ -163,4 +163,4 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
 
 def http_server(manager: MemoryManager, settings: Settings) -> FastMCP:
     auth = build_auth(settings.http.auth, public_base_url(settings.server), manager=manager)
-    return build_server(manager, http_resolver(settings.http.auth), auth=auth)
+    return build_server(manager, http_resolver(settings.http.auth, stateless=settings.server.stateless), auth=auth)

@@ -46,14 +46,16 @@ def stdio_resolver(identity: Identity) -> CallContextResolver:
     return resolve
 
 
-def http_resolver(auth: HttpAuthSettings) -> CallContextResolver:
+def http_resolver(auth: HttpAuthSettings, *, stateless: bool = False) -> CallContextResolver:
     """Every request speaks for the tenant, user, agent and thread in its verified bearer token.
 
-    In the 2026-07-28 era a request has no lasting session (its MCP session id is new
-    every time), so the caller's session is made from its identity (`caller_session`):
-    its window, conversation and session store are found in the database by who it is,
-    whichever server process takes the next request. The legacy era keeps its
-    mcp-session-id.
+    A caller with no thread claim is in the window (and the conversation, and the session memory
+    store) of its session key. A handshake-era (2025-11-25) client on a server that keeps sessions
+    has a lasting MCP session: its mcp-session-id is the key. In the 2026-07-28 era a request has
+    no lasting session (its MCP session id is new every time), and on a `server.stateless` server
+    neither has a legacy client's, so the key is made from the client (`caller_session`): the same
+    for the same tenant, user, agent, OAuth client and client name in any process, found in the
+    database whichever server process takes the next request.
     """
 
     def resolve() -> CallContext:
@@ -61,25 +63,27 @@ def http_resolver(auth: HttpAuthSettings) -> CallContextResolver:
         if token is None:
             # Only outside a request (start-up); on /mcp the auth middleware rejects first.
             raise NoCaller("no verified access token on this request")
-        identity = identity_from_access_token(token, auth)
-        session = caller_session(identity) if _modern_era() else None
-        return CallContext(
-            identity=_with_client(identity, session=session),
-            transport=_transport() or "streamable-http",
-            renders_apps=_renders_apps(),
-        )
+        identity = _with_client(identity_from_access_token(token, auth))
+        if stateless or _modern_era():
+            identity = replace(identity, session=caller_session(identity, getattr(token, "client_id", None)))
+        return CallContext(identity=identity, transport=_transport() or "streamable-http", renders_apps=_renders_apps())
 
     return resolve
 
 
-def caller_session(identity: Identity) -> str:
-    """A stateless caller's lasting session: the same for the same tenant, user and agent, in any process.
+def caller_session(identity: Identity, client_id: str | None = None) -> str:
+    """A stateless caller's lasting session key: the same for the same tenant, user, agent, OAuth
+    client (the token's client_id: azp, else sub) and client name (its clientInfo), in any process.
 
-    Hashed, so the key has one length whatever the ids; the tenant is part of it though the
-    wall already keeps tenants apart. Callers that share a user and agent share it: a
-    `thread` claim keeps their conversations apart (a thread keys the window before this).
+    So ChatGPT and an IDE agent of one user are two windows and two conversations, where a key of
+    tenant, user and agent alone made every client of the user share one window (and spend its tool
+    rounds). Two conversations of one user in one client still share the key: a `thread` claim keeps
+    them apart (a thread keys the window before this). Hashed, so the key has one length whatever
+    the ids; the tenant is part of it though the wall already keeps tenants apart.
     """
-    parts = "\x00".join((identity.tenant, identity.user or "", identity.agent or ""))
+    parts = "\x00".join(
+        (identity.tenant, identity.user or "", identity.agent or "", client_id or "", identity.client_name or "")
+    )
     return "caller-" + hashlib.sha256(parts.encode()).hexdigest()[:32]
 
 

@@ -85,13 +85,15 @@ def file_hits(path: Path, marker: str) -> int:
 
 
 def fts_matches(path: Path, marker: str) -> int:
-    """Rows any tenant's lexical index matches `marker` for (read with the index itself)."""
+    """Rows any tenant's lexical indexes (chunks, conversation recall) match `marker` for (read with the
+    indexes themselves)."""
     conn = sqlite3.connect(path)
     try:
         slots = [s for (s,) in conn.execute("SELECT slot FROM base_kb_lexical_index").fetchall()]
         return sum(
-            conn.execute(f"SELECT count(*) FROM base_kb_fts_{s} WHERE base_kb_fts_{s} MATCH ?", (marker,)).fetchone()[0]
+            conn.execute(f"SELECT count(*) FROM {index}_{s} WHERE {index}_{s} MATCH ?", (marker,)).fetchone()[0]
             for s in slots
+            for index in ("base_kb_fts", "base_recall_fts")
         )
     finally:
         conn.close()
@@ -193,9 +195,10 @@ def _image(w: Writing) -> None:
     ).image_id
 
 
-@writes("conversation_memory")
+@writes("conversation", "conversation_memory", "conversation_recall")
 def _turns_and_window(w: Writing) -> None:
-    """Turns (one with an image part, stored with the turn), then a context window and its manifest."""
+    """Turns (one with an image part, stored with the turn) in the user's conversation, each indexed for recall,
+    then a context window and its manifest."""
     turn = w.manager.record_turn(
         w.who,
         "user",

@@ -63,6 +63,10 @@ def app_only(handler: str) -> bool:
 ASKED_THE_USER = "(asked the user for input; the answer comes in a second call)"
 
 
+#: the _meta key of a result's notice (a spent context window), beside the line in its text
+NOTICE_META = "memgate/notice"
+
+
 class StructuredOutputInvalid(Exception):
     """A result's structured content does not match the handler's outputSchema (a server bug)."""
 
@@ -139,9 +143,10 @@ class ToolDispatcher:
             for i in output.images
         ]
         return ToolResult(
-            content=[TextContent(type="text", text=output.text), *images],
+            content=[TextContent(type="text", text=_shown(output)), *images],
             is_error=output.is_error,
             structured_content=structured,
+            meta={NOTICE_META: output.notice} if output.notice else None,
         )
 
     async def gone(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
@@ -355,10 +360,18 @@ def _done(record: CallRecord, output: ToolOutput, started: float) -> CallRecord:
         rows_returned=output.rows,
         truncated=output.truncated,
         result_tokens=output.tokens,
-        result_text=output.text,
+        result_text=_shown(output),
         cited_ids=output.cited_ids,
         duration_ms=_ms(started),
     )
+
+
+def _shown(output: ToolOutput) -> str:
+    """The text the model gets: a notice about the call (a spent window) on its own line before the
+    result, unless the result is a fixed shape a host parses (its notice is in _meta only)."""
+    if output.notice and not output.wire_format:
+        return f"{output.notice}\n{output.text}"
+    return output.text
 
 
 def _structured(tool: RowTool, output: ToolOutput) -> dict[str, Any] | None:

@@ -104,6 +104,29 @@ class ChunkFilters:
         }
 
 
+@dataclass(frozen=True)
+class RecallFilters:
+    """Which conversation recall rows a leg ranks besides the wall: the recall policy's narrowing,
+    decided before anything is ranked. The wall already keeps every other tenant's and user's rows out;
+    these only narrow: the user exactly the caller's (not also the rows of no user), the agent exactly
+    the caller's unless `any_agent` (the user's conversations with every agent the wall shows it), and,
+    with `conversation`, that conversation alone."""
+
+    user: str | None
+    agent: str | None
+    any_agent: bool = False
+    conversation: str | None = None
+
+    def policy_binds(self) -> dict[str, Any]:
+        """The binds the recall legs' statements filter on."""
+        return {
+            "user_id": self.user,
+            "agent_id": self.agent,
+            "any_agent": 1 if self.any_agent else 0,
+            "conversation": self.conversation,
+        }
+
+
 class Session(Protocol):
     """A connection checked out under one caller's trusted context."""
 
@@ -141,6 +164,15 @@ class Session(Protocol):
 
     def kb_vector(self, vector: np.ndarray, model: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
         """The vector leg: up to `limit` (chunk seq, cosine) best first, cosine > 0, among visible chunks."""
+
+    def recall_lexical(self, query: str, limit: int, filters: RecallFilters) -> list[tuple[int, float]]:
+        """Conversation recall's lexical leg: up to `limit` (recall seq, score) best first, among the turns
+        and summaries the caller may see that `filters` keep; the score is the backend's own, as kb_lexical's."""
+
+    def recall_vector(
+        self, vector: np.ndarray, model: str, limit: int, filters: RecallFilters
+    ) -> list[tuple[int, float]]:
+        """Conversation recall's vector leg: up to `limit` (recall seq, cosine) best first, cosine > 0."""
 
     def change_marker(self) -> dict[str, Any]:
         """What the database can say of this moment, for a context manifest: a JSON object with `kind`.

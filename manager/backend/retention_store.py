@@ -52,6 +52,9 @@ class TableShape:
     key: str
     #: (column, owner table, owner key) for a table scoped through another (memory_file -> memory_store)
     through: tuple[str, str, str] | None = None
+    #: the scope columns the table (or its owner) has; one it lacks reads as NULL (a conversation has
+    #: no thread_id: its thread's name is not a scope)
+    scope_columns: tuple[str, ...] = _SCOPE
 
 
 @dataclass(frozen=True)
@@ -139,15 +142,14 @@ class RetentionStore:
         table = self._sql.physical(_ident(shape.table))
         key = _ident(shape.key)
         params: dict[str, Any] = {"tenant": self.tenant, "batch": int(limit)}
+        owner = "t" if shape.through is None else "o"
+        scope = [f"{owner}.{c}" if c in shape.scope_columns else f"NULL AS {c}" for c in _SCOPE]
+        columns = [f"t.{key} AS row_key", *scope] + [f"t.{_ident(c)}" for c in extra]
         if shape.through is None:
-            columns = [f"t.{key} AS row_key"] + [f"t.{c}" for c in _SCOPE] + [f"t.{_ident(c)}" for c in extra]
             source = f"{table} t"
-            owner = "t"
         else:
             column, owner_table, owner_key = (_ident(x) for x in shape.through)
-            columns = [f"t.{key} AS row_key"] + [f"o.{c}" for c in _SCOPE] + [f"t.{_ident(c)}" for c in extra]
             source = f"{table} t JOIN {self._sql.physical(owner_table)} o ON o.{owner_key} = t.{column}"
-            owner = "o"
         terms = ["t.tenant_id = :tenant"]
         if where.subject is not None:
             terms.append(f"{owner}.{_ident(where.subject[0])} = :subject")

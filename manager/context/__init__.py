@@ -7,7 +7,7 @@ memories at full size, summary or pointer (tiers.py), rendering (render.py), the
 manifest event and request hash (manifest.py), the whole assembly at one evaluation
 time (assemble.py), rebuilding a window from its manifest (replay.py), the caller's
 current window (window.py), tool rounds charged to the tool reserve (rounds.py),
-expanding an issued pointer or a shown image (expand.py), clarify answers as thread events
-(clarify.py) and turns of ordered text and image parts (messages.py).
-May import: the shared leaves, backend.base, claims, kb, output.
+expanding an issued pointer or a shown image (expand.py) and clarify answers as thread events
+(clarify.py). Conversations (turns, recall, compaction) are manager/conversations/'s.
+May import: the shared leaves, backend.base, claims, conversations, kb, links, output, registry.
 """

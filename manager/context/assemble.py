@@ -13,6 +13,7 @@ from typing import Any
 
 from ..backend.base import Row, Session
 from ..claims import guidelines
+from ..conversations.ranking import RANKER, Ranker
 from ..identity import Identity
 from ..ids import new_id
 from ..kb.embed import Embedder
@@ -28,7 +29,6 @@ from .render import RENDERER_VERSION, cost, header, question_block, record, slic
 from .rerank import Reranker, RetrievalScore
 from .selection import BUDGET, SELECTION_VERSION, Exclusion, exclusion, order_key, select
 from .tiers import Placed, SliceFitter
-from .window import WindowKey
 
 __all__ = ["BudgetRef", "ContextWindow", "assemble", "fixed_records"]
 
@@ -72,11 +72,12 @@ def assemble(
     *,
     embedder: Embedder,
     reranker: Reranker | None = None,
+    ranker: Ranker | None = None,
 ) -> ContextWindow:
     reranker = reranker or RetrievalScore()
+    ranker = ranker or RANKER
     budget, budget_ref = budget_of(session, now)
     budget.shares_for(intent)  # an unknown intent fails before anything else is read
-    window = WindowKey.of(identity)
     fixed_rows = {
         GUIDELINES: (
             "guideline",
@@ -94,8 +95,8 @@ def assemble(
     fixed[QUESTION] = cost(head) + cost(question_block(question))
     plan = charge_fixed(budget, intent, fixed, identity.tenant)
 
-    candidates = gather(session, embedder, question, now, window, relevance_floor=budget.relevance_floor)
-    admitted, excluded = select(candidates, question=question, now=now, budget=budget, reranker=reranker, window=window)
+    candidates = gather(session, embedder, question, now, identity, ranker, relevance_floor=budget.relevance_floor)
+    admitted, excluded = select(candidates, question=question, now=now, budget=budget, reranker=reranker)
     admitted = _require_current_facts(session, admitted, now, budget, reranker, question)
     if budget.links_history(intent):  # opt-in per intent: otherwise an ended version stays a lifecycle exclusion
         admitted, excluded = linked_history(session, admitted, excluded, now)
@@ -118,6 +119,7 @@ def assemble(
     manifest_id = new_id("ctx")
     text = window_text(head, blocks, question)
     request = manifests.request_of(identity, question, intent)
+    window_tokens = count_tokens(text)
     memories = [_fixed_entry(name, kind, r) for name, (kind, rows) in fixed_rows.items() for r in rows]
     memories += [_placed_entry(name, p) for name in VARIABLE for p in placed[name]]
     read = sorted(
@@ -136,24 +138,26 @@ def assemble(
         },
         "renderer_version": RENDERER_VERSION,
         "selection_version": f"{SELECTION_VERSION}/{reranker.name}",
+        "recall_ranker": ranker.name,
         "budget_ref": budget_ref.as_json() if budget_ref else None,
         "budget": budget.to_json(),
         "arithmetic": plan.as_json(),
         "request": request,
         "request_hash": manifests.sha256(manifests.canonical(request)),
         "window_hash": manifests.sha256(text),
-        "window_tokens": count_tokens(text),
+        "window_tokens": window_tokens,
         "memories": memories,
         "exclusions": [e.as_json() for e in _ordered(excluded)],
         "limits": {
             "max_rounds": budget.max_rounds,
             "tool_reserve": budget.tool_reserve,
             "max_tool_result_tokens": budget.max_tool_result_tokens,
+            "spent_rounds": budget.spent_rounds or "answer",
         },
     }
     with session.transaction():
-        manifests.write(session, identity, data, text, data["window_tokens"])
-    return ContextWindow(manifest_id, text, data["window_tokens"], data)
+        manifests.write(session, identity, data, text, window_tokens)
+    return ContextWindow(manifest_id, text, window_tokens, data)
 
 
 def _require_current_facts(
@@ -166,9 +170,7 @@ def _require_current_facts(
     if missing:
         rows = session.fetch_all("context_rows_entity_memory", ids=json.dumps(missing))
         extra = [Candidate("entity", "durable_facts", r) for r in rows]
-        live, _ = select(
-            extra, question=question, now=now, budget=budget, reranker=reranker, window=WindowKey(None, None)
-        )
+        live, _ = select(extra, question=question, now=now, budget=budget, reranker=reranker)
         admitted = sorted(admitted + live, key=order_key)
         have.update({c.id: c for c in live})
     for fact_id in needed:

@@ -1,9 +1,12 @@
 """Gathering what a window may hold, from every memory type, and each candidate's retrieval score.
 
 Candidates are read through the caller's wall, every lifecycle state included, so
-selection can say why a version is left out. Durable facts, summaries and turns kept
-outside a thread are found by the question's terms; evidence by the knowledge base's
-hybrid search; the volatile tail is the window's own recent turns by turn index.
+selection can say why a version is left out. Durable facts and summaries that are not a
+conversation's are found by the question's terms; evidence by the knowledge base's
+hybrid search; recalled history by conversation recall (conversations/recall.py: the
+caller's turns and compaction summaries in its recall policy's scope, ranked by the
+recall ranker, a turn's neighbours beside it); the volatile tail is the caller's own
+conversation's recent turns by turn index, after its latest summary.
 
 The retrieval score is a hybrid score in 0..1: reciprocal rank fusion of a
 lexical ranking and a vector ranking, divided by the score of a memory ranked first in
@@ -23,16 +26,18 @@ import numpy as np
 from ..backend.base import Row, Session
 from ..backend.query_terms import STOP_WORDS
 from ..claims import stale
+from ..conversations import compaction, keys
+from ..conversations.ranking import Ranker
+from ..conversations.recall import recall
+from ..identity import Identity
 from ..kb import relevance
 from ..kb import search as kb_search
 from ..kb.embed import Embedder
 from ..kb.fusion import reciprocal_rank_fusion
 from ..limits import DEFAULT_RELEVANCE_FLOOR
 from ..output.records import StaleFact
-from . import compaction
 from .forms import full_body
 from .layout import RECALLED_HISTORY, TYPES, VOLATILE_TAIL
-from .window import WindowKey
 
 __all__ = ["Candidate", "gather", "question_terms"]
 
@@ -100,13 +105,16 @@ def gather(
     embedder: Embedder,
     question: str,
     now: str,
-    window: WindowKey,
+    identity: Identity,
+    ranker: Ranker | None = None,
     *,
     relevance_floor: float = DEFAULT_RELEVANCE_FLOOR,
 ) -> list[Candidate]:
     """Every variable-slice candidate, with retrieval scores and the stale facts each one used; passages
     below the tenant's relevance floor are no candidates (an off-topic question gets no evidence)."""
     terms = question_terms(question)
+    conversation = keys.find(session, identity)
+    own = conversation["id"] if conversation else None
     found: list[Candidate] = []
     if terms:
         params = {"terms": json.dumps(terms), "limit": PER_TYPE}
@@ -121,25 +129,23 @@ def gather(
         found += [
             Candidate("summary", RECALLED_HISTORY, r) for r in session.fetch_all("context_summary_matching", **params)
         ]
-        found += [
-            Candidate("conversation", RECALLED_HISTORY, r)
-            for r in session.fetch_all("context_history_matching", **params)
-        ]
     _score_by_retrieval(found, embedder, question, terms)
     found += _evidence(session, embedder, question, now, relevance_floor)
-    tail = session.fetch_all("context_tail", thread=window.thread, session=window.session, limit=TAIL_TURNS)
-    compacted = compaction.latest(session, window)
-    if compacted is not None:  # the rolling summary stands for the turns it covers, before the rest
+    tail = session.fetch_all("conversation_tail", conversation=own, limit=TAIL_TURNS) if own else []
+    compacted = compaction.latest(session, own)
+    if compacted is not None:  # the latest summary stands for the turns it covers, before the rest
         tail = [r for r in tail if int(r["turn_index"]) > compacted.last]
-        found = [c for c in found if c.id != compacted.summary["id"]]
         found.append(Candidate("summary", VOLATILE_TAIL, compacted.summary))
-    tail_ids = {r["id"] for r in tail}
-    found = [c for c in found if c.id not in tail_ids]
+    in_tail = {r["id"] for r in tail} | ({compacted.summary["id"]} if compacted else set())
+    found += [
+        Candidate(r.kind, RECALLED_HISTORY, r.row, retrieval=r.score)
+        for r in recall(session, embedder, question, identity, own, now, exclude=in_tail, ranker=ranker)
+    ]
     found += [Candidate("conversation", VOLATILE_TAIL, r) for r in tail]
     # a claim derived from another claim's version is checked too; a claim's own earlier version is
     # the one its correction replaced, not a fact it used
-    own = {c.id: (c.row["subject"], c.row["predicate"]) for c in found if c.kind == "entity"}
-    notes = stale.stale_facts(session, {c.id: stale.refs_of(c.row) for c in found}, now, own_claims=own)
+    claims = {c.id: (c.row["subject"], c.row["predicate"]) for c in found if c.kind == "entity"}
+    notes = stale.stale_facts(session, {c.id: stale.refs_of(c.row) for c in found}, now, own_claims=claims)
     for c in found:
         c.stale = notes.get(c.id, ())
     return found

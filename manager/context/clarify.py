@@ -1,7 +1,8 @@
 """clarify answers as thread events: what the user answered, declined or was never asked.
 
-An answer (or a decline, or a cancel) is a `clarify_answer` event with the window's next
-turn index, so the next window's volatile tail holds it. When the client cannot ask the
+An answer (or a decline, or a cancel) is a `clarify_answer` event with its conversation's next
+turn number, so the next window's volatile tail holds it; it keeps its thread (a clarify answer is
+for the thread it was asked in, never recalled in another). When the client cannot ask the
 user, or the user did not answer in time (`timeout`: the 2025-11-25 era's wait past
 caps.elicit_timeout_s), the question is kept as a `clarify_request` event and the model
 is told to ask the user in its reply; a timeout's call-log row has status `timeout`.
@@ -12,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..backend.base import Session
+from ..conversations.events import write_event
+from ..conversations.keys import open_conversation, take_turns
 from ..errors import InvalidArgument
 from ..identity import Identity
 from ..output.records import memory_record, metadata_line
 from ..output.results import ToolOutput
 from ..tokens import count_tokens
-from .events import next_turn, write_event
 from .window import WindowKey, current_window
 
 __all__ = ["ACTIONS", "record_clarification"]
@@ -47,7 +49,7 @@ def record_clarification(
     data = {"question": question, "options": list(options) if options else None, "action": action, "answer": answer}
     with session.transaction():
         window = current_window(session, key, now=now, idle_s=idle_s)
-        common = dict(now=now, data=data, window_id=window.manifest_id if window else None)
+        window_id = window.manifest_id if window else None
         if action in (FALLBACK, TIMEOUT):
             event = write_event(
                 session,
@@ -56,10 +58,13 @@ def record_clarification(
                 event_type="clarify_request",
                 role="assistant",
                 content=question,
-                **common,
+                now=now,
+                data=data,
+                window_id=window_id,
             )
         else:
-            content = answer if action == ACCEPT else f"(the user {_PAST[action]} to answer) {question}"
+            content = answer if action == ACCEPT and answer else f"(the user {_PAST[action]} to answer) {question}"
+            conversation = open_conversation(session, identity, now)
             event = write_event(
                 session,
                 identity,
@@ -67,8 +72,12 @@ def record_clarification(
                 event_type="clarify_answer",
                 role="user",
                 content=content,
-                turn_index=next_turn(session, key),
-                **common,
+                turn_index=take_turns(session, conversation["id"]),
+                conversation_id=conversation["id"],
+                speaker=identity.user or "user",
+                now=now,
+                data=data,
+                window_id=window_id,
             )
     return _output(event, question, options, action, answer)
 

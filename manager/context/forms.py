@@ -1,7 +1,9 @@
 """What each memory type shows at each tier: its full body, its stored summary, its one line.
 
 Bodies read only columns a row version never changes, so a manifest's referenced
-versions render the same text again on replay.
+versions render the same text again on replay. A turn's form depends on the renderer a
+manifest names: from `window-3` on, a turn shows who said it (its speaker) and the day it
+was said ("8 May 2023"); earlier manifests replay with the role and the ISO timestamp.
 """
 
 from __future__ import annotations
@@ -10,14 +12,17 @@ import json
 import re
 
 from ..backend.base import Row
+from ..conversations.dates import day
 from ..output.records import clip
 
-__all__ = ["attributes", "dedup_text", "full_body", "one_line", "summary_body"]
+__all__ = ["LEGACY_TURNS", "attributes", "dedup_text", "full_body", "one_line", "summary_body"]
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s")
+#: renderers whose turns show the role and an ISO timestamp (before speakers and days)
+LEGACY_TURNS = frozenset({"window-1", "window-2"})
 
 
-def full_body(kind: str, row: Row) -> str:
+def full_body(kind: str, row: Row, renderer: str = "") -> str:
     if kind == "entity":
         body = f"{row['subject']} {row['predicate']} = {row['content']}"
         return body + (f"\nconditions: {row['content_json']}" if row.get("content_json") else "")
@@ -30,7 +35,9 @@ def full_body(kind: str, row: Row) -> str:
     if kind == "summary":
         return f"{row['title']}\n{row['content']}"
     if kind == "conversation":
-        return f"{row.get('role') or 'note'}: {row['content']}"
+        if renderer in LEGACY_TURNS:
+            return f"{row.get('role') or 'note'}: {row['content']}"
+        return f"{row.get('speaker') or row.get('role') or 'note'}: {row['content']}"
     if kind == "persona":
         return f"{row['name']}: {row['content']}"
     if kind == "tool":
@@ -45,9 +52,9 @@ def summary_body(kind: str, row: Row) -> str | None:
     return None
 
 
-def one_line(kind: str, row: Row) -> str:
+def one_line(kind: str, row: Row, renderer: str = "") -> str:
     """A pointer's line: the full body's first line (a title, a claim, a turn), clipped."""
-    return clip(" ".join(full_body(kind, row).split("\n", 1)[0].split()), 100)
+    return clip(" ".join(full_body(kind, row, renderer).split("\n", 1)[0].split()), 100)
 
 
 def dedup_text(kind: str, row: Row) -> str:
@@ -56,7 +63,7 @@ def dedup_text(kind: str, row: Row) -> str:
     return " ".join(text.casefold().split()).strip(" .;:,")
 
 
-def attributes(kind: str, row: Row) -> dict[str, object]:
+def attributes(kind: str, row: Row, renderer: str = "") -> dict[str, object]:
     """Type-specific record attributes, in the order they are shown."""
     if kind == "entity":
         return {"version": row["version"], "confidence": row.get("confidence"), "valid_from": row["valid_from"]}
@@ -66,7 +73,9 @@ def attributes(kind: str, row: Row) -> dict[str, object]:
         period = f"{row['period_start']}..{row['period_end']}" if row.get("period_start") else None
         return {"period": period, "valid_from": row["valid_from"]}
     if kind == "conversation":
-        return {"turn": row.get("turn_index"), "valid_from": row["valid_from"]}
+        if renderer in LEGACY_TURNS:
+            return {"turn": row.get("turn_index"), "valid_from": row["valid_from"]}
+        return {"turn": row.get("turn_index"), "said_on": day(row["valid_from"])}
     if kind == "guideline":
         return {"key": row["guideline_key"], "version": row["version"]}
     return {"version": row["version"]}

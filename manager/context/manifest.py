@@ -22,11 +22,12 @@ content_json is the manifest:
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
 from ..backend.base import Session
+from ..conversations.hashing import canonical, sha256
+from ..conversations.turns import request_of
 from ..errors import NotFound
 from ..identity import Identity
 from ..output.records import StaleFact
@@ -34,27 +35,6 @@ from ..output.records import StaleFact
 __all__ = ["canonical", "note_json", "note_of", "read", "ref_json", "request_of", "sha256", "write"]
 
 EVENT = "context_manifest"
-
-
-def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def request_of(identity: Identity, question: str, intent: str) -> dict[str, Any]:
-    """What was asked, and for whom: the part of the manifest its request hash covers."""
-    return {
-        "question": question,
-        "intent": intent,
-        "tenant": identity.tenant,
-        "user": identity.user,
-        "agent": identity.agent,
-        "thread": identity.thread,
-        "session": None if identity.thread else identity.session,
-    }
 
 
 def ref_json(ref: tuple[str, str, int]) -> dict[str, Any]:

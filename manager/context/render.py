@@ -25,6 +25,7 @@ replay renders the same bytes again. Every memory is a record of output/records.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from ..backend.base import Row
 from ..output.records import StaleFact, attr, escape_body, memory_record, metadata_line
@@ -43,8 +44,9 @@ __all__ = [
     "window_text",
 ]
 
-#: window-1: the metadata line first; window-2: the stable slices first, then the metadata line
-RENDERERS = ("window-1", "window-2")
+#: window-1: the metadata line first; window-2: the stable slices first, then the metadata line;
+#: window-3: as window-2, a turn showing who said it and the day ("8 May 2023")
+RENDERERS = ("window-1", "window-2", "window-3")
 RENDERER_VERSION = RENDERERS[-1]
 #: a linked history record's label, in the order it is shown
 _LINK_LABEL = ("linked_to", "relation", "direction")
@@ -52,8 +54,10 @@ _LINK_LABEL = ("linked_to", "relation", "direction")
 _WHOLE = 10_000_000
 
 
+@lru_cache(maxsize=8192)
 def cost(text: str) -> int:
-    """What one line block costs in the window: its tokens and the newline joining it."""
+    """What one line block costs in the window: its tokens and the newline joining it. Cached: a caller's
+    windows render the same records (its guidelines, its recalled turns) again and again."""
     return count_tokens(text) + 1
 
 
@@ -66,24 +70,40 @@ def record(
     annotations: Sequence[StaleFact] = (),
     shown_id: str | None = None,
     link: Mapping[str, str] | None = None,
+    renderer: str = RENDERERS[-1],
+    full_tokens: int | None = None,
 ) -> str:
-    """One memory at `tier`. A pointer is only its id, type, status, one line and its full form's cost;
+    """One memory at `tier`, as `renderer` (a manifest's renderer_version) shows it. A pointer is only its
+    id, type, status, one line and its full form's cost (`full_tokens`, when the caller has counted it);
     `expand` shows the rest (the annotations of a historical memory included). A memory that entered as
     linked history carries its `link` label (linked_to, relation, direction) at every tier."""
     shown = shown_id or row["id"]
     label = {k: link[k] for k in _LINK_LABEL} if link else {}
     if tier == FULL:
         return memory_record(
-            full_body(kind, row),
+            full_body(kind, row, renderer),
             id=shown,
             type=kind,
             cell_chars=_WHOLE,
             status=status,
             **label,
-            **attributes(kind, row),
+            **attributes(kind, row, renderer),
             annotations=tuple(annotations),
         )
-    full = cost(record(kind, row, tier=FULL, status=status, annotations=annotations, shown_id=shown_id, link=link))
+    full = full_tokens
+    if full is None:
+        full = cost(
+            record(
+                kind,
+                row,
+                tier=FULL,
+                status=status,
+                annotations=annotations,
+                shown_id=shown_id,
+                link=link,
+                renderer=renderer,
+            )
+        )
     if tier == SUMMARY:
         return memory_record(
             summary_body(kind, row),
@@ -93,12 +113,19 @@ def record(
             status=status,
             tier=tier,
             **label,
-            **attributes(kind, row),
+            **attributes(kind, row, renderer),
             full_tokens=full,
             annotations=tuple(annotations),
         )
     return memory_record(
-        one_line(kind, row), id=shown, type=kind, cell_chars=_WHOLE, status=status, tier=tier, **label, full_tokens=full
+        one_line(kind, row, renderer),
+        id=shown,
+        type=kind,
+        cell_chars=_WHOLE,
+        status=status,
+        tier=tier,
+        **label,
+        full_tokens=full,
     )
 
 

@@ -125,6 +125,7 @@ def replay(
                     status=entry["status"],
                     annotations=notes,
                     link=entry.get("link"),
+                    renderer=m["renderer_version"],
                 )
             )
     head = header(m["intent"], m["evaluated_at"], m["arithmetic"]["available"])

@@ -8,8 +8,12 @@ lives in the database and every server process sees the same count. A round runs
 its result bounded by what the reserve has left (and by max_tool_result_tokens); its
 result gets a memory id, its provenance (the mcp_call_log row) and its token count, and
 is recorded as a thread event. Once max_rounds results are recorded, or the reserve is
-spent, tools answer with one sentence instead of more rows. The check and the record
-are one transaction: of two processes racing for the last round, one gets it.
+spent, the window is spent: a call still runs, bounded by max_tool_result_tokens, and its
+result says in one line (ToolOutput.notice) that the window's tool budget is spent and how
+to start a new window; it is not charged or recorded, so a spent window never keeps a host
+from working. A tenant whose budget says `spent_rounds: "refuse"` gets the old answer
+instead: one sentence and no call. The check and the record are one transaction: of two
+processes racing for the last round, one gets it (the other is answered as spent).
 """
 
 from __future__ import annotations
@@ -18,16 +22,16 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
-from ..backend.base import Session
+from ..backend.base import Row, Session
+from ..conversations.events import write_event
 from ..identity import Identity
 from ..ids import new_id
 from ..output.records import metadata_line
 from ..output.results import ToolOutput
 from ..tokens import count_tokens
-from .events import write_event
 from .window import CurrentWindow, WindowKey, current_window
 
-__all__ = ["RESULT_CAP", "Round", "close_round", "open_round", "result_cap", "run_capped"]
+__all__ = ["RESULT_CAP", "Round", "Spent", "close_round", "open_round", "result_cap", "run_capped"]
 
 #: the token bound of the result of the round running in this context (None: no round)
 RESULT_CAP: ContextVar[int | None] = ContextVar("memgate_result_cap", default=None)
@@ -45,6 +49,28 @@ _TOO_BIG = (
     "This result needs {tokens} tokens, more than the {left} left of this context window's tool budget; "
     "narrow the request."
 )
+#: the one line a call answered after its window is spent carries (ToolOutput.notice)
+NOTICE = (
+    "window: this context window's tool budget is spent ({why}), so this result was not charged to it; "
+    "start a new window by asking the next question through the context_window prompt"
+)
+NOTICE_TOO_BIG = (
+    "window: this result needs {tokens} tokens, more than the {left} left of this context window's tool "
+    "budget, so it was not charged to it; start a new window by asking the next question through the "
+    "context_window prompt"
+)
+
+
+@dataclass(frozen=True)
+class Spent:
+    """A call after its window's rounds or reserve are spent: answered with `notice`, or refused."""
+
+    refusal: ToolOutput
+    notice: str
+    #: the tenant's budget says refuse (spent_rounds: "refuse")
+    refuse: bool
+    #: the bound of the answered call's results
+    cap: int
 
 
 @dataclass(frozen=True)
@@ -58,8 +84,8 @@ class Round:
     cap: int
 
 
-def open_round(session: Session, key: WindowKey, *, now: str, idle_s: float) -> Round | ToolOutput | None:
-    """The round a call would be; a one-sentence ToolOutput when none is left; None with no window.
+def open_round(session: Session, key: WindowKey, *, now: str, idle_s: float) -> Round | Spent | None:
+    """The round a call would be; Spent when none is left; None with no window.
 
     Rounds are counted per window: a window that ended (a newer one was assembled, or it
     idled past `idle_s`) is no window, so it never refuses a call.
@@ -68,17 +94,21 @@ def open_round(session: Session, key: WindowKey, *, now: str, idle_s: float) -> 
     if window is None:
         return None
     limits = window.manifest["limits"]
-    spent = session.fetch_one("context_window_rounds", window=window.manifest_id)
+    spent = _spent_so_far(session, window.manifest_id)
     refusal = _refusal(spent["rounds"], spent["tokens"], limits)
     if refusal:
         return refusal
     cap = min(limits["max_tool_result_tokens"], limits["tool_reserve"] - spent["tokens"]) - _HEAD_TOKENS
     if cap <= 0:
-        return _denied(_SPENT_RESERVE.format(used=spent["tokens"], reserve=limits["tool_reserve"]))
+        return _spent(
+            limits,
+            _SPENT_RESERVE.format(used=spent["tokens"], reserve=limits["tool_reserve"]),
+            f"{spent['tokens']} of {limits['tool_reserve']} tokens",
+        )
     return Round(window, spent["rounds"] + 1, limits["max_rounds"], limits["tool_reserve"], spent["tokens"], cap)
 
 
-def run_capped(rnd: Round, call: Callable[[], ToolOutput]) -> ToolOutput:
+def run_capped(rnd: Round | Spent, call: Callable[[], ToolOutput]) -> ToolOutput:
     """Run the tool with its results bounded by the round's cap."""
     token = RESULT_CAP.set(rnd.cap)
     try:
@@ -91,6 +121,11 @@ def result_cap() -> int | None:
     return RESULT_CAP.get()
 
 
+def answered(spent: Spent, output: ToolOutput) -> ToolOutput:
+    """A call run after its window was spent: its result, not charged, with the window's notice."""
+    return replace(output, notice=spent.notice)
+
+
 def close_round(
     session: Session, identity: Identity, rnd: Round, *, call_id: str, tool_name: str, output: ToolOutput, now: str
 ) -> ToolOutput:
@@ -98,11 +133,11 @@ def close_round(
     if output.is_error:
         return output  # an error brings no memory: not a round
     with session.transaction():
-        spent = session.fetch_one("context_window_rounds", window=rnd.window.manifest_id)
+        spent = _spent_so_far(session, rnd.window.manifest_id)
         limits = rnd.window.manifest["limits"]
         refusal = _refusal(spent["rounds"], spent["tokens"], limits)
-        if refusal:
-            return refusal
+        if refusal:  # another call took the last round meanwhile
+            return refusal.refusal if refusal.refuse else answered(refusal, output)
         number = spent["rounds"] + 1
         event_id = new_id("tr")
         head = _head(event_id, number, rnd.max_rounds, count_tokens(output.text), spent["tokens"], rnd.reserve)
@@ -111,7 +146,12 @@ def close_round(
         charge = count_tokens(text) + sum(i.tokens for i in output.images)
         left = rnd.reserve - spent["tokens"]
         if charge > left:
-            return _denied(_TOO_BIG.format(tokens=charge, left=left))
+            too_big = _spent(
+                limits,
+                _TOO_BIG.format(tokens=charge, left=left),
+                notice=NOTICE_TOO_BIG.format(tokens=charge, left=left),
+            )
+            return too_big.refusal if too_big.refuse else answered(too_big, output)
         write_event(
             session,
             identity,
@@ -129,6 +169,12 @@ def close_round(
     return replace(output, text=text, tokens=charge, cited_ids=(event_id, *output.cited_ids))
 
 
+def _spent_so_far(session: Session, window_id: str) -> Row:
+    """The rounds a window has had and the tokens they were charged (a count: always one row)."""
+    row = session.fetch_one("context_window_rounds", window=window_id)
+    return row if row is not None else {"rounds": 0, "tokens": 0}
+
+
 def _head(event_id: str, number: int, max_rounds: int, tokens: int, used: int, reserve: int) -> str:
     return metadata_line(
         tool_result=event_id,
@@ -138,12 +184,30 @@ def _head(event_id: str, number: int, max_rounds: int, tokens: int, used: int, r
     )
 
 
-def _refusal(rounds: int, tokens: int, limits: dict) -> ToolOutput | None:
+def _refusal(rounds: int, tokens: int, limits: dict) -> Spent | None:
     if rounds >= limits["max_rounds"]:
-        return _denied(_SPENT_ROUNDS.format(used=rounds, max=limits["max_rounds"]))
+        return _spent(
+            limits,
+            _SPENT_ROUNDS.format(used=rounds, max=limits["max_rounds"]),
+            f"{rounds} of {limits['max_rounds']} rounds",
+        )
     if tokens >= limits["tool_reserve"]:
-        return _denied(_SPENT_RESERVE.format(used=tokens, reserve=limits["tool_reserve"]))
+        return _spent(
+            limits,
+            _SPENT_RESERVE.format(used=tokens, reserve=limits["tool_reserve"]),
+            f"{tokens} of {limits['tool_reserve']} tokens",
+        )
     return None
+
+
+def _spent(limits: dict, sentence: str, why: str = "", *, notice: str | None = None) -> Spent:
+    """A spent window's answer, as the manifest's limits say (windows recorded before the setting answer)."""
+    return Spent(
+        _denied(sentence),
+        notice or NOTICE.format(why=why),
+        limits.get("spent_rounds") == "refuse",
+        limits["max_tool_result_tokens"],
+    )
 
 
 def _denied(sentence: str) -> ToolOutput:

@@ -1,8 +1,9 @@
 """Selection: which candidates a window may hold, in what order, and a rule for every one left out.
 
 In order, at one evaluation time:
-1. lifecycle and scope: deleted, superseded, expired and not-yet-effective versions out
-   (rule `lifecycle`, the state as detail); turns of another server session out (`scope`);
+1. lifecycle: deleted, superseded, expired and not-yet-effective versions out (rule
+   `lifecycle`, the state as detail). Which conversations' turns are candidates at all is the
+   recall policy's (conversations/policy.py), decided before anything is ranked;
 2. dedup: exact normalized-text copies across types, keeping the most authoritative
    (`dedup`);
 3. conflicts: within a claim (subject, predicate and conditions) the narrowest scope wins
@@ -19,18 +20,18 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..clock import parse_iso
 from ..limits import ContextBudget
 from .candidates import Candidate
 from .forms import dedup_text
-from .layout import HISTORICAL, VOLATILE_TAIL
+from .layout import HISTORICAL
 from .rerank import Reranker
-from .window import WindowKey
 
 __all__ = ["SELECTION_VERSION", "Exclusion", "select"]
 
-SELECTION_VERSION = "selection-1"
+SELECTION_VERSION = "selection-2"
 LIFECYCLE, SCOPE, DEDUP, CONFLICT, BUDGET = "lifecycle", "scope", "dedup", "conflict", "budget"
 _CLAIM_KEYS = {"entity": ("subject", "predicate"), "workflow": ("workflow_key",)}
 
@@ -65,11 +66,10 @@ def select(
     now: str,
     budget: ContextBudget,
     reranker: Reranker,
-    window: WindowKey,
 ) -> tuple[list[Candidate], list[Exclusion]]:
     """The admitted candidates, best first, and the exclusions with their rules."""
     out: list[Exclusion] = []
-    live = _lifecycle_and_scope(candidates, now, window, out)
+    live = _lifecycle(candidates, now, out)
     live = _dedup(live, out)
     live = _conflicts(live, out)
     scores = reranker.scores(question, live)
@@ -102,9 +102,7 @@ def lifecycle_state(row: dict, now: str, newer: bool) -> str | None:
     return None
 
 
-def _lifecycle_and_scope(
-    candidates: Sequence[Candidate], now: str, window: WindowKey, out: list[Exclusion]
-) -> list[Candidate]:
+def _lifecycle(candidates: Sequence[Candidate], now: str, out: list[Exclusion]) -> list[Candidate]:
     newest: dict[tuple, int] = {}
     for c in candidates:
         if c.kind in _CLAIM_KEYS:
@@ -116,13 +114,6 @@ def _lifecycle_and_scope(
         state = lifecycle_state(c.row, now, newer)
         if state:
             out.append(exclusion(c, LIFECYCLE, state))
-        elif (
-            c.kind == "conversation"
-            and c.slice != VOLATILE_TAIL
-            and c.row.get("session_id")
-            and c.row["session_id"] != window.session
-        ):
-            out.append(exclusion(c, SCOPE, "a turn of another server session"))
         else:
             live.append(c)
     return live
@@ -186,6 +177,7 @@ def _recency(valid_from: str, now: str, recency_days: float) -> float:
     return max(0.0, min(1.0, 1 - age / recency_days))
 
 
+@lru_cache(maxsize=65536)
 def _desc(text: str) -> tuple:
-    """Sorts ISO timestamps newest first inside an ascending sort key."""
+    """Sorts ISO timestamps newest first inside an ascending sort key (cached: sorts call it per key)."""
     return tuple(-ord(ch) for ch in text)

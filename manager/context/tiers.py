@@ -70,7 +70,8 @@ class SliceFitter:
         if key not in self._rendered:
             if tier == SUMMARY and c.kind != "workflow":
                 return None
-            text = record(c.kind, c.row, tier=tier, status=c.status, annotations=c.stale, link=c.link)
+            full = None if tier == FULL else self._form(c, FULL)[1]  # type: ignore[index]
+            text = record(c.kind, c.row, tier=tier, status=c.status, annotations=c.stale, link=c.link, full_tokens=full)
             self._rendered[key] = (text, cost(text))
         return self._rendered[key]
 

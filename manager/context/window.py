@@ -29,10 +29,14 @@ __all__ = ["CurrentWindow", "WindowKey", "current_window"]
 class WindowKey:
     thread: str | None
     session: str | None
+    #: the caller's user and agent, exactly: the wall also shows a user the rows of no agent (agent_id
+    #: NULL), and a window is its caller's own, as its conversation is
+    user: str | None = None
+    agent: str | None = None
 
     @classmethod
     def of(cls, identity: Identity) -> WindowKey:
-        return cls(identity.thread, None if identity.thread else identity.session)
+        return cls(identity.thread, None if identity.thread else identity.session, identity.user, identity.agent)
 
     @property
     def usable(self) -> bool:
@@ -56,7 +60,9 @@ def current_window(
     """
     if not key.usable:
         return None
-    row = session.fetch_one("context_current_window", thread=key.thread, session=key.session)
+    row = session.fetch_one(
+        "context_current_window", thread=key.thread, session=key.session, user_id=key.user, agent_id=key.agent
+    )
     if row is None:
         return None
     if now is not None and idle_s is not None and _idle(row["last_at"] or row["created_at"], now, idle_s):

@@ -20,6 +20,10 @@ from ..backend.base import Session
 from ..claims.entities import link_correction
 from ..claims.guidelines import BUDGET_ROW_ID
 from ..context.assemble import ContextWindow
+from ..conversations import recall_index
+from ..conversations.keys import open_conversation, take_turns
+from ..conversations.messages import speaker_of
+from ..conversations.recall_index import index_turns
 from ..facade import MemoryManager
 from ..identity import Identity
 from ..kb import ingest as kb_ingest
@@ -126,6 +130,7 @@ def seed_demo(manager: MemoryManager) -> list[str]:
                 if identity is ACME:
                     _seed_acme_links(s, identity)
                 kb_ingest.embed_missing(s, manager.embedder)  # demo chunks searchable by vector too
+                recall_index.embed_missing(s, manager.embedder)  # and the demo's turns
         for store, path, text in _MEMORY_FILES.get(identity.tenant, ()):
             with manager.memory_store_files(identity, store) as files:
                 files.put(path, text)
@@ -285,12 +290,16 @@ def _seed_acme(s: Session, identity: Identity) -> None:
             "created_at": JULY,
         },
     )
+    # jane's conversation in her review thread: its turns carry the
+    # conversation, not the thread, like every turn
+    conversation = open_conversation(s, replace(identity, thread=ACME_THREAD), REVIEW)
+    first = take_turns(s, conversation["id"], 2)
     for turn, (role, text) in enumerate(
         (
             ("user", "Before the review: what nDCG@10 did Helios RAG reach on BEIR?"),
             ("assistant", "I will check the current claim and the evaluation reports before quoting a number."),
         ),
-        start=1,
+        start=first,
     ):
         s.insert(
             "conversation_memory",
@@ -299,7 +308,8 @@ def _seed_acme(s: Session, identity: Identity) -> None:
                 "tenant_id": identity.tenant,
                 "user_id": identity.user,
                 "agent_id": identity.agent,
-                "thread_id": ACME_THREAD,
+                "conversation_id": conversation["id"],
+                "speaker": speaker_of(identity, role),
                 "event_type": "turn",
                 "role": role,
                 "content": text,
@@ -311,6 +321,9 @@ def _seed_acme(s: Session, identity: Identity) -> None:
                 "created_at": REVIEW,
             },
         )
+    # recall text now, embeddings by seed_demo's embed pass
+    ids = json.dumps([f"cnv_acme_review_{n}" for n in (first, first + 1)])
+    index_turns(s, None, s.fetch_all("context_rows_conversation_memory", ids=ids), REVIEW)
 
 
 def _seed_acme_links(s: Session, identity: Identity) -> None:

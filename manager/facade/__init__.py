@@ -17,7 +17,7 @@ a few lines of wiring (a session, one capability call, the caps) over ManagerCor
     links.py          typed links between memories
     guidelines.py     guidelines and persona, the budget's policy updates
     context.py        context windows: assemble, manifests, replay, expand, clarify, tool rounds
-    conversations.py  conversations: turns and compaction
+    conversations.py  conversations: turns, recall, import and compaction
     toolbox.py        toolbox rows
     query.py          execute_query and reports
     files.py          memory files

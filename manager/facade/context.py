@@ -8,17 +8,18 @@ from typing import Any
 from ..clock import now_iso
 from ..context import assemble as context_assembly
 from ..context import clarify as context_clarify
-from ..context import compaction as context_compaction
 from ..context import expand as context_expand
 from ..context import manifest as context_manifests
 from ..context import manifest_view
 from ..context import replay as context_replay
 from ..context import rounds as context_rounds
-from ..context import turns as context_turns
 from ..context.assemble import ContextWindow
 from ..context.replay import Replay
 from ..context.rerank import Reranker
 from ..context.window import WindowKey
+from ..conversations import compaction as conversation_compaction
+from ..conversations import turns as conversation_turns
+from ..conversations.ranking import Ranker
 from ..errors import Conflict
 from ..identity import Identity
 from ..kb import images as kb_images
@@ -41,7 +42,8 @@ class ContextWindowMethods(ConversationMethods):
         now: str | None = None,
         reranker: Reranker | None = None,
         record_question: bool = False,
-        sampler: context_compaction.Sampler | None = None,
+        sampler: conversation_compaction.Sampler | None = None,
+        ranker: Ranker | None = None,
     ) -> ContextWindow:
         """The budgeted context window for `question`, recorded with its manifest in the caller's thread.
 
@@ -59,11 +61,11 @@ class ContextWindowMethods(ConversationMethods):
         now = now or now_iso()
         with self.backend.session(identity, now=now) as s:
             window = context_assembly.assemble(
-                s, identity, question, intent, now, embedder=self.embedder, reranker=reranker
+                s, identity, question, intent, now, embedder=self.embedder, reranker=reranker, ranker=ranker
             )
             if record_question:
                 with s.transaction():
-                    context_turns.record_question(s, identity, question, intent, now)
+                    conversation_turns.record_question(s, identity, question, intent, now, self.embedder)
             return window
 
     def context_manifest(self, identity: Identity, manifest_id: str) -> dict[str, Any]:
@@ -101,7 +103,12 @@ class ContextWindowMethods(ConversationMethods):
                     s, memory_id, now, include_bytes=include_bytes, max_image_bytes=self.caps.max_image_bytes
                 )
             return context_expand.expand(
-                s, WindowKey.of(identity), memory_id, now=now, idle_s=self.context.window_idle_s
+                s,
+                WindowKey.of(identity),
+                memory_id,
+                now=now,
+                idle_s=self.context.window_idle_s,
+                max_tokens=self._result_tokens(identity),
             )
 
     def clarify(
@@ -135,14 +142,20 @@ class ContextWindowMethods(ConversationMethods):
 
         With no window the call runs as it is. Otherwise it runs bounded by what the
         window's tool reserve has left, and its result is charged and recorded as a thread
-        event referencing mcp_call_log row `call_id`; with no round left it does not run
-        and the answer is one sentence.
+        event referencing mcp_call_log row `call_id`. With no round left it still runs, bounded
+        by the window's max_tool_result_tokens and not charged, and its result carries a
+        one-line notice that the window is spent; a tenant whose budget says
+        `spent_rounds: "refuse"` gets one sentence instead, and the call does not run.
         """
         now = now_iso()
         with self.backend.session(identity, now=now) as s:
             opened = context_rounds.open_round(s, WindowKey.of(identity), now=now, idle_s=self.context.window_idle_s)
-        if not isinstance(opened, context_rounds.Round):
-            return call() if opened is None else opened
+        if opened is None:
+            return call()
+        if isinstance(opened, context_rounds.Spent):
+            if opened.refuse:
+                return opened.refusal
+            return context_rounds.answered(opened, context_rounds.run_capped(opened, call))
         output = context_rounds.run_capped(opened, call)
         now = now_iso()
         with self.backend.session(identity, now=now) as s:

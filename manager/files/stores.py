@@ -18,10 +18,12 @@ Store keys (unique per tenant), and the scope each row is stamped with:
                                       agent:default, stamped with no agent (shared by every
                                       caller that names none)
   user     user:<identity.user>       user_id; no user -> the call fails as a server error
-  session  session:<thread>           thread_id = identity.thread, the thread the wall binds
-                                      (app_thread()). No thread -> session:<identity.session>,
-                                      stamped with no thread: the key alone picks it, for as
-                                      long as that session lasts; neither -> fails
+  session  session:<t>/<user>/<agent> t = identity.thread, else identity.session (the window
+                                      session key); user and agent are the identity's ("-" for
+                                      none, which no id can be). Stamped with user_id, agent_id
+                                      and, for a thread, thread_id: the conversation's own scope,
+                                      so two users (or agents) on one thread name share nothing.
+                                      Neither thread nor session -> fails
   shared   shared:<name>              no stamp; one named store that several agents share
   global   global                     no stamp; one store for the whole tenant
   context  context:<name>:<key>:<v>   no stamp; v = the trusted request-context value `key`
@@ -114,14 +116,20 @@ def resolve_store(identity: Identity, policy: dict[str, Any] | None) -> StoreRef
             raise _unresolved("the user scope needs a user in the verified identity", "user")
         return StoreRef(f"user:{identity.user}", scope, user_id=identity.user)
     if scope == "session":
-        # identity.thread first. identity.session is the server's lasting session for the caller:
-        # the stdio server process, the legacy era's mcp-session-id, or in the 2026-07-28 era over
-        # HTTP one made from the caller's tenant, user and agent (the request's own id lasts one call).
-        # Only a thread is stamped: the wall filters on the thread it binds, never on a session id.
+        # identity.thread first. identity.session is the caller's window session key: the stdio
+        # server process, the legacy era's mcp-session-id, else one made from the caller's client
+        # (server/identity.py). The user and agent are in the key and stamped, as a conversation is
+        # keyed: a thread name shared by two users (or agents) is two stores.
         thread = identity.thread or identity.session
         if not thread:
             raise _unresolved("the session scope needs a thread or an MCP session id", "thread")
-        return StoreRef(f"session:{thread}", scope, thread_id=identity.thread)
+        return StoreRef(
+            session_key(thread, identity.user, identity.agent),
+            scope,
+            user_id=identity.user,
+            agent_id=identity.agent,
+            thread_id=identity.thread,
+        )
     if scope == "shared":
         return StoreRef(f"shared:{spec['name']}", scope)
     if scope == "global":
@@ -136,16 +144,27 @@ def resolve_store(identity: Identity, policy: dict[str, Any] | None) -> StoreRef
     return StoreRef(f"context:{spec['name']}:{key}:{value}", scope)
 
 
+#: what a session store key says for an identity with no user or no agent (no id can be "-")
+_NOBODY = "-"
+
+
+def session_key(thread: str, user: str | None, agent: str | None) -> str:
+    """The key of the session store of `thread` (or a window session key) for this user and agent."""
+    return f"session:{thread}/{user or _NOBODY}/{agent or _NOBODY}"
+
+
 def store_from_key(key: str) -> StoreRef:
     """Parse a store key as the CLI takes it (`agent:research-assistant`, `global`, ...).
 
-    `session:X` is taken as a thread (the CLI cannot tell a thread from an MCP session id).
+    `session:T/USER/AGENT` is taken as thread T's store of that user and agent (the CLI cannot tell
+    a thread from a window session key); a `session:X` key written before stores were keyed by user
+    and agent is thread X's shared one.
     """
     scope, _, rest = key.partition(":")
     bad = InvalidArgument(
         f"{key!r} is not a memory store key.",
         field="store",
-        hint="Use agent:NAME, user:NAME, session:THREAD, shared:NAME, global, or context:NAME:KEY:VALUE.",
+        hint="Use agent:NAME, user:NAME, session:THREAD/USER/AGENT, shared:NAME, global, or context:NAME:KEY:VALUE.",
     )
     if scope == "global":
         if rest:
@@ -158,7 +177,19 @@ def store_from_key(key: str) -> StoreRef:
     if scope == "user":
         return StoreRef(key, scope, user_id=rest)
     if scope == "session":
-        return StoreRef(key, scope, thread_id=rest)
+        thread, _, owner = rest.partition("/")
+        if not owner:
+            return StoreRef(key, scope, thread_id=rest)
+        user, _, agent = owner.partition("/")
+        if not thread or not user or not agent or "/" in agent:
+            raise bad
+        return StoreRef(
+            key,
+            scope,
+            user_id=None if user == _NOBODY else user,
+            agent_id=None if agent == _NOBODY else agent,
+            thread_id=thread,
+        )
     if scope == "shared":
         if not _VALUE.fullmatch(rest):
             raise bad

@@ -35,3 +35,6 @@ class ToolOutput:
     wire_format: bool = False
     #: images sent after the text (the server makes each an MCP ImageContent); never logged
     images: tuple[ImageData, ...] = field(default=(), compare=False)
+    #: one line about the call rather than its result (a spent context window): shown before the
+    #: text (not for a wire-format result) and in the result's _meta
+    notice: str | None = None

@@ -4,7 +4,7 @@ An id counts as evidence only when, through the caller's wall, it names a curren
 (absent, deleted, ended and another user's or tenant's are the same: not there) and the caller
 was given it: a tool result it received cited it (the call log, which the wall cuts to the
 caller's own user, agent and thread: the rule an image id follows for expand), its current
-context window holds it, or it is a turn of the caller's own thread ("the user told me").
+context window holds it, or it is a turn of the caller's own conversation ("the user told me").
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..backend.base import Row, Session
 from ..context.window import WindowKey, current_window
+from ..conversations.keys import find as find_conversation
 from ..identity import Identity
 from ..links.store import SCOPE_COLUMNS, LinkEnd, ends_by_id
 
@@ -21,7 +22,7 @@ __all__ = [
     "SCOPE_COLUMNS",
     "Evidence",
     "given_evidence",
-    "own_turn",
+    "own_turns",
     "record_scope",
     "told_by_user",
     "wider_than",
@@ -46,12 +47,18 @@ class Evidence(LinkEnd):
         """A chunk's document title: what the passage is about when it does not say."""
         return self.row.get("label") if self.type == "knowledge_base_chunk" else None
 
-    def ref(self) -> dict[str, object]:
-        """What the candidate records of it; a thread-bound row names its thread, so a reviewer reads the
+    @property
+    def is_turn(self) -> bool:
+        return self.type == "conversation_memory" and self.row.get("label") == "turn"
+
+    def ref(self, conversation_thread: str | None = None) -> dict[str, object]:
+        """What the candidate records of it; a thread-bound row names its thread, and a turn the thread of
+        the conversation it was said in (`conversation_thread`, the proposer's), so a reviewer reads the
         evidence in the proposer's conversation (review.py)."""
         ref: dict[str, object] = {"type": self.type, "id": self.id, "version": self.version}
-        if self.row.get("thread_id"):
-            ref["thread"] = self.row["thread_id"]
+        thread = self.row.get("thread_id") or (conversation_thread if self.is_turn else None)
+        if thread:
+            ref["thread"] = thread
         return ref
 
     def limits(self) -> dict[str, str | None]:
@@ -86,20 +93,20 @@ def given_evidence(session: Session, identity: Identity, ids: list[str], now: st
     return found, None
 
 
-def own_turn(identity: Identity, row: Row) -> bool:
-    """Whether `row` is a turn of the caller's own conversation: the one place that decides it (the gate's
-    "given" and its "the user told me" both ask here)."""
-    return (
-        row["memory_type"] == "conversation_memory"
-        and row.get("label") == "turn"
-        and identity.thread is not None
-        and row.get("thread_id") == identity.thread
-    )
+def own_turns(session: Session, identity: Identity, rows: list[Row]) -> set[str]:
+    """The ids among `rows` that are turns of the caller's own conversation (its user, agent and thread):
+    the one place that decides it (the gate's "given" and its "the user told me" both ask here)."""
+    turns = [r["id"] for r in rows if r["memory_type"] == "conversation_memory" and r.get("label") == "turn"]
+    conversation = find_conversation(session, identity) if turns else None
+    if conversation is None:
+        return set()
+    found = session.fetch_all("context_rows_conversation_memory", ids=json.dumps(turns))
+    return {r["id"] for r in found if r["conversation_id"] == conversation["id"]}
 
 
 def told_by_user(session: Session, identity: Identity, evidence: list[Evidence]) -> list[bool]:
     """Per evidence row: whether it is the caller's user's own turn in its own conversation ("the user told me")."""
-    turns = [e.id for e in evidence if own_turn(identity, e.row)]
+    turns = sorted(own_turns(session, identity, [e.row for e in evidence]))
     spoken = {r["id"]: r for r in session.fetch_all("conversation_turn_roles", ids=json.dumps(turns))} if turns else {}
     return [
         e.id in spoken and spoken[e.id]["role"] == "user" and spoken[e.id]["user_id"] == identity.user for e in evidence
@@ -110,7 +117,7 @@ def _issued(session: Session, identity: Identity, row: Row, in_window: set[str])
     if row["id"] in in_window:
         return True
     if row["memory_type"] == "conversation_memory" and row.get("label") == "turn":
-        return own_turn(identity, row)
+        return row["id"] in own_turns(session, identity, [row])
     return session.fetch_one("calllog_cited", needle=json.dumps(row["id"])) is not None
 
 

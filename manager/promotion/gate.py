@@ -41,7 +41,7 @@ from . import duplicates, screen
 from .assess import QUESTIONS, AssessmentRequest, Sampler, Verdicts
 from .assess_http import Assessors
 from .commit import EvidenceChanged, Plan, attach, caller, commit
-from .evidence import Evidence, given_evidence, record_scope, told_by_user, wider_than
+from .evidence import Evidence, given_evidence, own_turns, record_scope, told_by_user, wider_than
 from .policy import PromotionPolicy, read_policy
 from .render import answer
 from .support import Source
@@ -263,7 +263,9 @@ def _plan(
     sources = _sources(s, identity, p, evidence)
     if isinstance(sources, ToolOutput):
         return sources
-    plan = Plan(evidence, columns, policy, refs=[e.ref() for e in evidence])
+    own = own_turns(s, identity, [e.row for e in evidence])
+    refs = [e.ref(identity.thread if e.id in own else None) for e in evidence]
+    plan = Plan(evidence, columns, policy, refs=refs)
     plan.sources = sources
     found = duplicates.find(s, p, evidence, sources, now, embedder, identity.user, imported=imported)
     if found is not None and found.pending:

@@ -323,7 +323,7 @@ def _reassess_one(manager, tenant: str, row: Row, operator: str) -> str:
                 reassess=0,
             )
         return f"pending: {failed[0]} fails against the evidence as it is now"
-    fresh = {**row, "evidence_json": json.dumps([Evidence(r).ref() for r in current], sort_keys=True)}
+    fresh = {**row, "evidence_json": json.dumps([Evidence(r).ref(owner.thread) for r in current], sort_keys=True)}
     with manager.backend.session(owner, now=now) as s, s.transaction():
         s.execute("candidate_update_evidence", id=row["id"], evidence_json=fresh["evidence_json"])
     promoted = _promote(manager, tenant, fresh, rule="reassessed", decision=row["decision"], operator=operator)

@@ -54,7 +54,7 @@ class ErasureReport:
 
 
 def _shape(spec: TableSpec) -> TableShape:
-    return TableShape(spec.table, spec.key, spec.through)
+    return TableShape(spec.table, spec.key, spec.through, spec.scope_columns)
 
 
 def erase(
@@ -98,14 +98,14 @@ def erase(
 def _run(
     store: RetentionStore, report: ErasureReport, requested_by: str, batch: int, say: Callable[[str], None]
 ) -> None:
-    column = SUBJECT_COLUMNS[report.kind]
     if not report.resumed:
         with store.transaction():
             store.start_erasure(report.erasure_id, report.kind, report.subject, requested_by, now_iso())
     for spec in REGISTRY:
         shape = _shape(spec)
         filters = []
-        if spec.scoped:
+        column = spec.subject_column(report.kind, SUBJECT_COLUMNS[report.kind])
+        if spec.scoped and column is not None:
             filters.append(RowFilter(subject=(column, report.subject), **_unscrubbed(spec)))
         if spec.references:
             filters.append(RowFilter(erased_refs=spec.references, **_unscrubbed(spec)))

@@ -77,14 +77,14 @@ def _run(store: RetentionStore, report: ExpiryReport, batch: int, now: str, say:
     steps: list[tuple[str, TableShape, RowFilter]] = []
     follow: list[tuple[str, TableShape, RowFilter]] = []
     for spec in REGISTRY:
-        shape = TableShape(spec.table, spec.key, spec.through)
+        shape = TableShape(spec.table, spec.key, spec.through, spec.scope_columns)
         for rule in spec.retention:
             days = effective_days(report.policy, rule)
             if days is None:
                 continue
             label = spec.table if rule.memory_type == spec.table else f"{spec.table} ({rule.memory_type})"
             if rule.orphans_of is not None:
-                follow.append((label, shape, RowFilter(orphaned=rule.orphans_of)))
+                follow.append((label, shape, RowFilter(orphaned=rule.orphans_of, equals=rule.equals)))
                 continue
             cutoff = to_iso(parse_iso(now) - timedelta(days=days))
             where = RowFilter(older_than=(rule.time_column, cutoff), equals=rule.equals, not_equals=rule.not_equals)

@@ -77,6 +77,16 @@ class TableSpec:
     #: why `memgate export` leaves the whole table out (a derived index an import rebuilds, operator
     #: bookkeeping); empty: the table's rows are exported and imported
     not_exported: str = ""
+    #: the scope columns the table has (a conversation has no thread_id)
+    scope_columns: tuple[str, ...] = ("user_id", "agent_id", "thread_id")
+    #: a subject kind whose column here is not its scope column: {"thread": "thread_name"}
+    subjects: dict[str, str] = field(default_factory=dict)
+
+    def subject_column(self, kind: str, scope_column: str) -> str | None:
+        """The column that names a subject of `kind` in this table, or None when none does."""
+        if kind in self.subjects:
+            return self.subjects[kind]
+        return scope_column if scope_column in self.scope_columns else None
 
 
 REGISTRY: tuple[TableSpec, ...] = (
@@ -109,14 +119,25 @@ REGISTRY: tuple[TableSpec, ...] = (
     TableSpec("guideline_memory", content=("content", "content_json")),
     TableSpec("persona_memory", content=("name", "content")),
     TableSpec("toolbox_memory", content=("tool_schema", "usage_notes", "access_policy")),
+    # A conversation (its key and turn counter) is its user's and agent's; `forget --thread` erases
+    # every conversation of the thread name, and with them (by reference) their turns, compaction
+    # events and summaries, which carry the conversation and no thread.
+    TableSpec(
+        "conversation",
+        content=("thread_name", "session_id"),
+        scope_columns=("user_id", "agent_id"),
+        subjects={"thread": "thread_name"},
+    ),
     TableSpec(
         "summarization_memory",
         content=("title", "content", "source_versions_json"),
+        references=("conversation_id",),
         retention=(Retention("summarization_memory", carries=("conversation_memory",)),),
     ),
     TableSpec(
         "conversation_memory",
         content=("content", "content_json"),
+        references=("conversation_id",),
         derived=("context manifests and pointer maps (content_json) of the subject's windows",),
         retention=(
             Retention("conversation_memory", not_equals=(("event_type", "context_manifest"),)),
@@ -124,6 +145,25 @@ REGISTRY: tuple[TableSpec, ...] = (
                 "context_manifest",
                 equals=(("event_type", "context_manifest"),),
                 carries=("conversation_memory", "summarization_memory", "knowledge_base", "image_memory"),
+            ),
+        ),
+    ),
+    # Conversation recall's copy of each turn and summary ("Speaker (date): text" and its embedding): the
+    # source's user and agent, no thread; erased with its source (same id) or its conversation. SQLite
+    # deletes it with its source by trigger too; expiry follows its source either way.
+    TableSpec(
+        "conversation_recall",
+        content=("speaker", "content", "embedding"),
+        scope_columns=("user_id", "agent_id"),
+        references=("id", "conversation_id"),
+        derived=("the tenant's FTS5 index base_recall_fts_<slot> and its shadow tables", "the vector cache"),
+        local=("seq",),
+        retention=(
+            Retention(
+                "conversation_memory", equals=(("kind", "turn"),), orphans_of=("id", "conversation_memory", "id")
+            ),
+            Retention(
+                "summarization_memory", equals=(("kind", "summary"),), orphans_of=("id", "summarization_memory", "id")
             ),
         ),
     ),

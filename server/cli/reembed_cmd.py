@@ -29,7 +29,7 @@ def register(cli: click.Group) -> None:
     @click.pass_context
     @friendly_errors
     def reembed(ctx: click.Context, tenant: str, user: str | None, agent: str | None, batch: int, quiet: bool) -> None:
-        """Re-embed the tenant's chunks whose vectors are not from the configured embedder.
+        """Re-embed the tenant's chunks (and the turns recall ranks) whose vectors are not from the configured embedder.
 
         After changing `[kb] embedder`, the vector leg finds only chunks embedded by the new model;
         this command brings the rest over, BATCH chunks per transaction, with a progress bar. It is
@@ -55,8 +55,13 @@ def register(cli: click.Group) -> None:
                 for now_done, _ in progress:
                     bar.update(now_done - done)
                     done = now_done
+            recalled = 0
+            while step := manager.embed_recall(identity, batch=batch):  # turns and summaries recall ranks
+                recalled += step
         finally:
             manager.close()
         seconds = time.perf_counter() - started
         rate = f", {done / seconds:.1f} chunk(s)/s" if done and seconds > 0 else ""
         click.echo(f"{done} chunk(s) re-embedded with {manager.embedder.name} in {seconds:.1f}s{rate}")
+        if recalled:
+            click.echo(f"{recalled} turn(s) and summaries embedded for recall")

@@ -107,6 +107,15 @@ def _run(command: str, demo_db: Path, tmp_path: Path, monkeypatch) -> tuple[int,
     (tmp_path / "screenshots").mkdir()
     (tmp_path / "screenshots" / "login.png").write_bytes(image_bytes("PNG", color=(0, 0, 255)))
     (tmp_path / "screenshots" / "login.png.txt").write_text("The login page, with the SSO button")
+    # the `turn import` examples': a history in memgate's shape, and a ChatGPT export's conversations.json
+    (tmp_path / "history.json").write_text(
+        '{"conversations": [{"id": "trip", "sessions": [{"time": "2023-05-08T13:56:00Z", "messages": '
+        '[{"role": "user", "text": "We land in Lisbon on Friday."}]}]}]}'
+    )
+    (tmp_path / "conversations.json").write_text(
+        '[{"id": "c-1", "create_time": 1683554160.0, "current_node": "n1", "mapping": {"n1": {"parent": null, '
+        '"message": {"author": {"role": "user"}, "content": {"parts": ["Which blue for the shed?"]}}}}}]'
+    )
     shutil.copytree(ROOT / "config" / "reports", tmp_path / "config" / "reports")  # the add-report example's
     for preset in (ROOT / "config").glob("toolbox.*.json"):  # the `init --tools-file` examples'
         shutil.copy(preset, tmp_path / "config" / preset.name)

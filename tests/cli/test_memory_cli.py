@@ -73,7 +73,7 @@ def test_the_cli_works_per_tenant_and_never_crosses_over(memgate, manager):
         (("rm", "/memories/none", "-t", "acme", "-s", STORE), "Error: The path /memories/none does not exist\n"),
         (
             ("ls", "-t", "acme", "-s", "planet:x"),
-            "Error: 'planet:x' is not a memory store key. Use agent:NAME, user:NAME, session:THREAD, shared:NAME, "
+            "Error: 'planet:x' is not a memory store key. Use agent:NAME, user:NAME, session:THREAD/USER/AGENT, shared:NAME, "
             "global, or context:NAME:KEY:VALUE.\n",
         ),
     ],

@@ -26,6 +26,8 @@ SPENT = (
     "This context window's tool rounds are spent (3 of 3); answer from what the window and earlier results "
     "hold, or ask the user."
 )
+#: the first line of a call answered after its window's rounds are spent (not charged to the window)
+NOTICE = "window: this context window's tool budget is spent (3 of 3 rounds), so this result was not charged to it"
 NOT_ISSUED = (
     "That memory id was not issued to you as a pointer or summary in your current context window; "
     'expand only ids the window shows with tier="pointer" or tier="summary".'
@@ -109,20 +111,25 @@ async def test_a_budget_too_small_for_the_guidelines_fails_naming_the_slice(serv
 
 
 @pytest.mark.parametrize("mode", MODES)
-async def test_the_fourth_tool_round_is_refused_with_max_rounds_3(servers, backend, mode):
+async def test_thirty_calls_after_one_window_are_all_answered_with_the_notice_from_the_fourth(servers, backend, mode):
     async with Client(servers(), mode=mode) as c:
         await window(c)
         results = [
-            await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False) for _ in range(4)
+            await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False) for _ in range(30)
         ]
     texts = [r.content[0].text for r in results]
     for n, (r, text) in enumerate(zip(results[:3], texts, strict=False), start=1):
         assert not r.is_error and text.startswith("tool result: tr_") and f"| round: {n} of 3 |" in text
-    assert results[3].is_error and texts[3] == SPENT
+        assert not (r.meta or {}).get("memgate/notice")
+    for r, text in zip(results[3:], texts[3:], strict=True):
+        first, second = text.split("\n", 2)[:2]
+        assert not r.is_error and first.startswith(NOTICE) and "context_window prompt" in first
+        assert second.startswith("entity: model:helios-rag")  # the plain result, whole
+        assert r.meta["memgate/notice"] == first
     calls = log_rows(backend, tool_name="lookup_entity")
-    assert [c["status"] for c in calls] == ["ok", "ok", "ok", "denied"]
+    assert [c["status"] for c in calls] == ["ok"] * 30
     [m] = manifests(backend)
-    recorded = events(backend, "tool_result")
+    recorded = events(backend, "tool_result")  # only the three rounds are charged and recorded
     assert [(e["source_table"], e["source_id"], e["window_id"]) for e in recorded] == [
         ("mcp_call_log", c["call_id"], m["manifest_id"]) for c in calls[:3]
     ]
@@ -131,7 +138,22 @@ async def test_the_fourth_tool_round_is_refused_with_max_rounds_3(servers, backe
     assert all(e["thread_id"] == "helios-review" and e["user_id"] == "jane" for e in recorded)
 
 
-async def test_a_spent_tool_reserve_refuses_further_rounds(servers, manager, backend):
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_tenant_that_refuses_spent_windows_gets_one_sentence_and_no_call(servers, manager, backend, mode):
+    manager.set_context_budget(ACME, {**ACME_BUDGET, "spent_rounds": "refuse"})
+    async with Client(servers(), mode=mode) as c:
+        await window(c)
+        results = [
+            await c.call_tool("lookup_entity", {"subject": "model:helios-rag"}, raise_on_error=False) for _ in range(5)
+        ]
+    assert [r.is_error for r in results] == [False, False, False, True, True]
+    assert results[3].content[0].text == SPENT
+    calls = log_rows(backend, tool_name="lookup_entity")
+    assert [c["status"] for c in calls] == ["ok", "ok", "ok", "denied", "denied"]
+    assert len(events(backend, "tool_result")) == 3  # refused calls spend no rounds
+
+
+async def test_a_spent_tool_reserve_ends_the_rounds(servers, manager, backend):
     manager.set_context_budget(
         ACME, {**ACME_BUDGET, "tool_reserve": 400, "usable_context": 5000 - 600, "max_rounds": 10}
     )
@@ -143,9 +165,7 @@ async def test_a_spent_tool_reserve_refuses_further_rounds(servers, manager, bac
         ]
     charged = sum(e["token_count"] for e in events(backend, "tool_result"))
     assert charged <= 400
-    assert any(
-        t.startswith("This context window's tool budget is spent") or t.startswith("This result needs") for t in texts
-    )
+    assert any(t.startswith("window: this context window's tool budget is spent (") for t in texts)
 
 
 async def test_without_a_window_a_tool_answers_as_before(servers, backend):
@@ -337,8 +357,8 @@ async def test_a_real_stdio_server_keeps_its_window_across_requests_without_a_th
         ]
     assert not full.is_error
     assert f'<memory id="{pointer}"' in full.content[0].text
-    assert [r.is_error for r in rounds] == [False, False, True]  # expand was round 1 of 3
-    assert rounds[2].content[0].text == SPENT
+    assert [r.is_error for r in rounds] == [False, False, False]  # expand was round 1 of 3
+    assert rounds[2].content[0].text.startswith(NOTICE)  # answered, not charged
     sessions = {r["session_id"] for r in log_rows(backend, tenant_id="acme")}
     assert len(sessions) == 1 and next(iter(sessions)).startswith("stdio-")
 

@@ -6,13 +6,25 @@ import json
 import threading
 import uuid
 
+import pytest
 from backend_helpers import open_sqlite, operator_rows
 from context_helpers import FACT_CHECK, JANE_IN_REVIEW
 
-from memgate.manager import MemoryManager, ToolOutput
+from memgate.manager import ACME, MemoryManager, ToolOutput
+from memgate.manager.demo.dataset import ACME_BUDGET
+
+NOTICE = "window: this context window's tool budget is spent"
 
 
-def test_processes_racing_for_a_windows_rounds_get_exactly_max_rounds(manager, sqlite_path, two_tenants):
+def _refusing(manager) -> None:
+    """The tenant's budget refuses calls past a spent window (the default answers them, not charged)."""
+    manager.set_context_budget(ACME, {**ACME_BUDGET, "spent_rounds": "refuse"})
+
+
+@pytest.mark.parametrize("refuse", [False, True])
+def test_processes_racing_for_a_windows_rounds_get_exactly_max_rounds(manager, sqlite_path, two_tenants, refuse):
+    if refuse:
+        _refusing(manager)
     manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")  # max_rounds 3
     processes = [MemoryManager(open_sqlite(sqlite_path), embedder=manager.embedder) for _ in range(6)]
     barrier = threading.Barrier(len(processes))
@@ -36,7 +48,11 @@ def test_processes_racing_for_a_windows_rounds_get_exactly_max_rounds(manager, s
         t.join(timeout=60)
     for m in processes:
         m.close()
-    assert sorted(o.status for o in outputs) == ["denied"] * 3 + ["ok"] * 3
+    if refuse:
+        assert sorted(o.status for o in outputs) == ["denied"] * 3 + ["ok"] * 3
+    else:  # every call is answered; the three past the window's rounds say so and are not charged
+        assert [o.status for o in outputs] == ["ok"] * 6
+        assert sorted(bool(o.notice) for o in outputs) == [False] * 3 + [True] * 3
     recorded = operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'tool_result'")
     assert sorted(json.loads(e["content_json"])["round"] for e in recorded) == [1, 2, 3]
 
@@ -53,8 +69,11 @@ def test_a_round_bounds_the_result_by_what_the_reserve_has_left(manager, two_ten
     assert out.tokens <= 1000
 
 
-def test_a_call_past_max_rounds_does_not_run_however_small_its_results(manager, two_tenants):
-    """Tiny results leave the tool reserve almost whole, so only max_rounds (3) stops the fourth call."""
+@pytest.mark.parametrize("refuse", [False, True])
+def test_a_call_past_max_rounds_is_not_a_round_however_small_its_results(manager, two_tenants, refuse):
+    """Tiny results leave the tool reserve almost whole, so only max_rounds (3) ends the window's rounds."""
+    if refuse:
+        _refusing(manager)
     manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
     ran = []
 
@@ -65,12 +84,21 @@ def test_a_call_past_max_rounds_does_not_run_however_small_its_results(manager, 
     outputs = [
         manager.run_tool_round(JANE_IN_REVIEW, call_id=f"c-{n}", tool_name="lookup_entity", call=tiny) for n in range(4)
     ]
-    assert [o.status for o in outputs] == ["ok", "ok", "ok", "denied"] and len(ran) == 3
-    assert outputs[3].text.startswith("This context window's tool rounds are spent (3 of 3)")
+    recorded = operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'tool_result'")
+    assert len(recorded) == 3
+    if refuse:
+        assert [o.status for o in outputs] == ["ok", "ok", "ok", "denied"] and len(ran) == 3
+        assert outputs[3].text.startswith("This context window's tool rounds are spent (3 of 3)")
+    else:
+        assert [o.status for o in outputs] == ["ok"] * 4 and len(ran) == 4
+        assert outputs[3].text == "ok" and outputs[3].notice.startswith(f"{NOTICE} (3 of 3 rounds)")
 
 
-def test_a_result_larger_than_the_reserve_left_is_refused_and_not_recorded(manager, two_tenants):
+@pytest.mark.parametrize("refuse", [False, True])
+def test_a_result_larger_than_the_reserve_left_is_not_charged_or_recorded(manager, two_tenants, refuse):
     """A tool that ignores its cap still cannot spend past the window's tool reserve (1000)."""
+    if refuse:
+        _refusing(manager)
     manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
     out = manager.run_tool_round(
         JANE_IN_REVIEW,
@@ -78,6 +106,9 @@ def test_a_result_larger_than_the_reserve_left_is_refused_and_not_recorded(manag
         tool_name="lookup_entity",
         call=lambda: ToolOutput(text="helios " * 3000, tokens=3000),
     )
-    assert out.status == "denied" and out.text.startswith("This result needs ")
-    assert out.text.endswith("more than the 1000 left of this context window's tool budget; narrow the request.")
+    if refuse:
+        assert out.status == "denied" and out.text.startswith("This result needs ")
+        assert out.text.endswith("more than the 1000 left of this context window's tool budget; narrow the request.")
+    else:
+        assert out.status == "ok" and out.text.startswith("helios ") and "more than the 1000 left" in out.notice
     assert operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'tool_result'") == []

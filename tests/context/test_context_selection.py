@@ -15,7 +15,6 @@ from context_helpers import FACT_CHECK, JANE_IN_REVIEW, excluded, placed
 from memgate.manager import ContextBudget, Identity
 from memgate.manager.context.candidates import Candidate
 from memgate.manager.context.selection import select
-from memgate.manager.context.window import WindowKey
 from memgate.manager.demo.dataset import ACME_BUDGET, CORRECTED, JULY
 
 SHARED = Identity(tenant="acme", principal="selection test")
@@ -177,7 +176,6 @@ def test_equal_scores_are_ordered_by_priority_valid_from_table_and_id():
         now="2026-12-02T00:00:00.000Z",
         budget=budget,
         reranker=_Constant(),
-        window=WindowKey("t", None),
     )
     assert out == [] and {c.score for c in admitted} == {1.0}
     # entity (priority 50) before workflow (40) before summary (20); newest first; then table, then id

@@ -170,7 +170,8 @@ def test_every_window_writes_one_thread_scoped_manifest_event(manager, backend, 
     m = json.loads(row["content_json"])
     assert m["budget_ref"] == {"type": "guideline_memory", "row_id": "context_context_budget", "version": 1}
     assert m["intent"] == "fact_check" and m["evaluated_at"] == row["valid_from"]
-    assert m["renderer_version"] == "window-2" and m["selection_version"] == "selection-1/retrieval"
+    assert m["renderer_version"] == "window-3" and m["selection_version"] == "selection-2/retrieval"
+    assert m["recall_ranker"] == "hybrid-1"
     assert m["request"] == {
         "question": FACT_CHECK,
         "intent": "fact_check",
@@ -196,7 +197,12 @@ def test_every_window_writes_one_thread_scoped_manifest_event(manager, backend, 
     versions = {tuple(v) for v in m["change_marker"]["versions"]}
     assert ("entity_memory", "ent_acme_helios_v1", 1) in versions  # read, then excluded: still read
     assert ("guideline_memory", "context_context_budget", 1) in versions
-    assert m["limits"] == {"max_rounds": 3, "tool_reserve": 1000, "max_tool_result_tokens": 1000}
+    assert m["limits"] == {
+        "max_rounds": 3,
+        "tool_reserve": 1000,
+        "max_tool_result_tokens": 1000,
+        "spent_rounds": "answer",
+    }
     # another thread of jane's, or another user, does not see it
     assert manager.context_manifest(JANE_IN_REVIEW, window.manifest_id)["manifest_id"] == window.manifest_id
     for other in (replace(JANE_IN_REVIEW, thread="other"), replace(JANE_IN_REVIEW, user="bob")):
@@ -224,7 +230,7 @@ def test_the_rerank_step_is_pluggable(manager, two_tenants):
     manager.set_context_budget(ACME, {**ACME_BUDGET, "relevance_floor": 0.0})  # every ranked passage a candidate
     default = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check").manifest
     other = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check", reranker=_Reversed()).manifest
-    assert other["selection_version"] == "selection-1/reversed"
+    assert other["selection_version"] == "selection-2/reversed"
     assert refs(default, "evidence") != refs(other, "evidence")
 
 

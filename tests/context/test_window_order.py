@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 from context_helpers import FACT_CHECK, JANE_IN_REVIEW
 
@@ -37,7 +38,10 @@ def test_two_windows_of_a_caller_share_guidelines_persona_and_tools_as_their_lea
 
 
 def test_a_manifest_rendered_by_window_1_still_replays_to_its_own_hash(manager, backend, two_tenants):
-    window = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
+    # a user with no turns: window-1 and window-3 differ only in where the metadata line goes (a turn's
+    # record changed in window-3; the next test replays one)
+    omar = replace(JANE_IN_REVIEW, user="omar")
+    window = manager.assemble_context(omar, FACT_CHECK, "fact_check")
     lines = window.text.split("\n")
     head = next(line for line in lines if line.startswith("context window: "))
     old_text = "\n".join([head, *(line for line in lines if line != head)])  # window-1: the metadata line first
@@ -47,8 +51,8 @@ def test_a_manifest_rendered_by_window_1_still_replays_to_its_own_hash(manager, 
         "renderer_version": "window-1",
         "window_hash": manifests.sha256(old_text),
     }
-    with backend.session(JANE_IN_REVIEW) as s, s.transaction():
-        manifests.write(s, JANE_IN_REVIEW, old, old_text, window.tokens)
-    replayed = manager.replay_context(JANE_IN_REVIEW, "ctx_window_one")
+    with backend.session(omar) as s, s.transaction():
+        manifests.write(s, omar, old, old_text, window.tokens)
+    replayed = manager.replay_context(omar, "ctx_window_one")
     assert replayed.matches and replayed.text == old_text
     assert window_text(head, {}, "q", "window-1").startswith("context window: ")

@@ -92,7 +92,7 @@ def test_shared_and_global_stores_span_agents_and_stay_apart_from_each_other(man
     assert store_keys(manager, ACME_AGENT) == ["global", "shared:team-notes"]
 
 
-def test_session_scope_is_keyed_on_the_thread_across_calls_and_clients(manager):
+def test_session_scope_is_keyed_on_the_thread_its_user_and_agent_across_calls_and_clients(manager):
     seed(manager, ACME_AGENT, row("scratch", {"scope": "session"}))
     t1 = replace(ACME_AGENT, thread="thread-1")
     call(manager, t1, "scratch", command="create", path="/memories/s.md", file_text="wip")
@@ -101,7 +101,12 @@ def test_session_scope_is_keyed_on_the_thread_across_calls_and_clients(manager):
         call(manager, replace(ACME_AGENT, thread="thread-2"), "scratch", command="view", path="/memories/s.md")[0]
         is True
     )
-    assert store_keys(manager, ACME_AGENT) == ["session:thread-1"]
+    assert store_keys(manager, ACME_AGENT) == ["session:thread-1/jane/helper"]
+    # another user on the same thread name: another store, and jane's notes are not there
+    bob = replace(ACME_AGENT, user="bob", thread="thread-1")
+    assert call(manager, bob, "scratch", command="view", path="/memories/s.md")[0] is True
+    call(manager, bob, "scratch", command="create", path="/memories/s.md", file_text="bob's")
+    assert call(manager, t1, "scratch", command="view", path="/memories/s.md")[1].endswith("\twip")
 
 
 def test_context_scope_is_keyed_on_the_trusted_context_value(manager):
@@ -149,8 +154,12 @@ def test_session_scope_without_a_thread_or_session_cannot_be_resolved():
     with pytest.raises(ConfigError, match="session scope needs a thread"):
         resolve_store(Identity(tenant="acme"), {"memory_store": {"scope": "session"}})
     assert resolve_store(Identity(tenant="acme", session="s-1"), {"memory_store": {"scope": "session"}}) == StoreRef(
-        "session:s-1", "session"
-    )  # no thread: the key alone picks it, the wall filters nothing
+        "session:s-1/-/-", "session"
+    )  # no thread: the window session key picks it, with the user and agent (none here)
+    jane = Identity(tenant="acme", user="jane", agent="helper", thread="t-1")
+    assert resolve_store(jane, {"memory_store": {"scope": "session"}}) == StoreRef(
+        "session:t-1/jane/helper", "session", user_id="jane", agent_id="helper", thread_id="t-1"
+    )
 
 
 def test_a_read_only_row_advertises_only_view_and_refuses_writes(manager, backend):
@@ -223,7 +232,11 @@ def test_memory_store_policies_are_validated(spec):
     [
         ("agent:research-assistant", StoreRef("agent:research-assistant", "agent", agent_id="research-assistant")),
         ("user:jane", StoreRef("user:jane", "user", user_id="jane")),
-        ("session:t-1", StoreRef("session:t-1", "session", thread_id="t-1")),
+        ("session:t-1", StoreRef("session:t-1", "session", thread_id="t-1")),  # a key from before user and agent
+        (
+            "session:t-1/jane/-",
+            StoreRef("session:t-1/jane/-", "session", user_id="jane", thread_id="t-1"),
+        ),
         ("shared:team-notes", StoreRef("shared:team-notes", "shared")),
         ("global", StoreRef("global", "global")),
         (
@@ -237,7 +250,8 @@ def test_store_keys_parse_for_the_cli(key, ref):
 
 
 @pytest.mark.parametrize(
-    "key", ["", "agent", "agent:", "planet:x", "global:x", "shared:a b", "context:p:k", "context:p:k:v w"]
+    "key",
+    ["", "agent", "agent:", "planet:x", "global:x", "shared:a b", "context:p:k", "context:p:k:v w", "session:t/jane"],
 )
 def test_malformed_store_keys_are_refused(key):
     with pytest.raises(InvalidArgument, match=f"^{re.escape(repr(key))} is not a memory store key\\.$"):
@@ -272,6 +286,7 @@ def test_a_session_store_without_a_thread_lasts_the_legacy_mcp_session(manager, 
         ("user:jane", replace(ACME_AGENT, user="li")),
         ("agent:helper", replace(ACME_AGENT, agent="planner")),
         ("session:thread-1", replace(ACME_AGENT, thread="thread-2")),
+        ("session:thread-1/jane/helper", replace(ACME_AGENT, user="bob", thread="thread-1")),
     ],
 )
 def test_the_wall_keeps_a_store_from_a_caller_outside_its_scope_even_when_the_key_is_named(

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import uuid
 
+import pytest
 from backend_helpers import operator_rows
 from context_helpers import FACT_CHECK, JANE_IN_REVIEW
 from image_helpers import image_bytes
 
-from memgate.manager import CallRecord, count_tokens, now_iso
+from memgate.manager import ACME, CallRecord, count_tokens, now_iso
+from memgate.manager.demo.dataset import ACME_BUDGET
 
 
 def _shown(manager, identity, query: str) -> None:
@@ -51,11 +53,26 @@ def test_an_images_estimated_tokens_are_charged_with_its_record(manager, two_ten
     assert event["token_count"] == out.tokens and image_id in event["content"]
 
 
-def test_an_image_costing_more_than_the_reserve_left_is_one_sentence_without_bytes(manager, two_tenants, tmp_path):
+@pytest.mark.parametrize("refuse", [True, False])
+def test_an_image_costing_more_than_the_reserve_left_is_never_charged(manager, two_tenants, tmp_path, refuse):
+    """With the budget's spent_rounds "refuse": one sentence, no bytes. By default the call is answered
+    outside the window, with its notice, and nothing is charged."""
+    if refuse:
+        manager.set_context_budget(ACME, {**ACME_BUDGET, "spent_rounds": "refuse"})
     path = tmp_path / "poster.png"
     path.write_bytes(image_bytes("PNG", (1000, 1000)))  # 1,334 tokens: more than the 1,000-token reserve
     image_id = manager.ingest_file(JANE_IN_REVIEW, path, description="the zebracorn launch poster").image_id
     manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
     _shown(manager, JANE_IN_REVIEW, "zebracorn launch poster")
     out = _expand(manager, JANE_IN_REVIEW, image_id)
-    assert out.is_error and out.images == () and out.text.startswith("This result needs ")
+    if refuse:
+        assert out.is_error and out.images == () and out.text.startswith("This result needs ")
+    else:
+        assert not out.is_error and len(out.images) == 1
+        assert out.notice.startswith("window: this result needs ") and "not charged" in out.notice
+    charged = [
+        e
+        for e in operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'tool_result'")
+        if json.loads(e["content_json"])["tool"] == "expand"
+    ]
+    assert charged == []

@@ -241,3 +241,41 @@ def test_a_refusal_by_the_rate_cap_is_not_counted_as_a_decision():
     scored = gate.score(outcomes)
     assert scored["proposals"] == 1 and scored["rate_limited_not_decided"] == 1
     assert scored["secret_injection_personal"] == 0 and "secret" not in scored["matrix"]
+
+
+def test_the_conversations_bench_runs_on_a_small_locomo_shaped_file(tmp_path, capsys, manager):
+    """LoCoMo's shape with the test's own words (the benchmark's data is never in tests)."""
+    import zipfile
+
+    from bench import conversations
+
+    sample = {
+        "speaker_a": "Mira",
+        "speaker_b": "Tom",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": "Mira", "dia_id": "D1:1", "text": "I adopted a grey cat called Pixel."},
+            {"speaker": "Tom", "dia_id": "D1:2", "text": "Lovely! I bought a red bicycle."},
+        ],
+        "session_2_date_time": "10:00 am on 9 May, 2023",
+        "session_2": [{"speaker": "Mira", "dia_id": "D2:1", "text": "Pixel learned to open doors."}],
+        "qa": [
+            {"question": "What is the name of Mira's cat?", "evidence": ["D1:1"], "category": 4},
+            {"question": "When did Mira adopt the cat?", "evidence": ["D1:1"], "category": 2},
+            {"question": "What did Tom buy?", "evidence": ["D1:2"], "category": 1},
+            {"question": "Unanswerable?", "evidence": [], "category": 5},
+        ],
+    }
+    path = tmp_path / "tiny.zip"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("data/multimodal_dialog/locomo10_v2/1.json", json.dumps(sample))
+    assert conversations.main([str(path), "--no-perf", "--tuned-on", "", "--results", str(tmp_path)]) == 0
+    data, out = _ran(capsys, tmp_path, "conversations")
+    loc = data["locomo"]
+    assert (loc["turns"], loc["questions"], loc["conversations"]) == (3, 3, ["1"])
+    assert loc["all"]["window_evidence"] == 1.0 and loc["all"]["recall@5"] == 1.0
+    assert "single-hop" in out and "BM25@10" in out
+    recovery = conversations.constraint_recovery(manager, conversations=2, cycles=2)
+    assert recovery["recovery"] == 1.0 and recovery["constraint_whole_in_windows"] == "2 of 2"
+    timed = conversations.timing(manager, big=450, samples=5, questions=2)
+    assert timed["turns_in_thread"] == 450 and timed["append_ratio"] > 0

@@ -51,6 +51,7 @@ NOT_CONTENT = {
 NO_MARKER = {
     "memory_store": "its content is its key, user:jane",
     "memory_assessment": "its note is the assessor's own words",
+    "conversation": "its content is the thread's name and session key, jane-thread",
 }
 
 
@@ -76,7 +77,7 @@ def shop(manager, tmp_path):
 def rows_holding(path, marker: str) -> dict[str, int]:
     """table_hits without the FTS5 shadow tables, whose rows a merge ('optimize') legitimately
     regroups: what an index holds is compared by matching it (fts_matches) instead."""
-    return {t: n for t, n in table_hits(path, marker).items() if not t.startswith("base_kb_fts_")}
+    return {t: n for t, n in table_hits(path, marker).items() if not t.startswith(("base_kb_fts_", "base_recall_fts_"))}
 
 
 def rows_not_of(backend, user: str) -> dict[str, list[str]]:
@@ -124,6 +125,8 @@ def test_forget_user_leaves_no_trace_of_the_marker_and_keeps_the_rest(shop, sqli
         assert subject_rows(backend, spec.table, "jane"), f"no row of jane's in {spec.table}"
         if spec.table not in NO_MARKER:
             assert before.get(backend.physical_table(spec.table)), f"the marker never reached {spec.table}: {before}"
+    # and the recall index's FTS5 shadow tables (their segments hold the marker's term)
+    assert any(t.startswith("base_recall_fts_") for t in before), before
     assert fts_matches(sqlite_path, JANE_MARK) > 0 and file_hits(sqlite_path, JANE_MARK) > 0
     bob_before = rows_holding(sqlite_path, BOB_MARK)
     indexed = fts_matches(sqlite_path, BOB_MARK), fts_matches(sqlite_path, SHARED_MARK)

@@ -38,8 +38,11 @@ async def test_record_turn_is_a_preset_that_appends_to_the_callers_thread(sqlite
     finally:
         served.close()
     assert first.content[0].text.startswith("turn: cnv_") and "| index: 1 |" in first.content[0].text
-    rows = operator_rows(
-        manager.backend, "conversation_memory", "WHERE thread_id = 'ide-1' AND event_type = 'turn' ORDER BY turn_index"
+    rows = operator_rows(  # the turns of the caller's conversation in thread ide-1
+        manager.backend,
+        "conversation_memory",
+        "WHERE conversation_id IN (SELECT id FROM base_conversation WHERE thread_name = 'ide-1')"
+        " AND event_type = 'turn' ORDER BY turn_index",
     )
     assert [(r["role"], r["content"], r["user_id"]) for r in rows][:2] == [
         ("user", "Refactor the parser", "jane"),

@@ -51,6 +51,8 @@ class Expected:
     contexts: dict[str, tuple[str, str]]
     #: the query account's synonyms and temporary tablespace (doctor_query.py)
     query: QueryExpected = field(default_factory=lambda: QueryExpected({}, ""))
+    #: text index -> the install file that creates it
+    index_files: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ def expected() -> Expected:
     contexts: dict[str, tuple[str, str]] = {}
     tables: tuple[str, ...] = ()
     indexes: list[str] = []
+    index_files: dict[str, str] = {}
     for name in install.owner_files():
         text = load_sql("oracle", f"install/{name}")
         for unit in install.script_units(text):
@@ -90,11 +93,13 @@ def expected() -> Expected:
             elif made:
                 kind = " ".join(made.group(1).upper().split())
                 objects[(made.group(2).upper(), kind)] = f"{name}.sql"
-            indexes += [m.upper() for m in _TEXT_INDEX.findall(code)]
+            for m in _TEXT_INDEX.findall(code):
+                indexes.append(m.upper())
+                index_files[m.upper()] = f"{name}.sql"
             policy = _POLICY_TABLES.search(code)
             if policy:
                 tables = tuple(re.findall(r"'(\w+)'", policy.group(1)))
-    return Expected(objects, tables, tuple(indexes), contexts, doctor_query.expected())
+    return Expected(objects, tables, tuple(indexes), contexts, doctor_query.expected(), index_files)
 
 
 def judge(recorded: Recorded, want: Expected) -> list[InstallCheck]:
@@ -190,13 +195,14 @@ def _text_indexes(recorded: Recorded, want: Expected) -> list[InstallCheck]:
     checks = []
     for name in want.text_indexes:
         row = have.get(name)
+        file = want.index_files.get(name, "023_text_index.sql")
         if row is None:
             checks.append(
                 InstallCheck(
                     f"text index {name}",
                     False,
-                    "missing: sql/oracle/install/023_text_index.sql creates it; lexical search finds nothing without it.",
-                    "Run `memgate init` again (023 needs the CTXAPP role and EXECUTE on CTXSYS.CTX_DDL, 010).",
+                    f"missing: sql/oracle/install/{file} creates it; lexical search finds nothing without it.",
+                    f"Run `memgate init` again ({file[:3]} needs the CTXAPP role and EXECUTE on CTXSYS.CTX_DDL, 010).",
                 )
             )
             continue
@@ -216,7 +222,7 @@ def _text_indexes(recorded: Recorded, want: Expected) -> list[InstallCheck]:
                     ),
                     f"As MEMGATE_OWNER read why in CTX_USER_INDEX_ERRORS, then ALTER INDEX {name.lower()} REBUILD. "
                     f"If that fails too: DROP INDEX {name.lower()} (add FORCE when a plain DROP fails) and run "
-                    "sql/oracle/install/023_text_index.sql as MEMGATE_OWNER (re-runnable; `memgate init` runs it "
+                    f"sql/oracle/install/{file} as MEMGATE_OWNER (re-runnable; `memgate init` runs it "
                     "itself, dropping an index that is not VALID, until the schema version is recorded).",
                 )
             )

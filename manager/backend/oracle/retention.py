@@ -2,7 +2,8 @@
 
 The store runs as the schema owner with no identity bound: VPD adds no predicate and the guard
 triggers let the operator path through, so binding a scope is a no-op. After the rows, the Oracle
-Text index is optimized (FULL), so the removed rows' tokens leave its $I table (a delete only
+Text indexes (chunks, conversation recall) are optimized (FULL), so the removed rows' tokens leave
+their $I tables (a delete only
 marks them gone until then). What undo, Flashback and the redo logs keep of erased rows is the
 DBA's (docs/oracle.md, "Erased data, undo and Flashback").
 """
@@ -30,8 +31,9 @@ def retention_store(session: Any, tenant: str) -> RetentionStore:
 
     def finish(compact: bool) -> dict[str, Any]:
         session.raw(q.OPTIMIZE_TEXT_INDEX.text)
+        session.raw(q.OPTIMIZE_RECALL_TEXT_INDEX.text)
         return {
-            "text_index": "kb_chunk_text_ix optimized (FULL)",
+            "text_index": "kb_chunk_text_ix and conversation_recall_text_ix optimized (FULL)",
             "note": "undo, Flashback, archived redo and backups keep erased rows for their own retention "
             "(docs/oracle.md, Erased data, undo and Flashback)",
         }

@@ -18,7 +18,7 @@ import oracledb
 
 from ...errors import InvalidArgument, NotFound
 from ...identity import Identity
-from ..base import ChunkFilters, Row
+from ..base import ChunkFilters, RecallFilters, Row
 from ..sql_files import load_sql
 from . import statements as q
 from .errors import is_call_timeout, translate
@@ -178,6 +178,29 @@ class OracleSession:
             model=model,
             limit=limit,
             **filters.binds(),
+        )
+        return [(int(r["seq"]), float(r["cosine"])) for r in rows]
+
+    def recall_lexical(self, query: str, limit: int, filters: RecallFilters) -> list[tuple[int, float]]:
+        expr = text_expression(query)
+        if expr is None:
+            return []
+        rows = self.fetch_all("recall_lexical", expr=expr, limit=limit, **filters.policy_binds())
+        return [(int(r["seq"]), float(r["score"])) for r in rows]
+
+    def recall_vector(
+        self, vector: np.ndarray, model: str, limit: int, filters: RecallFilters
+    ) -> list[tuple[int, float]]:
+        query = np.asarray(vector, dtype=np.float32)
+        if not query.any():
+            return []
+        rows = self.fetch_all(
+            "recall_vector_candidates",
+            vector=query,
+            dims=int(query.shape[0]),
+            model=model,
+            limit=limit,
+            **filters.policy_binds(),
         )
         return [(int(r["seq"]), float(r["cosine"])) for r in rows]
 

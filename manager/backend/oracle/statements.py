@@ -150,5 +150,9 @@ PORTABLE_UPDATE_KEY = Inline("UPDATE {table} SET {assignments} WHERE {key} = :ke
 # (a delete only marks the row as gone until the index is optimized; Oracle Text Reference,
 # CTX_DDL.OPTIMIZE_INDEX, FULL mode). The owner has EXECUTE on CTX_DDL (010).
 OPTIMIZE_TEXT_INDEX = Inline("BEGIN CTX_DDL.OPTIMIZE_INDEX('kb_chunk_text_ix', 'FULL'); END;", "plsql")
+# The same for conversation recall's text index (026): an erased turn's tokens leave its $I table.
+OPTIMIZE_RECALL_TEXT_INDEX = Inline(
+    "BEGIN CTX_DDL.OPTIMIZE_INDEX('conversation_recall_text_ix', 'FULL'); END;", "plsql"
+)
 
 ALL: dict[str, Inline] = {name: value for name, value in globals().items() if isinstance(value, Inline)}

@@ -21,7 +21,7 @@ import numpy as np
 
 from ...errors import BackendUnavailable, InvalidArgument, NotFound
 from ...identity import Identity
-from ..base import ChunkFilters, InstallCheck, QueryRows, Row, ViewCatalog
+from ..base import ChunkFilters, InstallCheck, QueryRows, RecallFilters, Row, ViewCatalog
 from ..retention_store import RetentionStore
 from ..sql_files import load_sql
 from . import kb, lexical, portable, retention, schema, vector_cache
@@ -143,19 +143,51 @@ class SqliteSession:
         if not query.any():
             return []
         if self._vectors is not None:
-            cache, scope = self._vectors
-            return vector_cache.search(
-                cache,
-                scope,
-                lambda name, **p: self.fetch_one(name, **p),
-                lambda name, **p: self.fetch_all(name, **p),
-                lambda name, **p: self._run(load_sql(DIALECT, name), p),
-                query,
-                model,
-                limit,
-                filters,
-            )
+            return self._cached_vector(query, model, limit, filters, vector_cache.KB)
         return self.kb_vector_exact(query, model, limit, filters)
+
+    # -- conversation recall's legs: the knowledge base's machinery over base_conversation_recall --------
+    def recall_lexical(self, query: str, limit: int, filters: RecallFilters) -> list[tuple[int, float]]:
+        expr = kb.fts_expression(query)
+        if expr is None:
+            return []
+        cursor = self._run(load_sql(DIALECT, "recall_lexical"), dict(expr=expr, **filters.policy_binds()))
+        try:
+            ranked = kb.best_by_bm25(cursor, limit)
+        finally:
+            cursor.close()
+        return [(seq, -bm25) for seq, bm25 in ranked]
+
+    def recall_vector(
+        self, vector: np.ndarray, model: str, limit: int, filters: RecallFilters
+    ) -> list[tuple[int, float]]:
+        query = np.asarray(vector, dtype=np.float32)
+        if not query.any():
+            return []
+        if self._vectors is not None:
+            return self._cached_vector(query, model, limit, filters, vector_cache.RECALL)
+        rows = self.fetch_all(
+            "recall_vector_candidates", model=model, bytes=4 * query.shape[0], **filters.policy_binds()
+        )
+        return kb.rank_by_cosine(rows, query, limit)
+
+    def _cached_vector(
+        self, query: np.ndarray, model: str, limit: int, filters: Any, source: vector_cache.VectorSource
+    ) -> list[tuple[int, float]]:
+        assert self._vectors is not None
+        cache, scope = self._vectors
+        return vector_cache.search(
+            cache,
+            scope,
+            lambda name, **p: self.fetch_one(name, **p),
+            lambda name, **p: self.fetch_all(name, **p),
+            lambda name, **p: self._run(load_sql(DIALECT, name), p),
+            query,
+            model,
+            limit,
+            filters,
+            source,
+        )
 
     def kb_vector_exact(
         self, vector: np.ndarray, model: str, limit: int, filters: ChunkFilters

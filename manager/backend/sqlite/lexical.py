@@ -1,14 +1,17 @@
-"""Per-tenant lexical indexes: one external-content FTS5 table, its triggers and its view per tenant.
+"""Per-tenant lexical indexes: external-content FTS5 tables, their triggers and views, per tenant.
 
-A tenant's index is made the first time the tenant opens a session (or by migration 011 for
-tenants that already have chunks), from the template sql/sqlite/kb_lexical_index.sql; an index made
-from an older version of the template is rebuilt in place when the schema is migrated (015). A
-base trigger refuses a chunk whose tenant has none, so no chunk can go unindexed.
+Each tenant has two, with one slot number: the knowledge base's chunk index (template
+sql/sqlite/kb_lexical_index.sql, table base_kb_fts_<slot>) and the conversations' recall index
+(sql/sqlite/recall_lexical_index.sql, base_recall_fts_<slot>, over base_conversation_recall). They
+are made the first time the tenant opens a session (or by a migration for tenants that already have
+rows: 011 for chunks, 017 for turns); an index made from an older version of its template is rebuilt
+in place when the schema is migrated (015). Base triggers refuse a chunk or a recall row whose tenant
+has no index, so nothing goes unindexed.
 
-Walled statements name one view, `kb_chunk_match`: a TEMP view of each pooled connection that
-points at the bound tenant's `kb_chunk_match_<slot>` (`point_match_view`), re-pointed only when
-the connection is checked out for another tenant. The per-tenant view checks the tenant again,
-so a connection pointed at the wrong slot would still see nothing.
+Walled statements name one view per index, `kb_chunk_match` and `recall_match`: TEMP views of each
+pooled connection that point at the bound tenant's `<view>_<slot>` (`point_match_view`), re-pointed
+only when the connection is checked out for another tenant. The per-tenant views check the tenant
+again, so a connection pointed at the wrong slot would still see nothing.
 """
 
 from __future__ import annotations
@@ -18,13 +21,25 @@ from collections.abc import Callable
 
 from ..sql_files import load_sql
 
-__all__ = ["MATCH_VIEW", "TEMPLATE_VERSION", "ensure_index", "index_all_tenants", "point_match_view", "slots"]
+__all__ = [
+    "MATCH_VIEW",
+    "RECALL_MATCH_VIEW",
+    "RECALL_TEMPLATE_VERSION",
+    "TEMPLATE_VERSION",
+    "ensure_index",
+    "index_all_tenants",
+    "point_match_view",
+    "slots",
+]
 
-#: the name walled statements read the bound tenant's lexical index by
+#: the names walled statements read the bound tenant's chunk and recall indexes by
 MATCH_VIEW = "kb_chunk_match"
+RECALL_MATCH_VIEW = "recall_match"
 #: the version of sql/sqlite/kb_lexical_index.sql; an index built from an older one is rebuilt by
 #: index_all_tenants (1: porter unicode61; 2, migration 015: identifiers kept whole by tokenchars _)
 TEMPLATE_VERSION = 2
+#: the version of sql/sqlite/recall_lexical_index.sql (0 in base_kb_lexical_index: not built yet)
+RECALL_TEMPLATE_VERSION = 1
 
 
 def slots(conn: sqlite3.Connection) -> dict[str, int]:
@@ -46,10 +61,12 @@ def ensure_index(conn: sqlite3.Connection, tenant: str, run_script: Callable[[sq
         if row is None:
             slot = conn.execute("SELECT coalesce(max(slot), 0) + 1 FROM base_kb_lexical_index").fetchone()[0]
             conn.execute(
-                "INSERT INTO base_kb_lexical_index (tenant_id, slot, template_version) VALUES (?, ?, ?)",
-                (tenant, slot, TEMPLATE_VERSION),
+                "INSERT INTO base_kb_lexical_index (tenant_id, slot, template_version, recall_version)"
+                " VALUES (?, ?, ?, ?)",
+                (tenant, slot, TEMPLATE_VERSION, RECALL_TEMPLATE_VERSION),
             )
             _build(conn, tenant, int(slot), run_script)
+            _build_recall(conn, tenant, int(slot), run_script)
         else:
             slot = row[0]
         if own:
@@ -62,9 +79,11 @@ def ensure_index(conn: sqlite3.Connection, tenant: str, run_script: Callable[[sq
 
 
 def index_all_tenants(conn: sqlite3.Connection, run_script: Callable[[sqlite3.Connection, str], None]) -> None:
-    """Give every tenant that has chunks its index, and rebuild every index made from an older template
-    (migrations run this in their transaction: indexes are built from the chunks)."""
-    for (tenant,) in conn.execute("SELECT DISTINCT tenant_id FROM base_knowledge_base_chunk").fetchall():
+    """Give every tenant that has chunks or recall rows its indexes, and rebuild every index made from an
+    older template (migrations run this in their transaction: indexes are built from the rows)."""
+    for (tenant,) in conn.execute(
+        "SELECT tenant_id FROM base_knowledge_base_chunk UNION SELECT tenant_id FROM base_conversation_recall"
+    ).fetchall():
         ensure_index(conn, tenant, run_script)
     old = conn.execute(
         "SELECT tenant_id, slot FROM base_kb_lexical_index WHERE template_version < ?", (TEMPLATE_VERSION,)
@@ -82,6 +101,24 @@ def index_all_tenants(conn: sqlite3.Connection, run_script: Callable[[sqlite3.Co
         conn.execute(
             "UPDATE base_kb_lexical_index SET template_version = ? WHERE tenant_id = ?", (TEMPLATE_VERSION, tenant)
         )
+    old = conn.execute(
+        "SELECT tenant_id, slot, recall_version FROM base_kb_lexical_index WHERE recall_version < ?",
+        (RECALL_TEMPLATE_VERSION,),
+    ).fetchall()
+    for tenant, slot, version in old:
+        if version:  # built from an older template: dropped and built again
+            for kind, name in (
+                ("VIEW", f"{RECALL_MATCH_VIEW}_{int(slot)}"),
+                ("TRIGGER", f"base_conversation_recall__fts_{int(slot)}_insert"),
+                ("TRIGGER", f"base_conversation_recall__fts_{int(slot)}_update"),
+                ("TRIGGER", f"base_conversation_recall__fts_{int(slot)}_delete"),
+                ("TABLE", f"base_recall_fts_{int(slot)}"),
+            ):
+                conn.execute(f"DROP {kind} IF EXISTS main.{name}")
+        _build_recall(conn, tenant, int(slot), run_script)
+        conn.execute(
+            "UPDATE base_kb_lexical_index SET recall_version = ? WHERE tenant_id = ?", (RECALL_TEMPLATE_VERSION, tenant)
+        )
 
 
 def _build(conn: sqlite3.Connection, tenant: str, slot: int, run_script: Callable[[sqlite3.Connection, str], None]):
@@ -89,10 +126,19 @@ def _build(conn: sqlite3.Connection, tenant: str, slot: int, run_script: Callabl
     run_script(conn, load_sql("sqlite", "kb_lexical_index").format(slot=slot, tenant=_literal(tenant)))
 
 
+def _build_recall(
+    conn: sqlite3.Connection, tenant: str, slot: int, run_script: Callable[[sqlite3.Connection, str], None]
+):
+    """Make the tenant's recall index, its triggers and its view, and fill it from the recall table."""
+    run_script(conn, load_sql("sqlite", "recall_lexical_index").format(slot=slot, tenant=_literal(tenant)))
+
+
 def point_match_view(conn: sqlite3.Connection, slot: int) -> None:
-    """Make this connection's TEMP view kb_chunk_match read kb_chunk_match_<slot>. Needs no authorizer."""
-    conn.execute(f"DROP VIEW IF EXISTS temp.{MATCH_VIEW}")
-    conn.execute(f"CREATE TEMP VIEW {MATCH_VIEW} AS SELECT * FROM main.{MATCH_VIEW}_{int(slot)}")
+    """Make this connection's TEMP views kb_chunk_match and recall_match read the tenant's <view>_<slot>.
+    Needs no authorizer."""
+    for view in (MATCH_VIEW, RECALL_MATCH_VIEW):
+        conn.execute(f"DROP VIEW IF EXISTS temp.{view}")
+        conn.execute(f"CREATE TEMP VIEW {view} AS SELECT * FROM main.{view}_{int(slot)}")
 
 
 def _literal(value: str) -> str:

@@ -31,6 +31,10 @@ __all__ = ["build_query_views"]
 #: catalog becomes is sent to the model on every turn (so a candidate shows its decision only)
 _INTERNAL_COLUMNS = {
     "knowledge_base_chunk": frozenset({"seq", "char_start", "char_end"}),
+    # a window's session key (a hash of the caller's client) and the window an event belongs to: the
+    # bookkeeping of windows, which a model reads through show_manifest; the conversation and the
+    # speaker stay
+    "conversation_memory": frozenset({"session_id", "window_id"}),
     # the gate's bookkeeping: the hash duplicates are found by, which policy version and assessor
     # decided (memgate candidates show has them), when and by whom a review decided
     "memory_candidate": frozenset(

@@ -1,7 +1,8 @@
 """SQLite's half of retention and erasure: the statement templates, the scope binder, the purge after.
 
 Erased text must not stay in the file: the store's connection sets `secure_delete`, so SQLite
-overwrites what it frees with zeros; after the rows go, the tenant's FTS5 index is merged
+overwrites what it frees with zeros; after the rows go, the tenant's FTS5 indexes (chunks and
+conversation recall) are merged
 ('optimize'), which rewrites its segments without the removed postings (a deleted row of an
 external-content index only adds a delete marker until then); with `compact`, VACUUM rewrites the
 file, which also drops text an earlier, ordinary update or delete left in free space; last, the WAL
@@ -47,8 +48,11 @@ def retention_store(conn: sqlite3.Connection, tenant: str, session: Any, on_purg
         done: dict[str, Any] = {}
         slot = lexical.slots(conn).get(tenant)
         if slot is not None:
-            conn.execute(f"INSERT INTO base_kb_fts_{int(slot)} (base_kb_fts_{int(slot)}) VALUES ('optimize')")
-            done["fts_optimized"] = f"base_kb_fts_{int(slot)}"
+            optimized = []
+            for index in (f"base_kb_fts_{int(slot)}", f"base_recall_fts_{int(slot)}"):  # chunks, conversation recall
+                conn.execute(f"INSERT INTO {index} ({index}) VALUES ('optimize')")
+                optimized.append(index)
+            done["fts_optimized"] = ", ".join(optimized)
         if compact:
             conn.execute("VACUUM")
             done["vacuum"] = True

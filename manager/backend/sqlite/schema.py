@@ -124,6 +124,7 @@ OPERATOR_TABLES = frozenset(
         "base_server_secret",
         "base_kb_lexical_index",
         "base_kb_generation",
+        "base_recall_generation",
         "base_erasure_log",
         "base_erasure_row",
         "base_portability_log",

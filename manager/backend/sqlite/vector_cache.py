@@ -13,6 +13,10 @@ same transaction (migration 011), and each search reads them first. A matrix bui
 lacks appended chunks reads those by seq and grows. So a write by any process on the file is
 seen by the next search in every other process, and ingest does not cost a full reload.
 
+Two sources share it (VectorSource): knowledge-base chunks, and conversation recall rows (turns and
+summaries, base_conversation_recall), each with its own statements and change counters. Recall rows
+have no thread scope, so one matrix serves all of a user's threads.
+
 Each row is stored as int8 codes and a scale (symmetric, per row), in blocks (vector_matrix.py):
 100k x 256 takes 26 MB instead of 102 MB. A search scores every row with exact integer dot
 products of the codes (SimSIMD's int8 kernels; numpy when it is missing), which differ from the true cosine by at
@@ -29,6 +33,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +47,7 @@ try:  # exact int8 dot products in SIMD; the numpy fallback gives the same integ
 except ImportError:  # pragma: no cover - exercised through _int8_dots_numpy in the tests
     simsimd = None
 
-__all__ = ["DEFAULT_CACHE_BYTES", "ScopeKey", "VectorCache", "search"]
+__all__ = ["DEFAULT_CACHE_BYTES", "KB", "RECALL", "ScopeKey", "VectorCache", "VectorSource", "search"]
 
 #: the most bytes of matrices one backend keeps (least recently used go first): four scopes of 100k x 256
 DEFAULT_CACHE_BYTES = 128 << 20
@@ -57,8 +62,42 @@ Fetch = Callable[..., list[Row]]
 
 
 @dataclass(frozen=True)
+class VectorSource:
+    """A table the cache serves: its change counters, its rows after a seq, its rows by seq, and which rows
+    of a matrix a search's filters keep."""
+
+    name: str
+    generation: str
+    rows: str
+    exact: str
+    #: whether the rows carry a thread scope (a chunk may; a recall row never: one matrix per user and agent)
+    threaded: bool
+    visible: Callable[[Matrix, Any], np.ndarray | None]
+
+
+def _recall_visible(matrix: Matrix, filters: Any) -> np.ndarray | None:
+    """Recall rows the policy keeps (backend/base.py RecallFilters): the owner label is `user\x1fagent`."""
+    user, agent = filters.user or "", filters.agent or ""
+    if filters.any_agent:
+        mask = matrix.collections.mask(lambda label: label.split("\x1f", 1)[0] == user)
+    else:
+        mask = matrix.collections.mask(f"{user}\x1f{agent}")
+    if filters.conversation is not None:
+        mask = mask & matrix.documents.mask(filters.conversation)
+    return mask
+
+
+#: knowledge-base chunks: lifetime, collection and document per search
+KB = VectorSource("kb", "kb_generation", "kb_vector_rows", "kb_vector_exact", True, lambda m, f: m.visible(f))
+#: conversation recall rows: owner (user and agent) and conversation per search
+RECALL = VectorSource(
+    "recall", "recall_generation", "recall_vector_rows", "recall_vector_exact", False, _recall_visible
+)
+
+
+@dataclass(frozen=True)
 class ScopeKey:
-    """What a matrix's rows were filtered on: the wall's scope and the statement's model and size."""
+    """What a matrix's rows were filtered on: the source, the wall's scope and the statement's model and size."""
 
     tenant: str
     user: str | None
@@ -66,6 +105,7 @@ class ScopeKey:
     thread: str | None
     model: str
     dims: int
+    source: str = "kb"
 
 
 def _int8_dots_numpy(codes: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -137,7 +177,8 @@ def search(
     query: np.ndarray,
     model: str,
     limit: int,
-    filters: ChunkFilters,
+    filters: ChunkFilters | Any,
+    source: VectorSource = KB,
 ) -> list[tuple[int, float]]:
     """The vector leg through the cache: up to `limit` (seq, cosine) best first, cosine > 0, exact.
 
@@ -145,20 +186,21 @@ def search(
     does too and returns the cursor (rows are read a block at a time).
     """
     dims = int(query.shape[0])
-    key = ScopeKey(*scope, model=model, dims=dims)
-    counters = fetch_one("kb_generation")  # read before the rows: never stale
+    tenant, user, agent, thread = scope
+    key = ScopeKey(tenant, user, agent, thread if source.threaded else None, model=model, dims=dims, source=source.name)
+    counters = fetch_one(source.generation)  # read before the rows: never stale
     generation, rewrites = int(counters["generation"]), int(counters["rewrites"])
     matrix = cache.get(key)
     if matrix is None or matrix.rewrites != rewrites:
-        matrix = load(fetch_rows, generation, rewrites, model, dims, cache.block_rows)
+        matrix = load(fetch_rows, generation, rewrites, model, dims, cache.block_rows, source.rows)
         cache.put(key, matrix)
         release_free_heap()  # the load's reads are free heap now; the matrix stays
     elif matrix.generation != generation:  # only appends since it was built
-        matrix = appended(matrix, fetch_rows, generation, model, dims, cache.block_rows)
+        matrix = appended(matrix, fetch_rows, generation, model, dims, cache.block_rows, source.rows)
         cache.put(key, matrix)
     if not len(matrix.seqs) or limit <= 0:
         return []
-    mask = matrix.visible(filters)
+    mask = source.visible(matrix, filters)
     candidates = np.arange(len(matrix.seqs)) if mask is None else np.flatnonzero(mask)
     if not len(candidates):
         return []
@@ -181,7 +223,7 @@ def search(
 
     first = min(len(candidates), max(_RESCORE_FACTOR * limit, limit + 32))
     top = np.argpartition(-approx, first - 1)[:first] if first < len(candidates) else np.arange(len(candidates))
-    exact = _exact(fetch_all, matrix.seqs[candidates[top]], query, model, dims)
+    exact = _exact(fetch_all, matrix.seqs[candidates[top]], query, model, dims, source.exact)
     scored = kb.rank_by_cosine(exact, query, limit)
     # The limit-th best exact cosine so far; no row outside `top` can beat it unless its upper
     # bound reaches it (cosine > 0 is the leg's floor when fewer than `limit` rows are positive).
@@ -197,13 +239,13 @@ def search(
         more = more[approx[more] + bound >= threshold]
     if not len(more):
         return scored
-    exact += _exact(fetch_all, matrix.seqs[candidates[more]], query, model, dims)
+    exact += _exact(fetch_all, matrix.seqs[candidates[more]], query, model, dims, source.exact)
     return kb.rank_by_cosine(exact, query, limit)
 
 
-def _exact(fetch_all: Fetch, seqs: np.ndarray, query: np.ndarray, model: str, dims: int) -> list[Row]:
+def _exact(fetch_all: Fetch, seqs: np.ndarray, query: np.ndarray, model: str, dims: int, statement: str) -> list[Row]:
     rows = []
     for start in range(0, len(seqs), 4096):  # bounds the JSON list per statement
         part = [int(s) for s in seqs[start : start + 4096]]
-        rows += fetch_all("kb_vector_exact", seqs=json.dumps(part), model=model, bytes=4 * dims)
+        rows += fetch_all(statement, seqs=json.dumps(part), model=model, bytes=4 * dims)
     return rows

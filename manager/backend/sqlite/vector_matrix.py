@@ -9,13 +9,14 @@ it holds only one block's blobs, floats and float64 error terms; and an append a
 
 The text columns a search filters on (collection, document, valid_from, valid_until) are read
 a block at a time too and kept as small integer codes into their distinct values, so a load
-never holds one Python string per row.
+never holds one Python string per row. A conversation recall row's two label columns are its owner
+(user and agent) and its conversation (vector_cache.py RECALL).
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -49,7 +50,11 @@ class _Labels:
         more = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int32)
         return _Labels(np.concatenate([self.codes, more]), index)
 
-    def mask(self, value: str) -> np.ndarray:
+    def mask(self, value: str | Callable[[str], bool]) -> np.ndarray:
+        """Rows whose value is `value`, or for which `value(label)` holds."""
+        if callable(value):
+            codes = [code for label, code in self.index.items() if value(label)]
+            return np.isin(self.codes, codes) if codes else np.zeros(len(self.codes), dtype=bool)
         code = self.index.get(value)
         return self.codes == code if code is not None else np.zeros(len(self.codes), dtype=bool)
 
@@ -233,7 +238,9 @@ class _Read:
         return np.concatenate(parts) if len(parts) > 1 else parts[0]
 
 
-def _read(fetch_rows, model: str, dims: int, after: int, block_rows: int, start: Matrix | None) -> _Read:
+def _read(
+    fetch_rows, model: str, dims: int, after: int, block_rows: int, start: Matrix | None, statement: str
+) -> _Read:
     empty_labels, empty_times = _Labels.of([]), _Times.of([])
     read = _Read(
         [],
@@ -247,7 +254,7 @@ def _read(fetch_rows, model: str, dims: int, after: int, block_rows: int, start:
         start.valid_until if start else empty_times,
     )
     blocks, valid_from, valid_until = _Blocks(block_rows, dims), _NewTimes(), _NewTimes()
-    cursor = fetch_rows("kb_vector_rows", model=model, bytes=4 * dims, after=after)
+    cursor = fetch_rows(statement, model=model, bytes=4 * dims, after=after)
     try:
         while rows := cursor.fetchmany(_READ_ROWS):
             read.seqs.append(np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)))
@@ -281,9 +288,17 @@ def _recut(blocks: list[np.ndarray], block_rows: int) -> tuple[np.ndarray, ...]:
     return tuple(out)
 
 
-def load(fetch_rows, generation: int, rewrites: int, model: str, dims: int, block_rows: int) -> Matrix:
-    """Build a scope's matrix from the caller's walled session, a block of rows at a time."""
-    read = _read(fetch_rows, model, dims, 0, block_rows, None)
+def load(
+    fetch_rows,
+    generation: int,
+    rewrites: int,
+    model: str,
+    dims: int,
+    block_rows: int,
+    statement: str = "kb_vector_rows",
+) -> Matrix:
+    """Build a scope's matrix from the caller's walled session (`statement`'s rows), a block at a time."""
+    read = _read(fetch_rows, model, dims, 0, block_rows, None, statement)
     return Matrix(
         generation=generation,
         rewrites=rewrites,
@@ -299,11 +314,19 @@ def load(fetch_rows, generation: int, rewrites: int, model: str, dims: int, bloc
     )
 
 
-def appended(matrix: Matrix, fetch_rows, generation: int, model: str, dims: int, block_rows: int) -> Matrix:
-    """`matrix` with the chunks appended since it was built (only appends happened: same `rewrites`).
+def appended(
+    matrix: Matrix,
+    fetch_rows,
+    generation: int,
+    model: str,
+    dims: int,
+    block_rows: int,
+    statement: str = "kb_vector_rows",
+) -> Matrix:
+    """`matrix` with the rows appended since it was built (only appends happened: same `rewrites`).
     Its full blocks are shared, not copied; only a short last block is joined to the new rows."""
     after = int(matrix.seqs[-1]) if len(matrix.seqs) else 0
-    read = _read(fetch_rows, model, dims, after, block_rows, matrix)
+    read = _read(fetch_rows, model, dims, after, block_rows, matrix, statement)
     return Matrix(
         generation=generation,
         rewrites=matrix.rewrites,

@@ -420,6 +420,10 @@ CREATE TABLE IF NOT EXISTS memgate_schema (
 -- * conversation_memory: turn_index orders a thread's turns (the window's volatile tail),
 --   session_id keeps the events of a window opened with no thread, window_id is the manifest an
 --   event belongs to, token_count what the event cost the window.
+-- Schema version 5 (sql/sqlite/migrations/016_conversations.sql; the conversation table is 026's):
+-- * conversation_memory.conversation_id: the conversation a turn, compaction event or clarify
+--   answer is numbered in; speaker: who said a turn (a user or agent id, or an imported name).
+-- * summarization_memory.conversation_id: the conversation a compaction summary covers.
 DECLARE
   PROCEDURE add_column(p_table VARCHAR2, p_column VARCHAR2, p_type VARCHAR2) IS
     n PLS_INTEGER;
@@ -435,6 +439,9 @@ BEGIN
   add_column('CONVERSATION_MEMORY', 'SESSION_ID', 'VARCHAR2(256)');
   add_column('CONVERSATION_MEMORY', 'WINDOW_ID', 'VARCHAR2(64)');
   add_column('CONVERSATION_MEMORY', 'TOKEN_COUNT', 'NUMBER(10)');
+  add_column('CONVERSATION_MEMORY', 'CONVERSATION_ID', 'VARCHAR2(64)');
+  add_column('CONVERSATION_MEMORY', 'SPEAKER', 'VARCHAR2(256)');
+  add_column('SUMMARIZATION_MEMORY', 'CONVERSATION_ID', 'VARCHAR2(64)');
 END;
 /
 -- Upgrading from schema version 1, as SQLite's migration 004 does: every guideline gets its row id

@@ -46,13 +46,8 @@ BEGIN
   ensure('CREATE UNIQUE INDEX guideline_row_version_uq ON guideline_memory (tenant_id, row_id, version)');
   ensure('CREATE INDEX conversation_window_ix ON conversation_memory (tenant_id, window_id, event_type)');
   ensure('CREATE INDEX conversation_event_ix ON conversation_memory (tenant_id, event_type, thread_id, created_at)');
-  -- one turn index per thread, or per server session with no thread. SQLite's index is partial
-  -- (WHERE turn_index IS NOT NULL); Oracle has no partial index, but leaves out a row whose key
-  -- columns are all NULL, so every key column is NULL unless the row has a turn index.
-  ensure('CREATE UNIQUE INDEX conversation_turn_uq ON conversation_memory
-            (CASE WHEN turn_index IS NOT NULL THEN tenant_id END,
-             CASE WHEN turn_index IS NOT NULL THEN thread_id END,
-             CASE WHEN turn_index IS NOT NULL THEN session_id END, turn_index)');
+  -- turn numbers are unique per conversation: 026 makes that index (conversation_turn_no_uq) once
+  -- the conversation table and conversation_memory.conversation_id exist
   ensure('CREATE UNIQUE INDEX memory_store_uq ON memory_store (tenant_id, store_key)');
   -- one path per store; a rename is an update of path
   ensure('CREATE UNIQUE INDEX memory_file_path_uq ON memory_file (tenant_id, store_id, path)');

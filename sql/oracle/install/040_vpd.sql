@@ -23,6 +23,9 @@
 --   scoped to memgate's tables. No account is granted EXEMPT ACCESS POLICY.
 -- * any other account: the MEMGATE_CTX predicate, which it cannot set: no rows.
 -- * tenant_mapping (an operator table, no tenant column): nothing for anyone but the owner.
+-- * conversation and conversation_recall have no thread_id (a conversation, and what recall keeps of
+--   its turns, is its user's and agent's, whatever thread names it): their predicate is the tenant,
+--   user and agent ones.
 -- * memory_file has no scope columns: a file is visible while its store is, so its predicate asks
 --   for a visible store, with the store's scope written out (it does not rely on memory_store's
 --   own policy applying inside a predicate's subquery, which the docs corpus does not settle).
@@ -45,12 +48,18 @@ CREATE OR REPLACE PACKAGE BODY memgate_vpd_pkg AS
     RETURN 'SYS_CONTEXT(''' || p_ns || ''', ''' || p_attr || ''')';
   END ctx;
 
-  -- tenant and scope of a row; p_alias is '' or 's.' (a subquery's alias)
-  FUNCTION scoped(p_ns VARCHAR2, p_alias VARCHAR2) RETURN VARCHAR2 IS
+  -- tenant, user and agent of a row; p_alias is '' or 's.' (a subquery's alias)
+  FUNCTION owned(p_ns VARCHAR2, p_alias VARCHAR2) RETURN VARCHAR2 IS
   BEGIN
     RETURN p_alias || 'tenant_id = ' || ctx(p_ns, 'TENANT')
       || ' AND (' || p_alias || 'user_id IS NULL OR ' || p_alias || 'user_id = ' || ctx(p_ns, 'USER_ID') || ')'
-      || ' AND (' || p_alias || 'agent_id IS NULL OR ' || p_alias || 'agent_id = ' || ctx(p_ns, 'AGENT_ID') || ')'
+      || ' AND (' || p_alias || 'agent_id IS NULL OR ' || p_alias || 'agent_id = ' || ctx(p_ns, 'AGENT_ID') || ')';
+  END owned;
+
+  -- tenant and scope of a row (user, agent and thread)
+  FUNCTION scoped(p_ns VARCHAR2, p_alias VARCHAR2) RETURN VARCHAR2 IS
+  BEGIN
+    RETURN owned(p_ns, p_alias)
       || ' AND (' || p_alias || 'thread_id IS NULL OR ' || p_alias || 'thread_id = ' || ctx(p_ns, 'THREAD_ID') || ')';
   END scoped;
 
@@ -71,6 +80,10 @@ CREATE OR REPLACE PACKAGE BODY memgate_vpd_pkg AS
       RETURN 'tenant_id = ' || ctx(v_ns, 'TENANT')
         || ' AND store_id IN (SELECT s.id FROM memory_store s WHERE ' || scoped(v_ns, 's.') || ')';
     END IF;
+    -- the conversation tables have no thread_id: a conversation is its user's and agent's
+    IF UPPER(p_object) IN ('CONVERSATION', 'CONVERSATION_RECALL') THEN
+      RETURN owned(v_ns, NULL);
+    END IF;
     RETURN scoped(v_ns, NULL);
   END predicate;
 END memgate_vpd_pkg;
@@ -82,7 +95,7 @@ DECLARE
     'GUIDELINE_MEMORY', 'PERSONA_MEMORY', 'TOOLBOX_MEMORY', 'ENTITY_MEMORY', 'WORKFLOW_MEMORY',
     'KNOWLEDGE_BASE_DOCUMENT', 'KNOWLEDGE_BASE_CHUNK', 'CONVERSATION_MEMORY',
     'SUMMARIZATION_MEMORY', 'MEMORY_STORE', 'MEMORY_FILE', 'MCP_CALL_LOG', 'TENANT_MAPPING', 'IMAGE_MEMORY',
-    'MEMORY_LINK', 'MEMORY_CANDIDATE', 'MEMORY_ASSESSMENT');
+    'MEMORY_LINK', 'MEMORY_CANDIDATE', 'MEMORY_ASSESSMENT', 'CONVERSATION', 'CONVERSATION_RECALL');
   n PLS_INTEGER;
 BEGIN
   FOR i IN 1 .. c_tables.COUNT LOOP

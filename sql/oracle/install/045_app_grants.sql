@@ -34,6 +34,10 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON conversation_memory TO memgate_app
 /
 GRANT SELECT, INSERT, UPDATE, DELETE ON summarization_memory TO memgate_app
 /
+GRANT SELECT, INSERT, UPDATE, DELETE ON conversation TO memgate_app
+/
+GRANT SELECT, INSERT, UPDATE, DELETE ON conversation_recall TO memgate_app
+/
 GRANT SELECT, INSERT, UPDATE, DELETE ON memory_store TO memgate_app
 /
 GRANT SELECT, INSERT, UPDATE, DELETE ON memory_file TO memgate_app

@@ -192,7 +192,7 @@ SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.title,
        DBMS_LOB.SUBSTR(t.content, 1000, 1) AS content, t.period_start, t.period_end,
        DBMS_LOB.SUBSTR(t.source_versions_json, 1000, 1) AS source_versions_json, t.version,
        t.valid_from, t.valid_until, t.deleted_at, t.source_table, t.source_id, t.source_version,
-       t.created_by, t.created_at
+       t.created_by, t.created_at, t.conversation_id
 FROM summarization_memory t
 WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') AND t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
   AND (t.valid_until IS NULL OR t.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))
@@ -227,12 +227,13 @@ WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') AND t.valid_from <= SYS
 /
 GRANT READ ON qv_knowledge_base_chunk TO memgate_query
 /
+-- session_id and window_id are left out, as on SQLite (_INTERNAL_COLUMNS): the bookkeeping of windows.
 CREATE OR REPLACE VIEW qv_conversation_memory AS
 SELECT t.id, t.tenant_id, t.user_id, t.agent_id, t.thread_id, t.event_type, t.role,
        DBMS_LOB.SUBSTR(t.content, 1000, 1) AS content,
        DBMS_LOB.SUBSTR(t.content_json, 1000, 1) AS content_json, t.version, t.valid_from,
        t.valid_until, t.deleted_at, t.source_table, t.source_id, t.source_version, t.created_by,
-       t.created_at, t.turn_index, t.session_id, t.window_id, t.token_count
+       t.created_at, t.turn_index, t.token_count, t.conversation_id, t.speaker
 FROM conversation_memory t
 WHERE t.created_at <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW') AND t.valid_from <= SYS_CONTEXT('MEMGATE_QCTX', 'NOW')
   AND (t.valid_until IS NULL OR t.valid_until > SYS_CONTEXT('MEMGATE_QCTX', 'NOW'))

@@ -11,8 +11,10 @@
 -- qv_memory_candidate; memory_candidate as a link end); retention and erasure (SQLite migration
 -- 014: erasure_log, erasure_row, 025, and the call log's erasure update, 022); 5, export and
 -- import (SQLite migration 024: portability_log, 028), consolidation (SQLite migration 025:
--- merge_candidate, 028) and the reviewed views' rows written by NOW
--- (050: execute_query's as_of).
+-- merge_candidate, 028), the reviewed views' rows written by NOW (050: execute_query's as_of), and
+-- conversations (SQLite migrations 016 and 017: the conversation and conversation_recall tables, their
+-- guards, VPD policies and grants, turns and summaries moved onto their conversation, turn numbers
+-- unique per conversation, the recall text and vector indexes, 026).
 -- A database at version 1, 2, 3 or 4 is upgraded by running every owner file again
 -- (`memgate init`): 020 adds the columns and fills the row ids, the others are re-runnable.
 INSERT INTO memgate_schema (version)

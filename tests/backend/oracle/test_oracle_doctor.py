@@ -36,7 +36,8 @@ HEALTHY_OBJECTS = [
 ]
 HEALTHY_POLICIES = [{"object_name": t, "policy_name": "MEMGATE_WALL", "enable": "YES"} for t in WANT.policy_tables]
 HEALTHY_INDEXES = [
-    {"index_name": "KB_CHUNK_TEXT_IX", "status": "VALID", "domidx_status": "VALID", "domidx_opstatus": "VALID"}
+    {"index_name": name, "status": "VALID", "domidx_status": "VALID", "domidx_opstatus": "VALID"}
+    for name in ("KB_CHUNK_TEXT_IX", "CONVERSATION_RECALL_TEXT_IX")
 ]
 HEALTHY_CONTEXTS = [{"namespace": "MEMGATE_CTX", "schema": "MEMGATE_OWNER", "package": "MEMGATE_CTX_PKG"}]
 
@@ -59,8 +60,9 @@ def test_the_expected_objects_are_read_from_the_install_scripts():
     packages = {name for name, kind in WANT.objects if kind == "PACKAGE BODY"}
     assert packages == {"MEMGATE_CTX_PKG", "MEMGATE_GUARD_PKG", "MEMGATE_VPD_PKG"}
     assert ("GUIDELINE_MEMORY_GUARD", "TRIGGER") in WANT.objects and ("QV_ENTITY_MEMORY", "VIEW") in WANT.objects
-    assert len(WANT.policy_tables) == 17 and "MEMORY_CANDIDATE" in WANT.policy_tables
-    assert WANT.text_indexes == ("KB_CHUNK_TEXT_IX",)
+    assert len(WANT.policy_tables) == 19 and "CONVERSATION_RECALL" in WANT.policy_tables
+    assert WANT.text_indexes == ("KB_CHUNK_TEXT_IX", "CONVERSATION_RECALL_TEXT_IX")
+    assert WANT.index_files["CONVERSATION_RECALL_TEXT_IX"] == "026_conversations.sql"
     assert WANT.contexts == {
         "MEMGATE_CTX": ("MEMGATE_OWNER", "MEMGATE_CTX_PKG"),
         "MEMGATE_QCTX": ("MEMGATE_OWNER", "MEMGATE_CTX_PKG"),
@@ -75,9 +77,10 @@ def test_a_healthy_install_passes_in_one_line_per_kind():
         "install objects",
         "VPD policies",
         "text index KB_CHUNK_TEXT_IX",
+        "text index CONVERSATION_RECALL_TEXT_IX",
         "context namespaces",
     ]
-    assert checks[0].detail == "39 VALID (package, package body, trigger, view)"
+    assert checks[0].detail == "41 VALID (package, package body, trigger, view)"
 
 
 def test_a_package_body_that_did_not_compile_fails_with_where_to_read_why():
@@ -143,7 +146,8 @@ def test_a_missing_or_disabled_policy_fails_per_table_with_its_fix():
     ],
 )
 def test_a_text_index_that_is_not_valid_or_missing_fails_with_its_fix(indexes, says, fix):
-    found = failing(judge(recorded(indexes=indexes), WANT))
+    recall = [i for i in HEALTHY_INDEXES if i["index_name"] == "CONVERSATION_RECALL_TEXT_IX"]
+    found = failing(judge(recorded(indexes=[*indexes, *recall]), WANT))
     assert list(found) == ["text index KB_CHUNK_TEXT_IX"]
     assert says in found["text index KB_CHUNK_TEXT_IX"].detail and fix in found["text index KB_CHUNK_TEXT_IX"].fix
 

@@ -29,6 +29,9 @@ SQLITE_ONLY = {
     "kb_lexical_index": "which tenant's FTS5 index is which slot; Oracle has one CONTEXT index",
     "kb_generation": "the per-tenant chunk change counter the SQLite vector cache checks; Oracle ranks "
     "vectors in the database and caches nothing",
+    "recall_fts": "SQLite's per-tenant FTS5 recall indexes (base_recall_fts_<slot>) and their shadow tables; "
+    "Oracle's is the Oracle Text CONTEXT index on conversation_recall.content (026)",
+    "recall_generation": "the per-tenant recall change counter the SQLite vector cache checks",
 }
 ORACLE_ONLY = {
     "memgate_schema": "the installed schema version; SQLite records its migrations in its own memgate_schema, "
@@ -47,8 +50,8 @@ def _parse(unit: str) -> exp.Expr:
 
 
 #: install files that create tables: 020 the first schema, 024 the promotion gate's, 025 retention's,
-#: 028 export and import's
-TABLE_FILES = ("020_schema", "024_promotion", "025_retention", "028_portability")
+#: 026 conversations', 028 export and import's
+TABLE_FILES = ("020_schema", "024_promotion", "025_retention", "026_conversations", "028_portability")
 
 
 def oracle_tables() -> dict[str, set[str]]:

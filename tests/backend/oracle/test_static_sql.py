@@ -46,6 +46,12 @@ DIALECT_INTERNAL = {
         "kb_vector_exact": "float32 embeddings of the SQLite vector cache's candidates, for exact re-scoring",
         "tenant_guard": "template of the generated tenant views and triggers; Oracle's wall is VPD (040) "
         "and the guards (022)",
+        "recall_lexical_index": "template of a tenant's FTS5 recall index, triggers and view; Oracle's is the "
+        "Oracle Text CONTEXT index on conversation_recall.content (026)",
+        "recall_generation": "the tenant's recall change counter the SQLite vector cache checks; Oracle ranks "
+        "vectors in the database (recall_vector_candidates) and caches nothing",
+        "recall_vector_rows": "the rows the SQLite vector cache's recall matrices are built from",
+        "recall_vector_exact": "float32 embeddings of the SQLite vector cache's recall candidates, for exact re-scoring",
     },
     "oracle": {
         "kb_hybrid": "both retrieval legs and their weighted fusion in one statement (Oracle Text SCORE and "
@@ -326,6 +332,9 @@ DIFFERENT_COLUMNS = {
     "Oracle Text's SCORE to the protocol's (seq, score)",
     "kb_vector_candidates": "read only by the backend's own vector leg (Session.kb_vector): SQLite returns the "
     "embeddings and ranks in Python, Oracle ranks in SQL and returns the cosine",
+    "recall_lexical": "read only by the backend's own recall leg (Session.recall_lexical), as kb_lexical",
+    "recall_vector_candidates": "read only by the backend's own recall leg (Session.recall_vector), as "
+    "kb_vector_candidates",
 }
 _OPEN_FOR = re.compile(r"\bOPEN\s+\w+\s+FOR\s+(SELECT\b.*?);", re.IGNORECASE | re.DOTALL)
 
@@ -421,7 +430,7 @@ def test_the_readme_names_every_table_a_vpd_policy_covers():
     section = _readme_oracle_section()
     vpd = (SQL / "oracle" / "install" / "040_vpd.sql").read_text(encoding="utf-8")
     tables = re.findall(r"'([A-Z_]+)'", vpd.split("c_tables CONSTANT t_names := t_names(", 1)[1].split(");", 1)[0])
-    assert len(tables) == 17
+    assert len(tables) == 19
     assert [t for t in tables if f"`{t.lower()}`" not in section] == []
 
 

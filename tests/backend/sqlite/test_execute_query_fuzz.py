@@ -63,6 +63,12 @@ def hidden_from_acme(backend, queries) -> tuple[frozenset[str], frozenset[str]]:
         unreviewed = set().union(*(columns(t) for t in bases)) - reviewed
         tables = {"base_" + v.removesuffix("_history") for v in REVIEWED}  # a history view reads its base table
         shown = {r[0] for t in tables for r in conn.execute(f"SELECT id FROM {t} WHERE tenant_id = 'acme'")}
+        # a reviewed column that names another row: a turn's and a summary's conversation (acme's own)
+        shown |= {
+            r[0]
+            for t in ("base_conversation_memory", "base_summarization_memory")
+            for r in conn.execute(f"SELECT conversation_id FROM {t} WHERE tenant_id = 'acme'")
+        }
         every = {r[0] for t in bases if "id" in columns(t) for r in conn.execute(f"SELECT id FROM {t}")}
     return frozenset(unreviewed), frozenset(str(i) for i in every - shown)
 

@@ -14,10 +14,12 @@ TAIL = '<slice name="volatile_tail">'
 
 
 def turns(backend, thread):
+    """The turns of thread name `thread`'s conversations (turns carry their conversation, not the thread)."""
     return operator_rows(
         backend,
         "conversation_memory",
-        "WHERE event_type = 'turn' AND thread_id = :t ORDER BY turn_index",
+        "WHERE event_type = 'turn' AND conversation_id IN (SELECT id FROM base_conversation WHERE thread_name = :t)"
+        " ORDER BY turn_index",
         {"t": thread},
     )
 
@@ -87,8 +89,8 @@ async def test_the_prompt_compacts_a_long_thread_with_the_hosts_model_when_offer
         if mode == "legacy":  # the handshake era: the host's model, one bounded request
             assert summariser == "sampling" and len(asked) == 1
             assert "add no facts" in asked[0][1] and asked[0][2] <= 600
-            assert "The user and assistant compared batch sizes." in _tail(r)
+            assert "The user and assistant compared batch sizes." in _tail(r)  # with its numbers kept verbatim
         else:  # 2026-07-28: no server-initiated sampling here; the extractive summariser
-            assert summariser == "extractive-v1" and asked == []
+            assert summariser == "extractive-v2" and asked == []
     finally:
         manager.close()

@@ -20,11 +20,13 @@ from ..backend.base import Row, Session
 from ..errors import ImageNotVisible, InvalidArgument, NotVisible
 from ..identity import Identity
 from ..ids import new_id
+from ..kb.embed import Embedder
 from ..kb.images import image_bytes, image_meta, store_image
-from .events import next_turn, write_event
-from .window import WindowKey
+from .events import write_event
+from .keys import open_conversation, take_turns
+from .recall_index import index_turns
 
-__all__ = ["ImagePart", "TextPart", "Turn", "read_turn", "write_turn"]
+__all__ = ["ROLES", "ImagePart", "TextPart", "Turn", "read_turn", "speaker_of", "write_turn"]
 
 ROLES = ("user", "assistant")
 
@@ -60,22 +62,40 @@ class Turn:
     parts: tuple[TextPart | ImagePart, ...]
 
 
+def speaker_of(identity: Identity, role: str) -> str:
+    """Who said a turn of this caller's: its user for the user's turns, its agent for the assistant's
+    (the role when the identity names neither)."""
+    return (identity.user if role == "user" else identity.agent) or role
+
+
 def write_turn(
-    session: Session, identity: Identity, role: str, content: str | Sequence[Mapping[str, Any]], now: str
+    session: Session,
+    identity: Identity,
+    role: str,
+    content: str | Sequence[Mapping[str, Any]],
+    now: str,
+    *,
+    data: dict[str, Any] | None = None,
+    tokens: int | None = None,
+    said_at: str | None = None,
+    embedder: Embedder | None = None,
 ) -> Row:
-    """Append a turn: text, or ordered parts ({"type": "text", "text"} and {"type": "image", "image_id"}
-    or {"type": "image", "data": bytes, "name"?, "description"?}). Call inside a transaction."""
+    """Append a turn to the caller's conversation: text, or ordered parts ({"type": "text", "text"} and
+    {"type": "image", "image_id"} or {"type": "image", "data": bytes, "name"?, "description"?}). `data`
+    is kept in content_json (text turns); `said_at` is when it was said (default now). The turn is
+    indexed for recall (with an embedding when `embedder` is given). Call inside a transaction."""
     if role not in ROLES:
         raise InvalidArgument(f"role must be user or assistant, got {role!r}", field="role")
     turn_id = new_id("cnv")
     if isinstance(content, str):
         _require_text(content, "content")
-        text, data = content, None
+        text = content
     else:
         parts = _stored_parts(session, identity, content, now, turn_id)
         text = "\n".join(_line(session, p, now) for p in parts)
-        data = {"parts": parts}
-    return write_event(
+        data = {**(data or {}), "parts": parts}
+    conversation = open_conversation(session, identity, now)
+    row = write_event(
         session,
         identity,
         prefix="cnv",
@@ -85,8 +105,15 @@ def write_turn(
         content=text,
         now=now,
         data=data,
-        turn_index=next_turn(session, WindowKey.of(identity)),
+        turn_index=take_turns(session, conversation["id"]),
+        tokens=tokens,
+        conversation_id=conversation["id"],
+        thread_scoped=False,
+        speaker=speaker_of(identity, role),
+        said_at=said_at,
     )
+    index_turns(session, embedder, [row], now)
+    return row
 
 
 def read_turn(session: Session, turn_id: str, now: str, *, include_bytes: bool = False) -> Turn:
@@ -154,6 +181,8 @@ def _line(session: Session, part: Mapping[str, str], now: str) -> str:
     if part["type"] == "text":
         return part["text"]
     meta = image_meta(session, part["image_id"], now)
+    if meta is None:  # checked visible when the part was stored, in this transaction
+        raise ImageNotVisible(f"image {part['image_id']!r} is no image this caller can see")
     about = f": {' '.join(meta['description'].split())}" if meta["description"] else ""
     return (
         f"[image {meta['id']} {meta['title']}, {meta['mime_type']} {meta['width']}x{meta['height']}, "

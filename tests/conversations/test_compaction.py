@@ -1,4 +1,4 @@
-"""Compaction: a long thread's oldest turns become one rolling summary the window's tail carries within budget."""
+"""Compaction: a long thread's older raw turns become summaries (never of a summary) the window's tail carries."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from backend_helpers import operator_rows
 from cli_helpers import cli_runner
 
 from memgate.manager import ACME, count_tokens, erase
-from memgate.manager.context import compaction
+from memgate.manager.conversations import compaction
 
 THREAD = "long-thread"
 TAIL = '<slice name="volatile_tail">'
@@ -28,6 +28,13 @@ def long_thread(manager, n=40, thread=THREAD):
     return who
 
 
+def conversation_of(manager, thread=THREAD, user="jane"):
+    (row,) = operator_rows(
+        manager.backend, "conversation", "WHERE thread_name = :t AND user_id = :u", {"t": thread, "u": user}
+    )
+    return row["id"]
+
+
 def tail_of(text: str) -> str:
     start = text.find(TAIL)
     return text[start : text.find("</slice>", start)] if start >= 0 else ""
@@ -37,10 +44,13 @@ def test_a_long_thread_is_compacted_and_the_summary_tier_carries_it_within_budge
     who = long_thread(manager)
     budget = manager.context_budget(who)
     share = int(budget.available * budget.shares_for("fact_check").volatile_tail)
-    turns = operator_rows(manager.backend, "conversation_memory", "WHERE thread_id = :t", {"t": THREAD})
+    conversation = conversation_of(manager)
+    turns = operator_rows(manager.backend, "conversation_memory", "WHERE conversation_id = :c", {"c": conversation})
     assert sum(count_tokens(f"{t['role']}: {t['content']}") for t in turns) > share  # over its tail share
     window = manager.assemble_context(who, "What batch size did we settle on?", "fact_check", record_question=True)
-    (summary,) = operator_rows(manager.backend, "summarization_memory", "WHERE thread_id = :t", {"t": THREAD})
+    (summary,) = operator_rows(
+        manager.backend, "summarization_memory", "WHERE conversation_id = :c", {"c": conversation}
+    )
     (event,) = operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'compaction'")
     record = json.loads(event["content_json"])
     # the record: turn range, source ids and versions, summariser, hashes
@@ -48,10 +58,14 @@ def test_a_long_thread_is_compacted_and_the_summary_tier_carries_it_within_budge
     assert [s["id"] for s in record["sources"]] == [
         t["id"] for t in sorted(turns, key=lambda t: t["turn_index"]) if t["turn_index"] <= record["turns"]["last"]
     ]
-    assert record["summariser"] == compaction.EXTRACTIVE and record["sha256"] == compaction.manifests.sha256(
-        summary["content"]
+    assert record["summariser"] == compaction.EXTRACTIVE and record["sha256"] == compaction.sha256(summary["content"])
+    # the conversation's, not the thread's: no thread_id, so the user's other threads may recall it
+    assert (summary["user_id"], summary["agent_id"], summary["thread_id"], summary["conversation_id"]) == (
+        ACME.user,
+        ACME.agent,
+        None,
+        conversation,
     )
-    assert (summary["user_id"], summary["agent_id"], summary["thread_id"]) == (ACME.user, ACME.agent, THREAD)
     assert summary["source_id"] == event["id"] and count_tokens(summary["content"]) <= share // 2 + 1
     # the window's tail: the summary first, then only the turns after its range, within the tail share
     tail = tail_of(window.text)
@@ -63,19 +77,19 @@ def test_a_long_thread_is_compacted_and_the_summary_tier_carries_it_within_budge
     assert len(operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'turn'")) >= 40
 
 
-def test_compaction_rolls_and_a_re_run_under_the_share_does_nothing(two_tenants, manager):
+def test_each_compaction_summarises_raw_turns_never_a_summary(two_tenants, manager):
     who = long_thread(manager)
     first = manager.compact_conversation(who, "fact_check")
-    assert first is not None
+    assert first is not None and first["title"].startswith("Conversation turns 1-")
     assert manager.compact_conversation(who, "fact_check") is None  # what is left fits the share
     long_thread(manager, n=30)  # the thread goes on
     second = manager.compact_conversation(who, "fact_check")
-    assert second["title"].startswith("Conversation turns 1-")  # one rolling summary from the first turn
-    assert json.loads(second["source_versions_json"])[0] == {
-        "table": "summarization_memory",
-        "id": first["id"],
-        "version": 1,
-    }
+    last_of_first = int(first["title"].rsplit("-", 1)[1])
+    assert second["title"].startswith(f"Conversation turns {last_of_first + 1}-")  # the turns after the first
+    sources = json.loads(second["source_versions_json"])
+    assert {s["table"] for s in sources} == {"conversation_memory"}  # raw turns only, never the first summary
+    (event,) = operator_rows(manager.backend, "conversation_memory", "WHERE id = :i", {"i": second["source_id"]})
+    assert first["content"] not in json.dumps(json.loads(event["content_json"]))
 
 
 def test_sampling_summary_is_used_when_the_tenant_allows_and_bounded(two_tenants, manager):
@@ -88,10 +102,12 @@ def test_sampling_summary_is_used_when_the_tenant_allows_and_bounded(two_tenants
 
     row = manager.compact_conversation(who, "fact_check", sampler=sampler)
     (text, system, max_tokens) = seen[0]
-    assert "add no facts" in system and str(max_tokens) in system and "[1] user: Turn 1" in text
+    assert "add no facts" in system and str(max_tokens) in system and "[1] jane: Turn 1" in text
     (event,) = operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'compaction'")
     assert json.loads(event["content_json"])["summariser"] == "sampling"
+    # every identifier, amount and date the turns hold is kept verbatim: the ones the sample dropped follow it
     assert row["content"].startswith("The user and the assistant")
+    assert "\nVerbatim: " in row["content"] and "batch size" not in row["content"].split("Verbatim:")[1]
     # a summary over the bound falls back to the extractive one
     long_thread(manager, n=30)
     manager.compact_conversation(who, "fact_check", sampler=lambda *a: "word " * 5000)
@@ -172,3 +188,44 @@ def compaction_now():
     from memgate.manager import now_iso
 
     return now_iso()
+
+
+def test_constraint_recovery_after_five_compaction_cycles(two_tenants, manager):
+    """The article's dashboard number on small data: a pinned constraint (a guideline, never summarised)
+    and every identifier, amount and date the turns held, exact after five compaction cycles."""
+    from memgate.manager.claims import guidelines
+
+    pinned = "Never refund more than $500 without a manager's approval."
+    tenant = replace(ACME, user=None, agent=None, principal="test")
+    with manager.backend.session(tenant) as s:
+        guidelines.update_guideline(
+            s, tenant, row_id="refund_limit", key="refund_limit", content=pinned, now=compaction_now()
+        )
+    identifiers: dict[str, list[str]] = {}
+    for c in range(3):
+        who = jane(f"case-thread-{c}")
+        for cycle in range(5):
+            for n in range(4):
+                case = f"CASE-{c}{cycle}{n}-77"
+                filler = "the customer called again about the refund asked for last week and after a long look " * 2
+                # the identifiers come after the first 30 words: only the verbatim rule keeps them
+                text = f"So {filler} we approved {case} for ${120 + cycle * 10 + n}.00 on 8 May 202{cycle}."
+                identifiers.setdefault(who.thread, []).append(case)
+                manager.record_turn(who, "user" if n % 2 == 0 else "assistant", text)
+            assert manager.compact_conversation(who, "fact_check", force=True) is not None
+    recovered = total = 0
+    for thread, cases in identifiers.items():
+        conversation = conversation_of(manager, thread)
+        summaries = operator_rows(
+            manager.backend, "summarization_memory", "WHERE conversation_id = :c", {"c": conversation}
+        )
+        assert len(summaries) == 5
+        assert all("summarization" not in s["source_versions_json"] for s in summaries)  # raw turns only
+        text = "\n".join(s["content"] for s in summaries)
+        assert pinned not in text  # a guideline is never a summariser's input
+        window = manager.assemble_context(jane(thread), "Which refunds were approved?", "fact_check")
+        assert pinned in window.text.split("</slice>", 1)[0]  # whole, in the guidelines slice
+        # each case is in a summary, or (the newest turns, never compacted) raw in the window's tail
+        total += len(cases)
+        recovered += sum(case in text or case in tail_of(window.text) for case in cases)
+    assert recovered == total

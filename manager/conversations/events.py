@@ -1,7 +1,10 @@
-"""Thread events after a window: tool results, clarify answers, turns; each one conversation_memory row.
+"""Conversation events: each one conversation_memory row, stamped with the caller's scope.
 
-Every event is stamped with the caller's user, agent and thread (and, with no thread,
-its server session), so the wall shows it to that caller only, like the manifest.
+A turn (and a compaction record) is the conversation's: it carries `conversation_id` and no
+thread_id, so the same user's other threads can recall it (the wall still keeps it to the user
+and agent it names). What is meant for one thread only (a window's tool results, clarify
+questions and answers) keeps the thread, and, with no thread, the window's session key; a
+clarify answer is also numbered in its conversation, so it carries both.
 """
 
 from __future__ import annotations
@@ -12,16 +15,8 @@ from typing import Any
 from ..backend.base import Row, Session
 from ..identity import Identity
 from ..ids import new_id
-from .window import WindowKey
 
-__all__ = ["next_turn", "write_event"]
-
-
-def next_turn(session: Session, key: WindowKey) -> int | None:
-    """The next turn index of the caller's conversation, or None when nothing keys it."""
-    if not key.usable:
-        return None
-    return session.fetch_one("context_next_turn", thread=key.thread, session=key.session)["turn_index"]
+__all__ = ["write_event"]
 
 
 def write_event(
@@ -39,24 +34,31 @@ def write_event(
     tokens: int | None = None,
     source: tuple[str, str, int | None] | None = None,
     id: str | None = None,
+    conversation_id: str | None = None,
+    thread_scoped: bool = True,
+    speaker: str | None = None,
+    said_at: str | None = None,
 ) -> Row:
-    key = WindowKey.of(identity)
+    """Insert one event. `thread_scoped=False` (turns, compaction records) leaves the thread out;
+    `said_at` (when a turn was said, if not now) is its valid_from."""
     row = {
         "id": id or new_id(prefix),
         "tenant_id": identity.tenant,
         "user_id": identity.user,
         "agent_id": identity.agent,
-        "thread_id": identity.thread,
-        "session_id": key.session,
+        "thread_id": identity.thread if thread_scoped else None,
+        "session_id": None if identity.thread else identity.session,
+        "conversation_id": conversation_id,
         "window_id": window_id,
         "event_type": event_type,
         "role": role,
+        "speaker": speaker,
         "content": content,
         "content_json": json.dumps(data, sort_keys=True) if data is not None else None,
         "turn_index": turn_index,
         "token_count": tokens,
         "version": 1,
-        "valid_from": now,
+        "valid_from": said_at or now,
         "source_table": source[0] if source else None,
         "source_id": source[1] if source else None,
         "source_version": source[2] if source else None,

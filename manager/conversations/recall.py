@@ -1,0 +1,156 @@
+"""Recall across the caller's conversations: the scoped candidate fetch, the ranker, the neighbours.
+
+1. The candidate fetch: the lexical leg's and the vector leg's best turns and summaries
+   (Session.recall_lexical / recall_vector over the recall index, recall_index.py), each cut to the
+   caller's wall by the database and to the tenant's recall policy (policy.py) in the same statement,
+   so scope is decided before anything is ranked. The window's own tail is left out.
+2. The ranker (ranking.py, replaceable) orders them and says which neighbouring turns to bring.
+3. The recalled rows are read as the window shows them (turns and summaries through the wall), each
+   asked-for neighbour of a turn just below it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..backend.base import RecallFilters, Row, Session
+from ..identity import Identity
+from ..kb.embed import Embedder
+from .policy import RecallPolicy, current_policy
+from .ranking import RANKER, Ranked, Ranker, RecallCandidate
+
+__all__ = ["DEPTH", "RANKER", "Recalled", "candidates", "recall"]
+
+#: candidates each leg hands the ranker
+DEPTH = 50
+
+
+@dataclass(frozen=True)
+class Recalled:
+    """A recalled turn or summary as the window shows it."""
+
+    #: "conversation" (a turn) or "summary"
+    kind: str
+    row: Row
+    score: float
+    #: a neighbour's: the recalled turn it came with
+    beside: str | None = None
+
+
+def candidates(
+    session: Session,
+    embedder: Embedder,
+    question: str,
+    filters: RecallFilters,
+    *,
+    exclude: Collection[str] = (),
+    depth: int = DEPTH,
+) -> list[RecallCandidate]:
+    """Both legs' best `depth` turns and summaries the caller may recall, `exclude`d ids left out (each
+    leg reads that many more, so leaving them out keeps its best `depth` of the rest)."""
+    extra = len(exclude)
+    lexical = session.recall_lexical(question, depth + extra, filters)
+    vector = np.asarray(embedder.embed([question])[0], dtype=np.float32)
+    cosine = session.recall_vector(vector, embedder.name, depth + extra, filters)
+    seqs = list(dict.fromkeys([s for s, _ in lexical] + [s for s, _ in cosine]))
+    if not seqs:
+        return []
+    rows = {r["seq"]: r for r in session.fetch_all("recall_rows", seqs=json.dumps(seqs))}
+    kept = {s for s in seqs if s in rows and rows[s]["id"] not in exclude}
+    lexical = [(s, v) for s, v in lexical if s in kept][:depth]
+    cosine = [(s, v) for s, v in cosine if s in kept][:depth]
+    lexical_of = {s: (v, rank) for rank, (s, v) in enumerate(lexical, start=1)}
+    vector_of = {s: (v, rank) for rank, (s, v) in enumerate(cosine, start=1)}
+    out = []
+    for s in dict.fromkeys([s for s, _ in lexical] + [s for s, _ in cosine]):
+        r = rows[s]
+        lex, vec = lexical_of.get(s), vector_of.get(s)
+        out.append(
+            RecallCandidate(
+                seq=int(s),
+                id=r["id"],
+                kind=r["kind"],
+                conversation_id=r["conversation_id"],
+                turn_index=r["turn_index"],
+                first_turn=r["first_turn"],
+                said_at=r["said_at"],
+                speaker=r["speaker"],
+                text=r["content"],
+                lexical_score=lex[0] if lex else None,
+                lexical_rank=lex[1] if lex else None,
+                cosine=vec[0] if vec else None,
+                vector_rank=vec[1] if vec else None,
+            )
+        )
+    return out
+
+
+def recall(
+    session: Session,
+    embedder: Embedder,
+    question: str,
+    identity: Identity,
+    conversation_id: str | None,
+    now: str,
+    *,
+    exclude: Collection[str] = (),
+    ranker: Ranker | None = None,
+    depth: int = DEPTH,
+    policy: RecallPolicy | None = None,
+) -> list[Recalled]:
+    """The caller's recalled turns and summaries for `question`, best first, each turn's neighbours (as
+    the ranker asks) just below it; `conversation_id` is the caller's own conversation, `exclude` the
+    ids its window already holds (its tail)."""
+    policy = policy or current_policy(session, now)
+    found = candidates(
+        session, embedder, question, policy.filters(identity, conversation_id), exclude=exclude, depth=depth
+    )
+    ranked = (ranker or RANKER).rank(question, found)
+    if not ranked:
+        return []
+    turns = _rows(
+        session, "context_rows_conversation_memory", [r.candidate.id for r in ranked if r.candidate.kind == "turn"]
+    )
+    summaries = _rows(
+        session, "context_rows_summarization_memory", [r.candidate.id for r in ranked if r.candidate.kind == "summary"]
+    )
+    shown = set(exclude)
+    out: list[Recalled] = []
+    for r in ranked:
+        row = (turns if r.candidate.kind == "turn" else summaries).get(r.candidate.id)
+        if row is None or r.candidate.id in shown:
+            continue
+        shown.add(row["id"])
+        out.append(Recalled("conversation" if r.candidate.kind == "turn" else "summary", row, r.score))
+        out += _neighbours(session, r, row, shown)
+    return out
+
+
+def _neighbours(session: Session, r: Ranked, row: Row, shown: set[str]) -> list[Recalled]:
+    if r.candidate.kind != "turn" or not (r.before or r.after) or row.get("turn_index") is None:
+        return []
+    index = int(row["turn_index"])
+    around = session.fetch_all(
+        "conversation_turns_between",
+        conversation=row["conversation_id"],
+        first=max(1, index - r.before),
+        last=index + r.after,
+    )
+    out = []
+    for n in around:
+        if n["id"] in shown:
+            continue
+        shown.add(n["id"])
+        # just below the turn it came with, nearer turns first
+        out.append(Recalled("conversation", n, r.score * (1 - 1e-3 * abs(int(n["turn_index"]) - index)), row["id"]))
+    return out
+
+
+def _rows(session: Session, statement: str, ids: list[str]) -> dict[str, Row]:
+    if not ids:
+        return {}
+    return {r["id"]: r for r in session.fetch_all(statement, ids=json.dumps(ids))}
