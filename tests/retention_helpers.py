@@ -237,6 +237,23 @@ def _remembered(w: Writing) -> None:
     assert remembered.text.split()[0] in ("promoted", "pending"), remembered.text
 
 
+@writes("merge_candidate")
+def _merge(w: Writing) -> None:
+    """`memgate consolidate --apply`: two of the user's notes that say the same thing, one merge proposed."""
+    from memgate.manager import consolidate
+
+    for n in range(2):
+        w.manager.ingest_text(
+            w.who,
+            title=f"deploy memo {n}",
+            text=f"Deploy the {w.marker} service on Fridays after the review.",
+            source_uri=f"memo://{w.who.user}/deploy-{n}",
+            user_id=w.who.user,
+        )
+    report = consolidate(w.manager.backend, w.manager.embedder, w.who.tenant, "user", w.who.user, apply=True)
+    assert report.recorded, report
+
+
 @writes("guideline_memory")
 def _guideline(w: Writing) -> None:
     w.insert("guideline_memory", {"id": f"gdl_{w.who.user}", "guideline_key": "tone", "content": f"say {w.marker}"})

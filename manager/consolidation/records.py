@@ -49,7 +49,10 @@ def keys_by_scope(store: RetentionStore, kind: str, subject: str | None) -> dict
     """Per scope the selection owns, per table, the keys of its rows (no content)."""
     found: dict[Triple, dict[str, list[str]]] = {}
     for table in FAMILIES:
-        where = owned_filter(kind, subject)
+        owned = owned_filter(spec(table), kind, subject)
+        if owned is None:
+            continue
+        where = owned
         while page := store.select(shape(spec(table)), where, _PAGE):
             where = replace(where, after=str(page[-1]["row_key"]))
             for r in page:

@@ -125,7 +125,10 @@ def _export_table(
     batch: int,
     owned: set[Triple],
 ) -> int:
-    where, written = owned_filter(report.kind, report.subject), 0
+    owned_rows = owned_filter(spec, report.kind, report.subject)
+    if owned_rows is None:
+        return 0
+    where, written = owned_rows, 0
     size = min(batch, SMALL_PAGES.get(spec.table, batch))
     while page := store.select(shape(spec), where, size):
         where = replace(where, after=str(page[-1]["row_key"]))
@@ -184,6 +187,8 @@ def _list_shared(store: RetentionStore, writer: BundleWriter, kind: str, owned: 
     if not owned:
         return 0
     for spec in exported_specs():
+        if SUBJECT_COLUMNS[kind] not in spec.scope_columns:
+            continue  # no row of it is shared at that level: the wall does not scope it there
         where = RowFilter(null=(SUBJECT_COLUMNS[kind],))
         while page := store.select(shape(spec), where, batch):
             where = replace(where, after=str(page[-1]["row_key"]))

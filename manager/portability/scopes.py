@@ -55,12 +55,17 @@ def exported_specs() -> list[TableSpec]:
 
 
 def shape(spec: TableSpec) -> TableShape:
-    return TableShape(spec.table, spec.key, spec.through)
+    return TableShape(spec.table, spec.key, spec.through, spec.scope_columns)
 
 
-def owned_filter(kind: str, subject: str | None) -> RowFilter:
-    """The rows the scope owns: its subject column names it (every row of the tenant for a tenant)."""
-    return RowFilter() if kind == "tenant" else RowFilter(subject=(SUBJECT_COLUMNS[kind], str(subject)))
+def owned_filter(spec: TableSpec, kind: str, subject: str | None) -> RowFilter | None:
+    """The rows of `spec` the scope owns: the table's column for the subject names it (every row of the
+    tenant for a tenant; a conversation's thread is its thread_name); None when no column of the table
+    names such a subject (a turn has no thread: it is its conversation's)."""
+    if kind == "tenant":
+        return RowFilter()
+    column = spec.subject_column(kind, SUBJECT_COLUMNS[kind])
+    return None if column is None else RowFilter(subject=(column, str(subject)))
 
 
 def triple_of(row: Row) -> Triple:

@@ -132,7 +132,9 @@ def test_the_budget_arithmetic_starts_from_3100_and_splits_the_rest_by_shares(wi
 
 def test_a_small_budget_pushes_memories_to_pointers_and_records_budget_exclusions(manager, window):
     fixed = sum(window.manifest["arithmetic"]["fixed"].values())
-    manager.set_context_budget(ACME, {**ACME_BUDGET, "usable_context": 1900 + fixed + 400})
+    manager.set_context_budget(
+        ACME, {**ACME_BUDGET, "usable_context": 1900 + fixed + 400, "relevance_floor": 0}
+    )  # no floor: every passage is a candidate
     small = manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "fact_check")
     m = small.manifest
     assert m["arithmetic"]["remainder"] < 450  # the new budget guideline's own text costs a few more

@@ -91,7 +91,7 @@ def test_an_idle_window_issues_nothing_to_expand_and_bounds_nothing(manager, two
     )
     window = short.assemble_context(jane, FACT_CHECK, "fact_check")
     pointer = next(m["memory_id"] for m in window.manifest["memories"] if m["tier"] == "pointer")
-    assert short.expand(jane, pointer).rows == 1  # issued, and the window is live
+    assert short.expand(jane, pointer).rows >= 1  # issued, and the window is live (a turn brings its neighbours)
     time.sleep(1.2)
     with pytest.raises(NotIssued, match="was not issued"):
         short.expand(jane, pointer)

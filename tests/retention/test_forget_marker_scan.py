@@ -44,6 +44,8 @@ NOT_CONTENT = {
     "base_erasure_row": "the keys an erasure removed (random ids), what resume and replay read",
     "base_kb_generation": "a tenant's chunk change counter",
     "base_kb_lexical_index": "which FTS5 slot a tenant's index lives in",
+    "base_recall_generation": "a tenant's recall-index change counter",
+    "base_portability_log": "the export and import records: scope, who asked, when, counts, bundle hash; no content",
     "base_server_secret": "the server's own keys (no tenant's content)",
     "base_tenant_mapping": "the operator's issuer-to-tenant map",
 }
@@ -52,6 +54,7 @@ NO_MARKER = {
     "memory_store": "its content is its key, user:jane",
     "memory_assessment": "its note is the assessor's own words",
     "conversation": "its content is the thread's name and session key, jane-thread",
+    "merge_candidate": "it names two records and a reason, no content of its own",
 }
 
 

@@ -196,7 +196,7 @@ class OracleSession:
             return []
         rows = self.fetch_all(
             "recall_vector_candidates",
-            vector=query,
+            query_vector=query,
             dims=int(query.shape[0]),
             model=model,
             limit=limit,
