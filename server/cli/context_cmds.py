@@ -7,8 +7,6 @@ from typing import Any
 
 import click
 
-from memgate.manager import InvalidArgument, NotFound
-
 from .common import (
     friendly_errors,
     open_manager,
@@ -212,6 +210,8 @@ def register(cli: click.Group) -> None:
 
 
 def _resolve(manager, tenant: str, manifest_id: str) -> str:
+    from memgate.manager import NotFound
+
     if manifest_id != "latest":
         return manifest_id
     rows = operator_of(manager).context_manifests(tenant, 1)
@@ -264,6 +264,8 @@ def describe(m: dict[str, Any]) -> str:
 
 
 def _assign(data: dict[str, Any], item: str) -> None:
+    from memgate.manager import InvalidArgument
+
     key, sep, raw = item.partition("=")
     if not sep or not key:
         raise InvalidArgument(

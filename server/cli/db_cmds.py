@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import click
 
-from memgate.manager import (
-    ACME,
-    DEMO_TENANTS,
-    MemgateError,
-    ToolRow,
-    load_tool_definitions,
-    record_demo_window,
-    seed_demo,
-)
-
 from .common import TENANT_ID, friendly_errors, open_manager, operator_identity, operator_of, settings_from
 
 
 def init_database(settings, tenants: list[str], demo: bool, tools_file: str | None = None) -> list[str]:
     """Create or upgrade the schema, seed default tools for `tenants`, and the demo data. Returns report lines."""
+    from memgate.manager import ACME, DEMO_TENANTS, load_tool_definitions, record_demo_window, seed_demo
+
     lines = []
     where = settings.database.location
     file = settings.database.file
@@ -105,6 +97,8 @@ def register(cli: click.Group) -> None:
         Example:
           MEMGATE_SERVER__TRANSPORT=http memgate doctor
         """
+        from memgate.manager import MemgateError
+
         problems = 0
 
         def report(ok: bool | None, what: str, detail: str) -> None:
@@ -134,6 +128,8 @@ def register(cli: click.Group) -> None:
 
 
 def _check_database(settings, report) -> None:
+    from memgate.manager import MemgateError, ToolRow
+
     file, where = settings.database.file, settings.database.location
     if file is not None and not file.exists():
         report(False, "database", f"{file} does not exist. Run `memgate init --demo` (or serve creates it).")
@@ -179,6 +175,8 @@ def _check_database(settings, report) -> None:
 def _check_install(manager, report) -> None:
     """What the install made (Oracle: packages VALID, VPD policies, the text index, the contexts),
     each failing check with its fix; nothing on SQLite, whose schema check says it all."""
+    from memgate.manager import MemgateError
+
     try:
         checks = manager.install_checks()
     except MemgateError as exc:  # e.g. the owner's password is not in the environment
@@ -189,6 +187,8 @@ def _check_install(manager, report) -> None:
 
 
 def _check_transport(settings, report) -> None:
+    from memgate.manager import MemgateError
+
     if settings.server.transport == "stdio":
         tenant = settings.stdio.tenant
         report(

@@ -6,8 +6,6 @@ import json
 
 import click
 
-from memgate.manager import ConfigError, erase, erasures, expire, load_policy, set_retention
-
 from .common import (
     AGENT_ID,
     USER_ID,
@@ -54,6 +52,8 @@ def register(cli: click.Group) -> None:
           memgate forget -t acme --user jane --yes
           memgate forget -t acme --list
         """
+        from memgate.manager import ConfigError, erase, erasures
+
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
         try:
@@ -116,6 +116,8 @@ def register(cli: click.Group) -> None:
           memgate expire -t acme
           # cron, nightly:  17 3 * * *  memgate expire >> /var/log/memgate-expire.log 2>&1
         """
+        from memgate.manager import expire
+
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
         try:
@@ -146,6 +148,8 @@ def register(cli: click.Group) -> None:
         Example:
           memgate retention show -t acme
         """
+        from memgate.manager import load_policy
+
         manager = open_manager(settings_from(ctx), create=False)
         try:
             policy = load_policy(manager.backend, tenant)
@@ -167,6 +171,8 @@ def register(cli: click.Group) -> None:
         Examples:
           memgate retention set -t acme conversation_memory=30 context_manifest=30
         """
+        from memgate.manager import ConfigError, set_retention
+
         parsed = {}
         for rule in rules:
             memory_type, sep, value = rule.partition("=")

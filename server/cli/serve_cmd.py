@@ -7,8 +7,6 @@ import os
 
 import click
 
-from memgate.manager import ACME, prepare_server_heap
-
 from .common import (
     AGENT_ID,
     TENANT_ID,
@@ -59,6 +57,8 @@ def register(cli: click.Group) -> None:
           memgate serve --transport http --port 8765
           memgate serve --transport http --workers 2
         """
+        from memgate.manager import ACME, prepare_server_heap
+
         if demo and not (tenant or user or agent):
             tenant, user, agent = ACME.tenant, ACME.user, ACME.agent
         overrides = {

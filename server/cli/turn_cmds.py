@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import click
 
-from memgate.manager import operator_turns
-
 from .common import (
     AGENT_ID,
     USER_ID,
@@ -63,6 +61,8 @@ def register(cli: click.Group) -> None:
         Example:
           memgate turn ls -t acme --thread support-4711
         """
+        from memgate.manager import operator_turns
+
         manager = open_manager(settings_from(ctx), create=False)
         try:
             rows = operator_turns(manager.backend, tenant, thread, limit)
@@ -93,6 +93,8 @@ def register(cli: click.Group) -> None:
         Example:
           memgate compact -t acme --thread support-4711
         """
+        from memgate.manager import operator_turns
+
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
         try:

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bench import gate, governance, ingest, latency, load, menu, quality, rss, search
+from bench import gate, governance, ingest, latency, load, menu, quality, rss, search, startup
 from bench.common import machine, percentile, summary_ms
 from bench.datasets import Collection
 from memgate.manager.kb.embed import HashingEmbedder
@@ -226,3 +226,11 @@ def test_the_gate_replays_its_labelled_set_and_times_each_decision_against_a_pla
     assert data["good_held_back"] <= 2, data["good_held_back_rules"]
     assert {"promoted", "pending", "duplicate", "refused", "plain insert"} <= set(data["timings"])
     assert "Promotion gate" in out and "unsupported or over-broad claims promoted" in out
+
+
+def test_startup_times_each_command_as_a_whole_process_against_the_floor(tmp_path, capsys):
+    assert startup.main(["--rounds", "1", "--results", str(tmp_path)]) == 0
+    data, out = _ran(capsys, tmp_path, "startup")
+    rows = {c["command"]: c for c in data["commands"]}
+    assert list(rows) == list(startup.COMMANDS) and rows["python3 -c pass (floor)"]["ratio_to_floor"] == 1.0
+    assert all(c["median_ms"] > 0 for c in rows.values()) and "memgate --help" in out
