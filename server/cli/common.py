@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 if TYPE_CHECKING:
-    from memgate.manager import Identity, MemoryManager, OperatorManager
+    from memgate.manager import Identity, MemgateError, MemoryManager, OperatorManager
 
     from ..settings import Settings
 
@@ -91,13 +91,68 @@ class ManagerChoice(click.Choice):
 
 
 def tenant_option(required: bool = True, *, logged: bool = False) -> Callable:
-    return click.option(
+    """--tenant/-t: a tenant `memgate init` set up. Any other is refused once the command line has
+    parsed (so a usage error is said first), before the command runs: the error lists the tenants
+    the database has, the closest first ("did you mean acme?")."""
+    option = click.option(
         "--tenant",
         "-t",
         required=required,
         metavar="TENANT",
         type=LOGGED_TENANT_ID if logged else TENANT_ID,
         help="The tenant to act for." + ("" if required else " Default: every tenant."),
+    )
+
+    def decorate(fn: Callable) -> Callable:
+        fn = option(fn)
+
+        @functools.wraps(fn)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            check_tenant(click.get_current_context(), kwargs.get("tenant"))
+            return fn(*args, **kwargs)
+
+        return checked
+
+    return decorate
+
+
+def check_tenant(ctx: click.Context, tenant: str | None) -> None:
+    """Refuse (click's one-line error, exit 1) a tenant the database has not set up; None is every tenant."""
+    from memgate.manager import UNMAPPED_TENANT, MemgateError, OperatorManager, open_backend
+
+    if tenant is None or tenant == UNMAPPED_TENANT:
+        return
+    try:
+        settings = settings_from(ctx)
+        file = settings.database.file
+        if file is not None and not file.exists():
+            raise unknown_tenant(settings, tenant, [])
+        backend = open_backend(settings.database, create=False)
+        try:
+            operator = OperatorManager(backend)
+            if not operator.tenant_set_up(tenant):
+                raise unknown_tenant(settings, tenant, operator.tenants_set_up())
+        finally:
+            backend.close()
+    except MemgateError as exc:
+        raise click.ClickException(exc.with_hint()) from exc
+
+
+def unknown_tenant(settings: Settings, tenant: str, known: list[str]) -> MemgateError:
+    """The refusal of a tenant `memgate init` never set up: the tenants there are, and the closest."""
+    from difflib import get_close_matches
+
+    from memgate.manager import ConfigError
+
+    where = settings.database.location
+    init = f"`{command_for(settings, f'init --tenant {tenant}')}`"
+    if not known:
+        return ConfigError(f"tenant {tenant} is not set up in {where}.", field="tenant", hint=f"Run {init} first.")
+    close = get_close_matches(tenant, known, n=1, cutoff=0.6)
+    return ConfigError(
+        f"tenant {tenant} is not set up in {where}, whose tenants are {', '.join(known)}.",
+        field="tenant",
+        hint=(f"Did you mean {close[0]}? " if close else "") + f"To set {tenant} up, run {init}.",
     )
 
 
@@ -123,13 +178,10 @@ def require_tenant(manager: MemoryManager, settings: Settings, identity: Identit
     from memgate.manager import ConfigError
 
     tenant, where = identity.tenant, settings.database.location
-    versions = operator_of(manager).tool_versions(tenant)
+    operator = operator_of(manager)
+    versions = operator.tool_versions(tenant)
     if not versions:
-        raise ConfigError(
-            f"tenant {tenant} is not set up in {where}.",
-            field="tenant",
-            hint=f"Run `{command_for(settings, f'init --tenant {tenant}')}` first.",
-        )
+        raise unknown_tenant(settings, tenant, operator.tenants_set_up())
     if serving and not manager.active_tools(identity):
         name = versions[0]["tool_name"]
         raise ConfigError(

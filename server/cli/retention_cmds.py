@@ -36,15 +36,21 @@ def register(cli: click.Group) -> None:
     )
     @click.option("--no-vacuum", is_flag=True, help="SQLite: skip the VACUUM that rewrites the file after erasing.")
     @click.option("--list", "list_", is_flag=True, help="List the tenant's erasure records instead.")
+    @click.option(
+        "--record-empty",
+        is_flag=True,
+        help="Write an erasure record even when the subject has no rows (to record the request itself).",
+    )
     @click.pass_context
     @friendly_errors
-    def forget(ctx, tenant, user, agent, thread, dry_run, yes, batch, no_vacuum, list_) -> None:
+    def forget(ctx, tenant, user, agent, thread, dry_run, yes, batch, no_vacuum, list_, record_empty) -> None:
         """Erase one user's, agent's or thread's content everywhere memgate copied it.
 
         Base rows, every version, the lexical index, embeddings, image bytes, links and manifests
         that name them, memory files of their stores; call-log rows keep who called what, with the
         arguments and result replaced by "[erased]". Writes one erasure record (counts, no content).
-        An interrupted run is finished by running the same command again.
+        An interrupted run is finished by running the same command again. A subject with no rows
+        (a mistyped id, often) is said so, and no record is written unless --record-empty asks.
 
         \b
         Examples:
@@ -85,9 +91,14 @@ def register(cli: click.Group) -> None:
                 batch=batch,
                 compact=not no_vacuum,
                 progress=_err,
+                record_empty=record_empty,
             )
         finally:
             manager.close()
+        none = f"{kind} {subject} has no rows in tenant {tenant}"
+        if not dry_run and not report.erasure_id:
+            click.echo(f"{none}: nothing erased, and no erasure record written (--record-empty writes one).")
+            return
         verb = "would erase" if dry_run else "erased"
         for table, n in sorted(report.counts.items()):
             click.echo(f"{table:<34} {n:>8}")
@@ -97,6 +108,8 @@ def register(cli: click.Group) -> None:
         )
         for key, value in report.purge.items():
             click.echo(f"{key}: {value}")
+        if dry_run and not report.total:
+            click.echo(f"({none}: check the id; a real run writes no erasure record unless --record-empty)")
 
     @cli.command("expire")
     @tenant_option(required=False)

@@ -51,8 +51,8 @@ def test_serve_for_a_tenant_the_database_does_not_know_names_the_database_in_the
     done = _serve(tmp_path, "--db", str(sqlite_path), "serve", "--tenant", "initech")
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (
-        f"Error: tenant initech is not set up in {sqlite_path}. "
-        f"Run `memgate --db {sqlite_path} init --tenant initech` first.\n"
+        f"Error: tenant initech is not set up in {sqlite_path}, whose tenants are acme, globex. "
+        f"To set initech up, run `memgate --db {sqlite_path} init --tenant initech`.\n"
     )
 
 
