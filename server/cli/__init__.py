@@ -56,6 +56,7 @@ COMMAND_MODULES = {
     "compact": "turn_cmds",
     "candidates": "candidate_cmds",
     "ui": "ui_cmd",
+    "dev-token": "dev_token_cmd",
 }
 
 
@@ -84,6 +85,7 @@ COMMAND_HELP = {
     "compact": "Summarise a thread's older turns now (all but the newest two), with the extractive summariser.",
     "candidates": "Review what agents proposed with `remember` and what the promotion gate decided.",
     "ui": "Browse a tenant's context manifests and review its memory candidates in a browser.",
+    "dev-token": "Sign a local token to try the HTTP transport without an identity provider (LOCAL USE ONLY).",
 }
 
 

@@ -200,6 +200,9 @@ def _check_transport(settings, report) -> None:
         )
         return
     try:
+        from memgate.server.dev_issuer import with_dev_issuer
+
+        settings = with_dev_issuer(settings)
         settings.http.auth.check_complete()
         from memgate.server.app import public_base_url
         from memgate.server.auth import resource_url
