@@ -64,6 +64,7 @@ from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
 from .kb.links import is_web_url
 from .kb.parse import SUPPORTED_EXTENSIONS
 from .limits import (
+    DEFAULT_INTENT,
     ROWS_CEILING,
     CapsSettings,
     ChunkSettings,
@@ -94,6 +95,7 @@ LINK_RELATIONS = (*RELATIONS, *REVERSE.values())
 __all__ = [
     "ACME",
     "CALL_STATUSES",
+    "DEFAULT_INTENT",
     "DEMO_QUESTION",
     "DEMO_TENANTS",
     "FAILED",

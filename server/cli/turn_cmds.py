@@ -79,9 +79,7 @@ def register(cli: click.Group) -> None:
     @cli.command("compact")
     @tenant_option()
     @click.option("--thread", required=True, metavar="ID", help="The thread to compact.")
-    @click.option(
-        "--intent", default="fact_check", show_default=True, help="The intent whose tail share sizes the summary."
-    )
+    @click.option("--intent", metavar="INTENT", help="The intent whose tail share sizes the summary. Default: general.")
     @click.pass_context
     @friendly_errors
     def compact(ctx, tenant, thread, intent) -> None:
@@ -104,7 +102,9 @@ def register(cli: click.Group) -> None:
                 click.echo(f"thread {thread} has no turns; nothing to compact")
                 return
             owner = operator_identity(tenant, turns[-1]["user_id"], turns[-1]["agent_id"], thread)
-            row = manager.compact_conversation(owner, intent, force=True)
+            from memgate.manager import DEFAULT_INTENT
+
+            row = manager.compact_conversation(owner, intent or DEFAULT_INTENT, force=True)
         finally:
             manager.close()
         if row is None:
