@@ -28,7 +28,7 @@ from .context.messages import ImagePart, TextPart, Turn
 from .context.replay import Replay
 from .context.rerank import Reranker
 from .context.turns import operator_turns
-from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo
+from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo, tenants_not_the_demos
 from .errors import (
     AccessDenied,
     BackendUnavailable,
@@ -187,5 +187,6 @@ __all__ = [
     "seed_demo",
     "set_retention",
     "sidecar_paths",
+    "tenants_not_the_demos",
     "validate_store_policy",
 ]

@@ -7,9 +7,22 @@ import click
 from .common import TENANT_ID, friendly_errors, open_manager, operator_identity, operator_of, settings_from
 
 
-def init_database(settings, tenants: list[str], demo: bool, tools_file: str | None = None) -> list[str]:
-    """Create or upgrade the schema, seed default tools for `tenants`, and the demo data. Returns report lines."""
-    from memgate.manager import ACME, DEMO_TENANTS, load_tool_definitions, record_demo_window, seed_demo
+def init_database(
+    settings, tenants: list[str], demo: bool, tools_file: str | None = None, *, force_demo: bool = False
+) -> list[str]:
+    """Create or upgrade the schema, seed default tools for `tenants`, and the demo data. Returns report lines.
+
+    The demo is refused, before anything is written, on a database whose tenants are not the demo's
+    (another tenant, or an acme or globex without the demo's rows) unless `force_demo`."""
+    from memgate.manager import (
+        ACME,
+        DEMO_TENANTS,
+        ConfigError,
+        load_tool_definitions,
+        record_demo_window,
+        seed_demo,
+        tenants_not_the_demos,
+    )
 
     lines = []
     where = settings.database.location
@@ -18,6 +31,13 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
     manager = open_manager(settings)
     try:
         before, after = manager.migrate()
+        if demo and not force_demo and (others := tenants_not_the_demos(manager)):
+            raise ConfigError(
+                f"{where} has tenants that are not the demo's: {', '.join(others)}; loading the demo would mix "
+                "its rows into them, so nothing was loaded.",
+                field="demo",
+                hint="Run the demo on a database of its own (--db demo.db), or add --force-demo to load it here.",
+            )
         state = (
             "created" if not existed or before == 0 else f"upgraded from {before}" if before < after else "up to date"
         )
@@ -56,6 +76,9 @@ def register(cli: click.Group) -> None:
     @cli.command("init")
     @click.option("--demo", is_flag=True, help="Also load the demo tenants acme and globex.")
     @click.option(
+        "--force-demo", is_flag=True, help="Load the demo even into a database whose tenants are not the demo's."
+    )
+    @click.option(
         "--tenant",
         "-t",
         "tenants",
@@ -71,7 +94,9 @@ def register(cli: click.Group) -> None:
     )
     @click.pass_context
     @friendly_errors
-    def init(ctx: click.Context, demo: bool, tenants: tuple[str, ...], tools_file: str | None) -> None:
+    def init(
+        ctx: click.Context, demo: bool, force_demo: bool, tenants: tuple[str, ...], tools_file: str | None
+    ) -> None:
         """Create or upgrade the database schema and seed toolbox rows.
 
         Safe to run again: it upgrades the schema only when this memgate knows a
@@ -83,7 +108,9 @@ def register(cli: click.Group) -> None:
           memgate init --tenant acme --tenant globex
           memgate --db ./team.db init -t acme
         """
-        for line in init_database(settings_from(ctx), list(tenants), demo, tools_file):
+        for line in init_database(
+            settings_from(ctx), list(tenants), demo or force_demo, tools_file, force_demo=force_demo
+        ):
             click.echo(line)
 
     @cli.command("doctor")

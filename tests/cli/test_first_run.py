@@ -125,3 +125,46 @@ def test_the_readme_connects_a_host_by_setting_up_the_tenant_the_desktop_config_
     args = json.loads((root / "config" / "claude_desktop_config.json").read_text())["mcpServers"]["memgate"]["args"]
     assert first_block == f"memgate init --tenant {args[args.index('--tenant') + 1]}"
     assert section.index("```") < section.index("config/claude_desktop_config.json")
+
+
+def _tenants_of(db) -> list[str]:
+    from memgate.manager import DatabaseSettings, OperatorManager, open_backend
+
+    backend = open_backend(DatabaseSettings(path=db), create=False)
+    try:
+        return OperatorManager(backend).tenants()
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize(
+    "setup, named",
+    [
+        ([["init", "--tenant", "initech"]], "initech"),
+        (
+            [["init", "--tenant", "acme"], ["fact", "set", "plan:q3", "owner", "bob", "-t", "acme"]],
+            "acme (without the demo's rows)",
+        ),
+    ],
+)
+def test_serve_demo_refuses_a_database_whose_tenants_are_not_the_demos(tmp_path, sqlite_path, setup, named):
+    runner = CliRunner()
+    for command in setup:
+        assert runner.invoke(cli, ["--db", str(sqlite_path), *command]).exit_code == 0
+    before = _tenants_of(sqlite_path)
+    done = _serve(tmp_path, "--db", str(sqlite_path), "serve", "--demo")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith(f"Error: {sqlite_path} has tenants that are not the demo's: {named}; ")
+    assert done.stderr.rstrip().endswith("or add --force-demo to load it here.")
+    assert _tenants_of(sqlite_path) == before and "globex" not in before
+    if "acme" in before:
+        fact = runner.invoke(cli, ["--db", str(sqlite_path), "fact", "get", "model:helios-rag", "-t", "acme"])
+        assert "0.78" not in fact.output  # no demo row reached the real acme
+    forced = runner.invoke(cli, ["--db", str(sqlite_path), "init", "--force-demo"])
+    assert forced.exit_code == 0 and "demo data: acme, globex seeded" in forced.output
+
+
+def test_serve_demo_runs_again_on_the_demos_own_database(tmp_path, sqlite_path):
+    assert CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "--demo"]).exit_code == 0
+    again = CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "--demo"])
+    assert again.exit_code == 0 and "demo data: already present" in again.output
