@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -168,3 +169,29 @@ def test_serve_demo_runs_again_on_the_demos_own_database(tmp_path, sqlite_path):
     assert CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "--demo"]).exit_code == 0
     again = CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "--demo"])
     assert again.exit_code == 0 and "demo data: already present" in again.output
+
+
+def test_the_desktop_sample_launches_memgate_by_the_absolute_path_its_doc_explains(tmp_path):
+    """A desktop app has no venv and no PATH: the sample's command is a venv's memgate by absolute path,
+    and docs/hosts.md says so, with each system's default database as platformdirs lays it out."""
+    from doc_helpers import doc_text
+    from platformdirs.macos import MacOS
+    from platformdirs.unix import Unix
+
+    root = Path(__file__).resolve().parents[2]
+    server = json.loads((root / "config" / "claude_desktop_config.json").read_text())["mcpServers"]["memgate"]
+    command = Path(server["command"])
+    assert command.is_absolute() and command.parts[-3:] == (".venv", "bin", "memgate")
+    home = Path("/Users/jane")
+    assert server["env"]["MEMGATE_DATABASE__PATH"] == str(home / "Library/Application Support/memgate/memgate.db")
+    hosts = doc_text("hosts").split("## Claude Desktop and IDE agents (stdio)", 1)[1].split("\n## ", 1)[0]
+    assert "absolute path" in hosts and server["command"] in hosts and "which memgate" in hosts
+    assert "where memgate" in hosts and r"\.venv\Scripts\memgate.exe" in hosts
+    mac = MacOS("memgate").user_data_dir.replace(str(Path.home()), "~")
+    linux = Unix("memgate").user_data_dir
+    assert f"`{mac}/memgate.db`" in hosts
+    assert "`~/.local/share/memgate/memgate.db`" in hosts and linux.endswith("/memgate")
+    assert r"`%LOCALAPPDATA%\memgate\memgate\memgate.db`" in hosts
+    # launched with the sample's args on a fresh database, memgate starts and names the set-up command
+    done = _serve(tmp_path, *server["args"], MEMGATE_DATABASE__PATH=str(tmp_path / "shared.db"))
+    assert done.returncode == 1 and "Run `memgate --db" in done.stderr and "init --tenant acme" in done.stderr
