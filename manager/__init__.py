@@ -78,7 +78,7 @@ from .operator import OperatorManager, ServerGate
 from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
 from .promotion import review as promotion_review
-from .promotion.memory_view import CandidateNotVisible
+from .promotion.memory_view import CandidateNotVisible, operator_memory_view
 from .promotion.policy import PromotionPolicy
 from .registry.calllog import STATUSES as CALL_STATUSES
 from .registry.calllog import CallRecord
@@ -180,6 +180,7 @@ __all__ = [
     "load_tool_definitions",
     "now_iso",
     "open_backend",
+    "operator_memory_view",
     "operator_turns",
     "prepare_server_heap",
     "promotion_review",

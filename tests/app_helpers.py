@@ -40,3 +40,36 @@ def pending_candidate(manager, identity=JANE_IN_REVIEW) -> dict:
 
 def fact_check_window(manager, identity=JANE_IN_REVIEW):
     return manager.assemble_context(identity, FACT_CHECK, "fact_check")
+
+
+#: what jane remembers in `remembered_memories`: a note, a preference and a procedure the gate promotes,
+#: and an overreaching note it holds pending on its assessment
+NOTE = "The August re-run of the Helios RAG evaluation on BEIR found nDCG@10 of 0.78."
+PREFERENCE = "The July figure of 0.92 was computed against qrels that leaked test queries; it is withdrawn."
+PROCEDURE = "Recall@100 stayed at 0.91."
+OVERREACH = "Helios RAG beats every baseline on every dataset."
+
+
+def remembered_memories(manager, identity=JANE_IN_REVIEW) -> dict[str, dict]:
+    """jane's promoted note, preference and procedure (user-scoped), and a note pending on its assessment,
+    each resting on a passage a search showed her; the remember answers by content."""
+    manager.log_call(
+        identity,
+        CallRecord(
+            call_id=f"call_given_{now_iso()}",
+            called_at=now_iso(),
+            tool_name="search_memory",
+            status="ok",
+            cited_ids=("chk_acme_1_0", "chk_acme_1_1"),
+        ),
+    )
+    made = {}
+    for kind, content, evidence in (
+        ("note", NOTE, "chk_acme_1_0"),
+        ("preference", PREFERENCE, "chk_acme_1_0"),
+        ("procedure", PROCEDURE, "chk_acme_1_1"),
+        ("note", OVERREACH, "chk_acme_1_0"),
+    ):
+        made[content] = manager.remember(identity, content, kind=kind, evidence=[evidence]).structured
+    assert made[OVERREACH]["decision"] == "pending" and made[NOTE]["decision"] == "promoted", made
+    return made

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import friendly_errors, open_manager, operator_identity, operator_of, settings_from, tenant_option
+from .common import friendly_errors, open_manager, operator_of, settings_from, tenant_option
 
 if TYPE_CHECKING:
     from memgate.manager import MemoryManager
@@ -161,20 +161,12 @@ class OperatorCalls:
         return out.text, out.structured
 
     def show_memory(self, limit: int = 50) -> tuple[str, dict[str, Any]]:
-        from memgate.manager import promotion_review
+        from memgate.manager import operator_memory_view
 
         limit = max(1, min(int(limit), 500))
-        out = self.manager.show_memory(operator_identity(self.tenant), limit=limit, review_tool="review_candidate")
+        out = operator_memory_view(self.manager, self.tenant, limit=limit, review_tool="review_candidate")
         assert out.structured is not None
-        rows, more = promotion_review.candidates(self.manager, self.tenant, limit=limit)
-        data = {
-            **out.structured,
-            "candidates": [promotion_review.candidate_json(r) for r in rows],
-            "more": bool(out.structured["more"] or more),
-        }
-        pending = sum(1 for r in rows if r["decision"] == "pending")
-        text = f"tenant {self.tenant}: {len(data['memories'])} tenant-wide memories, {len(rows)} candidates ({pending} pending)"
-        return text, data
+        return f"tenant {self.tenant}: {out.text}", out.structured
 
     def review_candidate(self, candidate_id: str, version: int, decision: str) -> tuple[str, dict[str, Any]]:
         from memgate.manager import InvalidArgument, promotion_review
