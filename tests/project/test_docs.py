@@ -89,3 +89,28 @@ def test_the_readme_demo_run_in_order_ends_on_a_step_that_shows_something(tmp_pa
         assert result.exit_code == 0, (step, result.output)
     last = result.stdout
     assert len(last.splitlines()) > 5 and "(no " not in last, last
+
+
+def test_the_install_section_leads_with_what_works_from_a_checkout():
+    """memgate-mcp is not on PyPI: the commands shown install this checkout; the PyPI route is said to
+    work once published (tests/project/test_newcomer.py runs the commands)."""
+    from doc_helpers import README
+
+    section = README.read_text().split("## Install", 1)[1].split("\n## ", 1)[0]
+    commands = [line.split("#")[0].strip() for line in section.split("```", 2)[1].splitlines() if line.strip()]
+    assert commands == ["pipx install .", "uvx --from . memgate serve --demo"]
+    assert "not on PyPI yet" in section and "Once `memgate-mcp` is published on PyPI" in section
+
+
+def test_the_readme_says_what_the_test_command_costs_and_gives_the_quick_subset():
+    from conftest import QUICK
+    from doc_helpers import README
+
+    text = README.read_text()
+    head = " ".join(text.split("# memgate", 1)[0].split())
+    assert "about 6 minutes on 2 quiet cores" in head and "`python3 -m pytest -q -m quick`" in head
+    assert all((ROOT / f).is_file() for f in QUICK)
+    import tomllib
+
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert {m.split(":")[0] for m in markers["markers"]} >= {"quick", "slow"}
