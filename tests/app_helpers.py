@@ -19,8 +19,8 @@ def seed_apps(manager) -> None:
         manager.seed_tools(identity, load_tool_definitions(APPS_PRESET))
 
 
-def pending_candidate(manager, identity=JANE_IN_REVIEW) -> dict:
-    """A fact contradicting the current Helios nDCG@10 (0.78): the gate holds it pending (rule conflict)."""
+def shown(manager, identity, *ids: str) -> None:
+    """A search_memory call that showed `identity` these records: what makes them evidence it was given."""
     manager.log_call(
         identity,
         CallRecord(
@@ -28,9 +28,14 @@ def pending_candidate(manager, identity=JANE_IN_REVIEW) -> dict:
             called_at=now_iso(),
             tool_name="search_memory",
             status="ok",
-            cited_ids=("chk_acme_1_0",),
+            cited_ids=ids,
         ),
     )
+
+
+def pending_candidate(manager, identity=JANE_IN_REVIEW) -> dict:
+    """A fact contradicting the current Helios nDCG@10 (0.78): the gate holds it pending (rule conflict)."""
+    shown(manager, identity, "chk_acme_1_0")
     out = manager.remember(
         identity, "0.81", kind="fact", subject="model:helios-rag", predicate="beir_ndcg10", evidence=["chk_acme_1_0"]
     )
@@ -53,16 +58,7 @@ OVERREACH = "Helios RAG beats every baseline on every dataset."
 def remembered_memories(manager, identity=JANE_IN_REVIEW) -> dict[str, dict]:
     """jane's promoted note, preference and procedure (user-scoped), and a note pending on its assessment,
     each resting on a passage a search showed her; the remember answers by content."""
-    manager.log_call(
-        identity,
-        CallRecord(
-            call_id=f"call_given_{now_iso()}",
-            called_at=now_iso(),
-            tool_name="search_memory",
-            status="ok",
-            cited_ids=("chk_acme_1_0", "chk_acme_1_1"),
-        ),
-    )
+    shown(manager, identity, "chk_acme_1_0", "chk_acme_1_1")
     made = {}
     for kind, content, evidence in (
         ("note", NOTE, "chk_acme_1_0"),

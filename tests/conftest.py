@@ -6,26 +6,13 @@ import os
 
 import pytest
 from backend_helpers import open_sqlite
+from repo_helpers import QUICK
 
 from memgate.manager import ACME, GLOBEX, MemoryManager, load_tool_definitions, seed_demo
 
 # The server must never try to reach the network from tests. fastmcp reads this when it is
 # first imported, by the test modules collected after this file (the manager never imports it).
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
-
-#: the quick subset, `python3 -m pytest -q -m quick` (under a minute on 2 quiet cores): an install that
-#: passes it starts its CLI and demo, keeps tenants and scopes apart, and serves MCP in process, over a
-#: real stdio subprocess and over HTTP with real tokens
-QUICK = (
-    "tests/project/test_docs.py",
-    "tests/cli/test_cli.py",
-    "tests/cli/test_cli_startup.py",
-    "tests/backend/contract/test_tenant_isolation.py",
-    "tests/backend/contract/test_scope_wall.py",
-    "tests/claims/test_lookup_entity_mcp.py",
-    "tests/server/test_server_stdio.py",
-    "tests/server/test_http_auth.py",
-)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -6,6 +6,19 @@ import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: the quick subset, `python3 -m pytest -q -m quick` (under a minute on 2 quiet cores; tests/conftest.py
+#: marks them): an install that passes it starts its CLI and demo, keeps tenants and scopes apart, and
+#: serves MCP in process, over a real stdio subprocess and over HTTP with real tokens
+QUICK = (
+    "tests/project/test_docs.py",
+    "tests/cli/test_cli.py",
+    "tests/cli/test_cli_startup.py",
+    "tests/backend/contract/test_tenant_isolation.py",
+    "tests/backend/contract/test_scope_wall.py",
+    "tests/claims/test_lookup_entity_mcp.py",
+    "tests/server/test_server_stdio.py",
+    "tests/server/test_http_auth.py",
+)
 
 
 def checkout_files(*patterns: str, root: Path = ROOT) -> list[str]:

@@ -103,8 +103,8 @@ def test_the_install_section_leads_with_what_works_from_a_checkout():
 
 
 def test_the_readme_says_what_the_test_command_costs_and_gives_the_quick_subset():
-    from conftest import QUICK
     from doc_helpers import README
+    from repo_helpers import QUICK
 
     text = README.read_text()
     head = " ".join(text.split("# memgate", 1)[0].split())
