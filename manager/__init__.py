@@ -36,7 +36,7 @@ from .conversations.policy import POLICIES as RECALL_POLICIES
 from .conversations.policy import RecallPolicy
 from .conversations.ranking import HybridRanker, Ranked, Ranker, RecallCandidate
 from .conversations.turns import operator_turns
-from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo
+from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo, tenants_not_the_demos
 from .errors import (
     AccessDenied,
     BackendUnavailable,
@@ -72,6 +72,7 @@ from .kb.ingest import FAILED, NEW, REPLACED, UNCHANGED, IngestResult
 from .kb.links import is_web_url
 from .kb.parse import SUPPORTED_EXTENSIONS
 from .limits import (
+    DEFAULT_INTENT,
     ROWS_CEILING,
     CapsSettings,
     ChunkSettings,
@@ -86,6 +87,7 @@ from .output.echo import clip_echo
 from .output.results import ImageData, ToolOutput
 from .portability import (
     IMPORT_FORMATS,
+    IMPORT_SOURCES,
     BundleReader,
     ExportReport,
     ImportReport,
@@ -96,7 +98,7 @@ from .portability import (
     propose_file,
 )
 from .promotion import review as promotion_review
-from .promotion.memory_view import CandidateNotVisible
+from .promotion.memory_view import CandidateNotVisible, operator_memory_view
 from .promotion.policy import PromotionPolicy
 from .promotion.review import OwnCandidate
 from .registry.calllog import STATUSES as CALL_STATUSES
@@ -114,6 +116,7 @@ LINK_RELATIONS = (*RELATIONS, *REVERSE.values())
 __all__ = [
     "ACME",
     "CALL_STATUSES",
+    "DEFAULT_INTENT",
     "DEMO_QUESTION",
     "DEMO_TENANTS",
     "FAILED",
@@ -121,6 +124,7 @@ __all__ = [
     "ID_RULE",
     "IMAGE_EXTENSIONS",
     "IMPORT_FORMATS",
+    "IMPORT_SOURCES",
     "LINK_RELATIONS",
     "MEMORY_COMMANDS",
     "MEMORY_PROTOCOL",
@@ -218,6 +222,7 @@ __all__ = [
     "merges",
     "now_iso",
     "open_backend",
+    "operator_memory_view",
     "operator_turns",
     "portability_records",
     "prepare_server_heap",
@@ -227,5 +232,6 @@ __all__ = [
     "seed_demo",
     "set_retention",
     "sidecar_paths",
+    "tenants_not_the_demos",
     "validate_store_policy",
 ]

@@ -150,6 +150,9 @@ DEFAULT_RELEVANCE_FLOOR = 0.28
 SHARE_NAMES = ("durable_facts", "evidence", "recalled_history", "volatile_tail")
 #: the intents whose windows admit linked history when the budget names none
 DEFAULT_LINKED_HISTORY = {"comparison": True}
+#: the intent of a window asked for without one (`memgate context`, the context_window prompt): an
+#: everyday question ("what do we know about X", "how do I deploy"), in every budget (ContextBudget)
+DEFAULT_INTENT = "general"
 #: keys older budgets used, and what they are now
 RENAMED_BUDGET_KEYS = {"max_window_tokens": "usable_context", "max_tool_rounds": "max_rounds"}
 
@@ -194,8 +197,14 @@ class SliceShares(BaseModel):
         return getattr(self, name)
 
 
+def _general_shares() -> SliceShares:
+    """The general intent's split: facts and evidence about evenly, with room for the conversation."""
+    return SliceShares(durable_facts=0.30, evidence=0.35, recalled_history=0.10, volatile_tail=0.25)
+
+
 def _default_shares() -> dict[str, SliceShares]:
     return {
+        DEFAULT_INTENT: _general_shares(),
         "comparison": SliceShares(durable_facts=0.15, evidence=0.60, recalled_history=0.05, volatile_tail=0.20),
         "fact_check": SliceShares(durable_facts=0.40, evidence=0.25, recalled_history=0.10, volatile_tail=0.25),
     }
@@ -210,6 +219,10 @@ class ContextBudget(BaseModel):
     then split by the intent's `shares`; unused share passes on in `overflow_order`.
     Unknown keys are kept (a newer memgate may write them) but never read here; the two
     keys older budgets used are refused with their new names.
+
+    Every budget has the intent DEFAULT_INTENT, the one a window asked for without an intent
+    gets: a budget whose `shares` do not name it (one stored before it existed, or written
+    without it) gets its default split. Naming it in `shares` sets its own.
     """
 
     model_config = ConfigDict(extra="allow", frozen=True, strict=True)
@@ -243,6 +256,9 @@ class ContextBudget(BaseModel):
             for old, new in RENAMED_BUDGET_KEYS.items():
                 if old in data:
                     raise _KeyError(old, f"is now {new}: rename the key")
+            shares = data.get("shares")
+            if isinstance(shares, dict) and shares and DEFAULT_INTENT not in shares:
+                data = {**data, "shares": {**shares, DEFAULT_INTENT: _general_shares()}}
         return data
 
     @model_validator(mode="after")

@@ -6,10 +6,10 @@ bound to the caller's tenant and scope. The methods here use `backend.operator_s
 that only the operator's CLI (server/cli/) holds: no tool handler can name one of them.
 tests/project/test_layout.py keeps it so.
 
-The HTTP server needs three of these lookups before any tenant is known (the tenant a token
-speaks for, the scopes toolbox rows require for the public metadata, the key request state
-is sealed with). `ServerGate` carries exactly those three and nothing else; the server
-holds it, never an `OperatorManager`.
+The HTTP server needs four of these lookups before any tenant is known (the tenant a token
+speaks for, whether that tenant was ever set up, the scopes toolbox rows require for the public
+metadata, the key request state is sealed with). `ServerGate` carries exactly those four and
+nothing else; the server holds it, never an `OperatorManager`.
 """
 
 from __future__ import annotations
@@ -39,6 +39,11 @@ class ServerGate:
             matches = tenant_mapping.match(s, attributes)
         return tenant_mapping.choose(matches, claimed)
 
+    def tenant_set_up(self, tenant: str) -> bool:
+        """Whether `memgate init` set `tenant` up (it has toolbox rows, enabled or not)."""
+        with self._backend.operator_session() as s:
+            return s.fetch_one("operator_toolbox_versions", tenant=tenant, name=None) is not None
+
     def required_scopes(self, *, now: str | None = None) -> list[str]:
         """Every scope an active toolbox row of any tenant requires (public protected-resource metadata)."""
         with self._backend.operator_session() as s:
@@ -56,6 +61,10 @@ class OperatorManager(ServerGate):
     def tenants(self) -> list[str]:
         with self._backend.operator_session() as s:
             return [r["tenant_id"] for r in s.fetch_all("operator_tenants")]
+
+    def tenants_set_up(self) -> list[str]:
+        """The tenants `memgate init` set up (those with toolbox rows), sorted."""
+        return [t for t in self.tenants() if self.tenant_set_up(t)]
 
     def map_tenant(
         self,

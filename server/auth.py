@@ -11,7 +11,7 @@ on every path but /health and /.well-known/):
 3. Required scopes are checked per verifier afterwards, so a valid token that lacks a
    scope gets 403 `insufficient_scope` (RFC 6750 §3.1), not 401.
 4. The tenant gate (tenant_gate.py) decides the tenant: the claim, or the operator's
-   mapping; no tenant, or two, is 403 and a `denied` log row.
+   mapping; no tenant, two, or one `memgate init` never set up is 403 and a `denied` log row.
 
 The RFC 9728 metadata is memgate's own route, so the issuer strings appear exactly as
 configured (a pydantic URL would add a trailing slash).

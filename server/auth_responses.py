@@ -5,7 +5,7 @@ AuthenticationMiddleware hands them to `auth_error_response` (its `on_error`):
 
 - TokenRefused        401 invalid_token (an oversized token, never sent to a verifier)
 - InsufficientScope   403 insufficient_scope, with the scope the verifier that accepted it requires
-- TenantRefused       403: the token speaks for no tenant, or for two
+- TenantRefused       403: the token speaks for no tenant, for two, or for one never set up
 - VerifierUnavailable 503 temporarily_unavailable with Retry-After (outage.py)
 """
 

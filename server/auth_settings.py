@@ -149,7 +149,7 @@ class HttpAuthSettings(BaseModel):
             raise ConfigError(
                 "http.auth.issuer is required for HTTP transport.",
                 field="http.auth.issuer",
-                hint=_where("issuer"),
+                hint=_where("issuer") + " To try HTTP on this machine first, see `memgate dev-token --help`.",
             )
         if not any(getattr(self, k) for k in _KEY_SOURCES):
             raise ConfigError(

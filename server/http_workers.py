@@ -33,7 +33,9 @@ def http_app(manager, settings):
     from .app import http_asgi_app, http_server
     from .cli.citation_links import rows_citing_memgate_links, warning_for
     from .cli.common import operator_of
+    from .dev_issuer import with_dev_issuer
 
+    settings = with_dev_issuer(settings)  # `memgate dev-token`'s issuer, on a local server with no [http.auth]
     mcp = http_server(manager, settings)
     if not operator_of(manager).tenants():
         log.warning(

@@ -3,10 +3,11 @@
 The tenant is the token's tenant claim, or what the operator's tenant mapping
 (`memgate tenants map`) says for tokens that carry none: Google access tokens, IdPs that
 cannot add custom claims. The mapping is consulted for every token, so a claim that a
-mapping contradicts is refused too. It is read on the operator path, since no tenant is
-known yet. A refusal is a 403 with one sentence and one `denied` mcp_call_log row under
-the marker tenant ":unmapped", whose arguments are the verified attributes an operator
-would map (`memgate log -t :unmapped --json`).
+mapping contradicts is refused too, and so is a tenant `memgate init` never set up (a typo
+in a claim or a mapping would otherwise be served no tools, silently). It is read on the
+operator path, since no tenant is known yet. A refusal is a 403 with one sentence and one
+`denied` mcp_call_log row under the marker tenant ":unmapped", whose arguments are the
+verified attributes an operator would map and the tenant claimed (`memgate log -t :unmapped --json`).
 """
 
 from __future__ import annotations
@@ -19,12 +20,14 @@ from starlette.requests import HTTPConnection
 
 from memgate.manager import (
     UNMAPPED_TENANT,
+    AccessDenied,
     BackendUnavailable,
     CallRecord,
     Identity,
     InvalidArgument,
     MemoryManager,
     ServerGate,
+    TenantChoice,
     TenantMismatch,
     TenantUnmapped,
     TokenAttributes,
@@ -45,7 +48,12 @@ INVALID_ID_SENTENCE = (
     "This token's tenant, user, agent or thread claim is not a valid memgate id, so the request is "
     "refused; ask the memgate operator to check which claims carry them."
 )
+NOT_SET_UP_SENTENCE = "This token's tenant is not set up on this memgate server; ask the memgate operator to set it up."
 _MAX_LOGGED = 200
+
+
+class TenantNotSetUp(AccessDenied):
+    """A verified token's tenant (its claim, or the operator's mapping) that `memgate init` never set up."""
 
 
 class TenantGate:
@@ -61,19 +69,22 @@ class TenantGate:
         attributes = TokenAttributes(**token.attributes)
         try:
             self._check_ids(token, claimed)
-            choice = await anyio.to_thread.run_sync(self.lookups.tenant_for, attributes, claimed)
-            if choice.user is not None:
-                check_id(choice.user, "user")
-        except (TenantUnmapped, TenantMismatch, InvalidArgument) as exc:
+            choice = await anyio.to_thread.run_sync(self._choose, attributes, claimed)
+        except (TenantUnmapped, TenantMismatch, InvalidArgument, TenantNotSetUp) as exc:
             await anyio.to_thread.run_sync(self._log_refusal, token, conn, exc)
-            if isinstance(exc, TenantUnmapped):
-                raise TenantRefused("tenant_not_mapped", UNMAPPED_SENTENCE) from exc
-            if isinstance(exc, InvalidArgument):
-                raise TenantRefused("invalid_identity", INVALID_ID_SENTENCE) from exc
-            raise TenantRefused("tenant_mismatch", MISMATCH_SENTENCE) from exc
+            raise TenantRefused(*_refusal(exc)) from exc
         except BackendUnavailable as exc:
             raise VerifierUnavailable("the tenant mapping cannot be read") from exc
         return token.model_copy(update={"tenant": choice.tenant, "mapped_user": choice.user})
+
+    def _choose(self, attributes: TokenAttributes, claimed: str | None) -> TenantChoice:
+        """The tenant (and mapped user) the token speaks for, set up by `memgate init`: one thread hop."""
+        choice = self.lookups.tenant_for(attributes, claimed)
+        if choice.user is not None:
+            check_id(choice.user, "user")
+        if not self.lookups.tenant_set_up(choice.tenant):
+            raise TenantNotSetUp(f"tenant {choice.tenant} is not set up")
+        return choice
 
     def _check_ids(self, token: VerifiedToken, claimed: str | None) -> None:
         """The ids a token names follow memgate's id rule (manager/identity.py), or InvalidArgument.
@@ -92,9 +103,7 @@ class TenantGate:
             if isinstance(value, str) and value:
                 check_id(value, kind)
 
-    def _log_refusal(
-        self, token: VerifiedToken, conn: HTTPConnection, exc: TenantUnmapped | TenantMismatch | InvalidArgument
-    ) -> None:
+    def _log_refusal(self, token: VerifiedToken, conn: HTTPConnection, exc: AccessDenied | InvalidArgument) -> None:
         call_id = str(uuid.uuid4())
         log.warning(
             "call %s refused for %s token of %s: %s",
@@ -103,13 +112,7 @@ class TenantGate:
             token.attributes.get("sub", "?"),
             exc.message,
         )
-        sentence = (
-            UNMAPPED_SENTENCE
-            if isinstance(exc, TenantUnmapped)
-            else INVALID_ID_SENTENCE
-            if isinstance(exc, InvalidArgument)
-            else MISMATCH_SENTENCE
-        )
+        sentence = _refusal(exc)[1]
         identity = Identity(
             tenant=UNMAPPED_TENANT, principal=_short(token.claims.get("sub")), scopes=frozenset(token.scopes)
         )
@@ -132,6 +135,17 @@ class TenantGate:
             self.manager.log_call(identity, record)
         except BackendUnavailable:
             log.exception("call %s: the denied call could not be logged", call_id)
+
+
+def _refusal(exc: AccessDenied | InvalidArgument) -> tuple[str, str]:
+    """The 403's error code and its one sentence."""
+    if isinstance(exc, TenantUnmapped):
+        return "tenant_not_mapped", UNMAPPED_SENTENCE
+    if isinstance(exc, InvalidArgument):
+        return "invalid_identity", INVALID_ID_SENTENCE
+    if isinstance(exc, TenantNotSetUp):
+        return "tenant_not_set_up", NOT_SET_UP_SENTENCE
+    return "tenant_mismatch", MISMATCH_SENTENCE
 
 
 def _requested(conn: HTTPConnection) -> str:

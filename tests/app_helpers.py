@@ -23,8 +23,8 @@ def seed_apps(manager) -> None:
         manager.seed_tools(identity, load_tool_definitions(APPS_PRESET))
 
 
-def pending_candidate(manager, identity=JANE_IN_REVIEW) -> dict:
-    """A fact contradicting the current Helios nDCG@10 (0.78): the gate holds it pending (rule conflict)."""
+def shown(manager, identity, *ids: str) -> None:
+    """A search_memory call that showed `identity` these records: what makes them evidence it was given."""
     manager.log_call(
         identity,
         CallRecord(
@@ -32,9 +32,14 @@ def pending_candidate(manager, identity=JANE_IN_REVIEW) -> dict:
             called_at=now_iso(),
             tool_name="search_memory",
             status="ok",
-            cited_ids=("chk_acme_1_0",),
+            cited_ids=ids,
         ),
     )
+
+
+def pending_candidate(manager, identity=JANE_IN_REVIEW) -> dict:
+    """A fact contradicting the current Helios nDCG@10 (0.78): the gate holds it pending (rule conflict)."""
+    shown(manager, identity, "chk_acme_1_0")
     out = manager.remember(
         identity, "0.81", kind="fact", subject="model:helios-rag", predicate="beir_ndcg10", evidence=["chk_acme_1_0"]
     )
@@ -44,3 +49,35 @@ def pending_candidate(manager, identity=JANE_IN_REVIEW) -> dict:
 
 def fact_check_window(manager, identity=JANE_IN_REVIEW):
     return manager.assemble_context(identity, FACT_CHECK, "fact_check")
+
+
+#: what jane remembers in `remembered_memories`: a note, a preference and a procedure the gate promotes, each
+#: resting on what she said in her own turn (a note restating one passage would be a duplicate of it), and an
+#: overreaching note, resting on a passage, it holds pending on its assessment
+SAID = {
+    "note": "My working hours are 8 to 16, Berlin time.",
+    "preference": "Please give me weekly summaries instead of daily ones.",
+    "procedure": "Please link the source document whenever you cite a number.",
+}
+NOTE = "jane works from 8 to 16 Berlin time."
+PREFERENCE = "Jane prefers weekly summaries."
+PROCEDURE = "Link the source document whenever you cite a number to jane."
+OVERREACH = "Helios RAG beats every baseline on every dataset."
+
+
+def remembered_memories(manager, identity=JANE_IN_REVIEW) -> dict[str, dict]:
+    """jane's promoted note, preference and procedure (user-scoped), each from her own turn, and a note
+    pending on its assessment resting on a passage a search showed her; the remember answers by content."""
+    shown(manager, identity, "chk_acme_1_0")
+    turns = {kind: manager.record_turn(identity, "user", text)["id"] for kind, text in SAID.items()}
+    made = {}
+    for kind, content, evidence in (
+        ("note", NOTE, turns["note"]),
+        ("preference", PREFERENCE, turns["preference"]),
+        ("procedure", PROCEDURE, turns["procedure"]),
+        ("note", OVERREACH, "chk_acme_1_0"),
+    ):
+        made[content] = manager.remember(identity, content, kind=kind, evidence=[evidence]).structured
+    assert made[OVERREACH]["decision"] == "pending", made
+    assert all(made[c]["decision"] == "promoted" for c in (NOTE, PREFERENCE, PROCEDURE)), made
+    return made

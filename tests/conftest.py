@@ -6,12 +6,19 @@ import os
 
 import pytest
 from backend_helpers import open_sqlite
+from repo_helpers import QUICK
 
 from memgate.manager import ACME, GLOBEX, MemoryManager, load_tool_definitions, seed_demo
 
 # The server must never try to reach the network from tests. fastmcp reads this when it is
 # first imported, by the test modules collected after this file (the manager never imports it).
 os.environ.setdefault("FASTMCP_CHECK_FOR_UPDATES", "off")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.nodeid.split("::", 1)[0] in QUICK:
+            item.add_marker(pytest.mark.quick)
 
 
 @pytest.fixture

@@ -6,6 +6,9 @@ arguments may name the field. The detail goes to the operator log.
 
 from __future__ import annotations
 
+from difflib import get_close_matches
+from typing import Any
+
 from memgate.manager import (
     AccessDenied,
     CandidateNotVisible,
@@ -80,3 +83,16 @@ def agent_message(exc: BaseException, call_id: str) -> str:
 def invalid_arguments(field: str | None, reason: str) -> str:
     where = f" for '{field}'" if field else ""
     return f"Invalid arguments{where}: {reason}"
+
+
+def did_you_mean(unexpected: list[str], schema: dict[str, Any], given: dict[str, Any]) -> str:
+    """ " (did you mean 'query'?)" for an argument name the schema does not know, when exactly one of
+    its properties is meant: the one close in spelling, else the one required property not given
+    (`sql` for execute_query's `query`). Empty when that is not one name."""
+    if len(unexpected) != 1:
+        return ""
+    properties = [p for p in schema.get("properties", {}) if p not in given]
+    close = get_close_matches(unexpected[0], properties, n=2, cutoff=0.6)
+    missing = [p for p in schema.get("required", []) if p not in given]
+    meant = close if close else missing
+    return f" (did you mean {meant[0]!r}?)" if len(meant) == 1 else ""

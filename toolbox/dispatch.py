@@ -396,7 +396,11 @@ def _validate(arguments: dict[str, Any], validator: jsonschema.Draft202012Valida
     error = jsonschema.exceptions.best_match(validator.iter_errors(arguments))
     if error is not None:
         field = ".".join(str(p) for p in error.absolute_path) or _missing_field(error)
-        raise InvalidArgument(_short_message(error), field=field)
+        hint = ""
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            unexpected = [k for k in error.instance if k not in error.schema.get("properties", {})]
+            hint = agent_errors.did_you_mean(unexpected, error.schema, error.instance)
+        raise InvalidArgument(_short_message(error) + hint, field=field)
 
 
 _ECHO_CHARS = 60

@@ -138,6 +138,24 @@ def seed_demo(manager: MemoryManager) -> list[str]:
     return seeded
 
 
+def tenants_not_the_demos(manager: MemoryManager) -> list[str]:
+    """The database's tenants the demo would mix with: any but acme and globex, and acme or globex
+    without the demo's rows (a real tenant of that name). Empty: the demo may be loaded."""
+    from ..operator import OperatorManager
+
+    names = {identity.tenant: identity for identity in DEMO_TENANTS}
+    found = []
+    for tenant in OperatorManager(manager.backend).tenants():
+        identity = names.get(tenant)
+        if identity is None:
+            found.append(tenant)
+            continue
+        with manager.backend.session(identity) as s:
+            if not s.fetch_one("guideline_current", key="context_budget", now=CORRECTED):
+                found.append(f"{tenant} (without the demo's rows)")
+    return found
+
+
 def record_demo_window(manager: MemoryManager) -> ContextWindow:
     """Assemble the demo's fact-check window for jane in her review thread (its manifest is recorded)."""
     return manager.assemble_context(replace(ACME, thread=ACME_THREAD), DEMO_QUESTION, "fact_check")

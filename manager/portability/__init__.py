@@ -19,9 +19,13 @@ from .propose import ProposalReport, propose_file
 from .scopes import KINDS as SCOPE_KINDS
 from .sources import FORMATS as IMPORT_FORMATS
 
+#: what `memgate import --from` takes: a memgate bundle, or another tool's memories
+IMPORT_SOURCES = ("bundle", *IMPORT_FORMATS)
+
 __all__ = [
     "FORMAT",
     "IMPORT_FORMATS",
+    "IMPORT_SOURCES",
     "SCOPE_KINDS",
     "VERSION",
     "BundleReader",

@@ -68,9 +68,11 @@ def erase(
     batch: int = DEFAULT_BATCH,
     compact: bool = True,
     progress: Callable[[str], None] | None = None,
+    record_empty: bool = True,
 ) -> ErasureReport:
     """Erase `subject` (a user, agent or thread id) of `tenant`; with `dry_run`, count only (exactly:
-    the whole erasure runs in one transaction that is rolled back)."""
+    the whole erasure runs in one transaction that is rolled back). Without `record_empty`, a subject
+    with no rows (a mistyped id, most often) writes no erasure record: the report's erasure_id is ""."""
     if kind not in SUBJECT_COLUMNS:
         raise InvalidArgument(f"subject kind must be one of {sorted(SUBJECT_COLUMNS)}", field="kind")
     if not subject:
@@ -83,6 +85,8 @@ def erase(
                 _run(store, report, requested_by, batch, say)
             return report
         running = store.running_erasure(kind, subject)
+        if running is None and not record_empty and not _has_rows(store, kind, subject):
+            return ErasureReport("", tenant, kind, subject, False, False)
         report = ErasureReport(
             running["erasure_id"] if running else new_id("era"), tenant, kind, subject, False, running is not None
         )
@@ -119,7 +123,8 @@ def _run(
                         store.tombstone(report.erasure_id, spec.table, [r["row_key"] for r in rows])
                     report.counts[spec.table] = report.counts.get(spec.table, 0) + len(rows)
                     store.record_counts(report.erasure_id, report.counts)
-                say(f"{spec.table}: {report.counts[spec.table]} erased")
+                verb = "would be erased" if report.dry_run else "erased"
+                say(f"{spec.table}: {report.counts[spec.table]} {verb}")
         if spec.table == "conversation_memory":
             n = manifests.scrub_naming_erased(store, report.erasure_id, batch)
             if n:
@@ -130,6 +135,16 @@ def _run(
                     store.record_counts(report.erasure_id, report.counts)
     with store.transaction():
         store.finish_erasure(report.erasure_id, now_iso())
+
+
+def _has_rows(store: RetentionStore, kind: str, subject: str) -> bool:
+    """Whether any table holds a row of the subject's own scope (what an erasure would start from)."""
+    for spec in REGISTRY:
+        column = spec.subject_column(kind, SUBJECT_COLUMNS[kind])
+        if spec.scoped and column is not None:
+            if store.select(_shape(spec), RowFilter(subject=(column, subject), **_unscrubbed(spec)), 1):
+                return True
+    return False
 
 
 def _unscrubbed(spec: TableSpec) -> dict[str, Any]:

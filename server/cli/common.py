@@ -1,4 +1,9 @@
-"""Shared CLI pieces: settings from the group, opening the manager, turning errors into exits."""
+"""Shared CLI pieces: settings from the group, opening the manager, turning errors into exits.
+
+Light on purpose: every command module imports this one, and `memgate CMD --help` imports
+only CMD's module, so nothing here imports memgate.manager or the settings at module level
+(server/cli/__init__.py says why and how).
+"""
 
 from __future__ import annotations
 
@@ -7,26 +12,19 @@ import logging
 import shlex
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from memgate.manager import (
-    ConfigError,
-    Identity,
-    MemgateError,
-    MemoryManager,
-    OperatorManager,
-    check_id,
-    default_database_path,
-    embedder_named,
-    open_backend,
-)
+if TYPE_CHECKING:
+    from memgate.manager import Identity, MemgateError, MemoryManager, OperatorManager
 
-from ..settings import Settings, load_settings
+    from ..settings import Settings
 
 
 def settings_from(ctx: click.Context, **overrides: Any) -> Settings:
+    from ..settings import load_settings
+
     root = ctx.find_root()
     return load_settings(root.params.get("config"), **{"database.path": root.params.get("db"), **overrides})
 
@@ -34,6 +32,8 @@ def settings_from(ctx: click.Context, **overrides: Any) -> Settings:
 def open_manager(settings: Settings, *, create: bool = True) -> MemoryManager:
     """The manager on the configured database (the SQLite file is created on first use), with the
     embedder `[kb] embedder` names (the default, WordLlama, loads on first use)."""
+    from memgate.manager import MemoryManager, embedder_named, open_backend
+
     embedder = None if settings.kb.embedder == "wordllama" else embedder_named(settings.kb.embedder)
     return MemoryManager(
         open_backend(settings.database, create=create),
@@ -48,6 +48,8 @@ def open_manager(settings: Settings, *, create: bool = True) -> MemoryManager:
 def operator_of(manager: MemoryManager) -> OperatorManager:
     """The operator's commands across tenants and scopes, on the manager's database (CLI only:
     the server and the toolbox never hold one)."""
+    from memgate.manager import OperatorManager
+
     return OperatorManager(manager.backend)
 
 
@@ -60,6 +62,8 @@ class IdType(click.ParamType):
         self.allow_unmapped = allow_unmapped
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from memgate.manager import MemgateError, check_id
+
         try:
             return check_id(value, self.kind, allow_unmapped=self.allow_unmapped)
         except MemgateError as exc:
@@ -71,14 +75,90 @@ TENANT_ID, USER_ID, AGENT_ID = IdType("tenant"), IdType("user"), IdType("agent")
 LOGGED_TENANT_ID = IdType("tenant", allow_unmapped=True)
 
 
-def tenant_option(required: bool = True, *, logged: bool = False) -> Callable:
-    return click.option(
+class ManagerChoice(click.Choice):
+    """A click.Choice among the values of a memgate.manager constant, read when first needed (parsing
+    the command line, or this command's own --help), not when its module is imported."""
+
+    def __init__(self, constant: str, case_sensitive: bool = True):
+        self.constant = constant
+        self.case_sensitive = case_sensitive
+
+    @property
+    def choices(self) -> tuple[str, ...]:  # type: ignore[override]
+        import memgate.manager
+
+        return tuple(getattr(memgate.manager, self.constant))
+
+
+def tenant_option(
+    required: bool = True, *, logged: bool = False, set_up: bool = True, help: str | None = None
+) -> Callable:
+    """--tenant/-t: a tenant `memgate init` set up. Any other is refused once the command line has
+    parsed (so a usage error is said first), before the command runs: the error lists the tenants
+    the database has, the closest first ("did you mean acme?"). `set_up=False` leaves the check to
+    the command (`memgate import` of a bundle may create the tenant it names)."""
+    option = click.option(
         "--tenant",
         "-t",
         required=required,
         metavar="TENANT",
         type=LOGGED_TENANT_ID if logged else TENANT_ID,
-        help="The tenant to act for." + ("" if required else " Default: every tenant."),
+        help=help or "The tenant to act for." + ("" if required else " Default: every tenant."),
+    )
+
+    def decorate(fn: Callable) -> Callable:
+        fn = option(fn)
+
+        if not set_up:
+            return fn
+
+        @functools.wraps(fn)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            check_tenant(click.get_current_context(), kwargs.get("tenant"))
+            return fn(*args, **kwargs)
+
+        return checked
+
+    return decorate
+
+
+def check_tenant(ctx: click.Context, tenant: str | None) -> None:
+    """Refuse (click's one-line error, exit 1) a tenant the database has not set up; None is every tenant."""
+    from memgate.manager import UNMAPPED_TENANT, MemgateError, OperatorManager, open_backend
+
+    if tenant is None or tenant == UNMAPPED_TENANT:
+        return
+    try:
+        settings = settings_from(ctx)
+        file = settings.database.file
+        if file is not None and not file.exists():
+            raise unknown_tenant(settings, tenant, [])
+        backend = open_backend(settings.database, create=False)
+        try:
+            operator = OperatorManager(backend)
+            if not operator.tenant_set_up(tenant):
+                raise unknown_tenant(settings, tenant, operator.tenants_set_up())
+        finally:
+            backend.close()
+    except MemgateError as exc:
+        raise click.ClickException(exc.with_hint()) from exc
+
+
+def unknown_tenant(settings: Settings, tenant: str, known: list[str]) -> MemgateError:
+    """The refusal of a tenant `memgate init` never set up: the tenants there are, and the closest."""
+    from difflib import get_close_matches
+
+    from memgate.manager import ConfigError
+
+    where = settings.database.location
+    init = f"`{command_for(settings, f'init --tenant {tenant}')}`"
+    if not known:
+        return ConfigError(f"tenant {tenant} is not set up in {where}.", field="tenant", hint=f"Run {init} first.")
+    close = get_close_matches(tenant, known, n=1, cutoff=0.6)
+    return ConfigError(
+        f"tenant {tenant} is not set up in {where}, whose tenants are {', '.join(known)}.",
+        field="tenant",
+        hint=(f"Did you mean {close[0]}? " if close else "") + f"To set {tenant} up, run {init}.",
     )
 
 
@@ -91,6 +171,8 @@ def scope_options(fn: Callable) -> Callable:
 
 def command_for(settings: Settings, args: str) -> str:
     """`memgate ARGS` as a command that acts on the configured database (`--db` when it is not the default)."""
+    from memgate.manager import default_database_path
+
     path = settings.database.path
     db = "" if path == default_database_path() else f"--db {shlex.quote(str(path))} "
     return f"memgate {db}{args}"
@@ -99,14 +181,13 @@ def command_for(settings: Settings, args: str) -> str:
 def require_tenant(manager: MemoryManager, settings: Settings, identity: Identity, *, serving: bool = False) -> None:
     """Refuse a tenant `memgate init` never set up (no toolbox rows) and, when `serving`, one
     whose every tool is disabled: a host would see no tools and nothing would say why."""
+    from memgate.manager import ConfigError
+
     tenant, where = identity.tenant, settings.database.location
-    versions = operator_of(manager).tool_versions(tenant)
+    operator = operator_of(manager)
+    versions = operator.tool_versions(tenant)
     if not versions:
-        raise ConfigError(
-            f"tenant {tenant} is not set up in {where}.",
-            field="tenant",
-            hint=f"Run `{command_for(settings, f'init --tenant {tenant}')}` first.",
-        )
+        raise unknown_tenant(settings, tenant, operator.tenants_set_up())
     if serving and not manager.active_tools(identity):
         name = versions[0]["tool_name"]
         raise ConfigError(
@@ -120,6 +201,8 @@ def operator_identity(
     tenant: str, user: str | None = None, agent: str | None = None, thread: str | None = None
 ) -> Identity:
     """The CLI acts for a tenant on the operator's authority (file access to the database)."""
+    from memgate.manager import Identity
+
     return Identity(tenant=tenant, user=user, agent=agent, thread=thread, principal="cli:operator")
 
 
@@ -140,8 +223,12 @@ def friendly_errors(fn: Callable) -> Callable:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except MemgateError as exc:
-            raise click.ClickException(exc.with_hint()) from exc
+        except Exception as exc:
+            from memgate.manager import MemgateError
+
+            if isinstance(exc, MemgateError):
+                raise click.ClickException(exc.with_hint()) from exc
+            raise
 
     return wrapper
 

@@ -5,18 +5,17 @@ from __future__ import annotations
 
 import click
 
-from memgate.manager import MERGE_DECISIONS, ConfigError, consolidate, decide_merge, merges
-
 from .common import (
     AGENT_ID,
-    TENANT_ID,
     USER_ID,
+    ManagerChoice,
     friendly_errors,
     open_manager,
     operator_identity,
     operator_name,
     require_tenant,
     settings_from,
+    tenant_option,
 )
 
 
@@ -26,7 +25,7 @@ def _err(line: str) -> None:
 
 def register(cli: click.Group) -> None:
     @cli.group("consolidate", invoke_without_command=True)
-    @click.option("--tenant", "-t", metavar="TENANT", type=TENANT_ID, help="The tenant to look at.")
+    @tenant_option(required=False, help="The tenant to look at (ls, approve and reject take their own).")
     @click.option("--user", "-u", type=USER_ID, metavar="ID", help="Only this user's records.")
     @click.option("--agent", type=AGENT_ID, metavar="ID", help="Only this agent's records.")
     @click.option("--thread", metavar="ID", help="Only this thread's records.")
@@ -49,6 +48,8 @@ def register(cli: click.Group) -> None:
           memgate consolidate approve mrg_0661... -t acme
           memgate consolidate reject mrg_0661... -t acme
         """
+        from memgate.manager import ConfigError, consolidate
+
         if ctx.invoked_subcommand is not None:
             return
         if not tenant:
@@ -90,8 +91,8 @@ def register(cli: click.Group) -> None:
         )
 
     @consolidate_.command("ls")
-    @click.option("--tenant", "-t", metavar="TENANT", type=TENANT_ID, required=True, help="The tenant.")
-    @click.option("--decision", type=click.Choice(MERGE_DECISIONS), help="Only merges with this decision.")
+    @tenant_option()
+    @click.option("--decision", type=ManagerChoice("MERGE_DECISIONS"), help="Only merges with this decision.")
     @click.pass_context
     @friendly_errors
     def ls(ctx, tenant, decision) -> None:
@@ -101,6 +102,8 @@ def register(cli: click.Group) -> None:
         Example:
           memgate consolidate ls -t acme --decision proposed
         """
+        from memgate.manager import merges
+
         manager = open_manager(settings_from(ctx), create=False)
         try:
             rows = merges(manager.backend, tenant, decision)
@@ -121,10 +124,12 @@ def register(cli: click.Group) -> None:
 def _review_command(group: click.Group, verb: str, decision: str) -> None:
     @group.command(verb)
     @click.argument("merge_ids", nargs=-1, required=True, metavar="MERGE_ID...")
-    @click.option("--tenant", "-t", metavar="TENANT", type=TENANT_ID, required=True, help="The tenant.")
+    @tenant_option()
     @click.pass_context
     @friendly_errors
     def review(ctx, merge_ids, tenant) -> None:
+        from memgate.manager import decide_merge
+
         manager = open_manager(settings_from(ctx), create=False)
         try:
             for merge_id in merge_ids:

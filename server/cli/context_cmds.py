@@ -7,8 +7,6 @@ from typing import Any
 
 import click
 
-from memgate.manager import InvalidArgument, NotFound
-
 from .common import (
     friendly_errors,
     open_manager,
@@ -27,9 +25,9 @@ def register(cli: click.Group) -> None:
     @click.option(
         "--intent",
         "-i",
-        required=True,
         metavar="INTENT",
-        help="An intent of the tenant's context budget, e.g. fact_check or comparison.",
+        help="An intent of the tenant's context budget, e.g. fact_check or comparison. "
+        "Default: general, which every budget has.",
     )
     @scope_options
     @click.option("--json", "as_json", is_flag=True, help="Print the manifest as JSON instead of the window.")
@@ -38,16 +36,21 @@ def register(cli: click.Group) -> None:
     def context(ctx, question, tenant, intent, user, agent, thread, as_json) -> None:
         """Assemble the context window an agent would get for QUESTION, and record its manifest.
 
-        The window is printed on stdout; its manifest id and budget on stderr.
+        The window is printed on stdout; its manifest id and budget on stderr. Without --intent the
+        window is split as the budget's general intent says (`memgate budget show` lists them).
 
         \b
         Examples:
+          memgate context "What do we know about Helios RAG?" -t acme
           memgate context "Is Helios RAG's nDCG@10 really 0.92?" -t acme --intent fact_check
           memgate context "Compare the July and August runs" -t acme -i comparison -u jane --thread helios-review
         """
+        from memgate.manager import DEFAULT_INTENT
+
         manager = open_manager(settings_from(ctx))
         try:
-            window = manager.assemble_context(operator_identity(tenant, user, agent, thread), question, intent)
+            identity = operator_identity(tenant, user, agent, thread)
+            window = manager.assemble_context(identity, question, intent or DEFAULT_INTENT)
         finally:
             manager.close()
         if as_json:
@@ -192,12 +195,14 @@ def register(cli: click.Group) -> None:
     def budget_set(ctx, assignments, tenant) -> None:
         """Update the budget: the old version is retired and the next one inserted, validated first.
 
-        VALUE is JSON (a bare word is a string); KEY may be dotted.
+        VALUE is JSON (a bare word is a string); KEY may be dotted. A new intent is its four
+        shares (durable_facts, evidence, recalled_history, volatile_tail; they sum to at most 1).
 
         \b
         Examples:
           memgate budget set -t acme usable_context=8000 max_rounds=4
           memgate budget set -t acme shares.fact_check.evidence=0.3 shares.fact_check.durable_facts=0.35
+          memgate budget set -t acme 'shares.howto={"durable_facts": 0.2, "evidence": 0.5, "recalled_history": 0.1, "volatile_tail": 0.2}'
         """
         manager = open_manager(settings_from(ctx))
         identity = operator_identity(tenant)
@@ -212,6 +217,8 @@ def register(cli: click.Group) -> None:
 
 
 def _resolve(manager, tenant: str, manifest_id: str) -> str:
+    from memgate.manager import NotFound
+
     if manifest_id != "latest":
         return manifest_id
     rows = operator_of(manager).context_manifests(tenant, 1)
@@ -264,6 +271,8 @@ def describe(m: dict[str, Any]) -> str:
 
 
 def _assign(data: dict[str, Any], item: str) -> None:
+    from memgate.manager import InvalidArgument
+
     key, sep, raw = item.partition("=")
     if not sep or not key:
         raise InvalidArgument(

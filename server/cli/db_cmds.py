@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import click
 
-from memgate.manager import (
-    ACME,
-    DEMO_TENANTS,
-    MemgateError,
-    ToolRow,
-    load_tool_definitions,
-    record_demo_window,
-    seed_demo,
-)
-
 from .common import TENANT_ID, friendly_errors, open_manager, operator_identity, operator_of, settings_from
 
 
-def init_database(settings, tenants: list[str], demo: bool, tools_file: str | None = None) -> list[str]:
-    """Create or upgrade the schema, seed default tools for `tenants`, and the demo data. Returns report lines."""
+def init_database(
+    settings, tenants: list[str], demo: bool, tools_file: str | None = None, *, force_demo: bool = False
+) -> list[str]:
+    """Create or upgrade the schema, seed default tools for `tenants`, and the demo data. Returns report lines.
+
+    The demo is refused, before anything is written, on a database whose tenants are not the demo's
+    (another tenant, or an acme or globex without the demo's rows) unless `force_demo`."""
+    from memgate.manager import (
+        ACME,
+        DEMO_TENANTS,
+        ConfigError,
+        load_tool_definitions,
+        record_demo_window,
+        seed_demo,
+        tenants_not_the_demos,
+    )
+
     lines = []
     where = settings.database.location
     file = settings.database.file
@@ -26,6 +31,13 @@ def init_database(settings, tenants: list[str], demo: bool, tools_file: str | No
     manager = open_manager(settings)
     try:
         before, after = manager.migrate()
+        if demo and not force_demo and (others := tenants_not_the_demos(manager)):
+            raise ConfigError(
+                f"{where} has tenants that are not the demo's: {', '.join(others)}; loading the demo would mix "
+                "its rows into them, so nothing was loaded.",
+                field="demo",
+                hint="Run the demo on a database of its own (--db demo.db), or add --force-demo to load it here.",
+            )
         state = (
             "created" if not existed or before == 0 else f"upgraded from {before}" if before < after else "up to date"
         )
@@ -64,6 +76,9 @@ def register(cli: click.Group) -> None:
     @cli.command("init")
     @click.option("--demo", is_flag=True, help="Also load the demo tenants acme and globex.")
     @click.option(
+        "--force-demo", is_flag=True, help="Load the demo even into a database whose tenants are not the demo's."
+    )
+    @click.option(
         "--tenant",
         "-t",
         "tenants",
@@ -79,7 +94,9 @@ def register(cli: click.Group) -> None:
     )
     @click.pass_context
     @friendly_errors
-    def init(ctx: click.Context, demo: bool, tenants: tuple[str, ...], tools_file: str | None) -> None:
+    def init(
+        ctx: click.Context, demo: bool, force_demo: bool, tenants: tuple[str, ...], tools_file: str | None
+    ) -> None:
         """Create or upgrade the database schema and seed toolbox rows.
 
         Safe to run again: it upgrades the schema only when this memgate knows a
@@ -91,7 +108,9 @@ def register(cli: click.Group) -> None:
           memgate init --tenant acme --tenant globex
           memgate --db ./team.db init -t acme
         """
-        for line in init_database(settings_from(ctx), list(tenants), demo, tools_file):
+        for line in init_database(
+            settings_from(ctx), list(tenants), demo or force_demo, tools_file, force_demo=force_demo
+        ):
             click.echo(line)
 
     @cli.command("doctor")
@@ -105,6 +124,8 @@ def register(cli: click.Group) -> None:
         Example:
           MEMGATE_SERVER__TRANSPORT=http memgate doctor
         """
+        from memgate.manager import MemgateError
+
         problems = 0
 
         def report(ok: bool | None, what: str, detail: str) -> None:
@@ -134,6 +155,8 @@ def register(cli: click.Group) -> None:
 
 
 def _check_database(settings, report) -> None:
+    from memgate.manager import MemgateError, ToolRow
+
     file, where = settings.database.file, settings.database.location
     if file is not None and not file.exists():
         report(False, "database", f"{file} does not exist. Run `memgate init --demo` (or serve creates it).")
@@ -179,6 +202,8 @@ def _check_database(settings, report) -> None:
 def _check_install(manager, report) -> None:
     """What the install made (Oracle: packages VALID, VPD policies, the text index, the contexts),
     each failing check with its fix; nothing on SQLite, whose schema check says it all."""
+    from memgate.manager import MemgateError
+
     try:
         checks = manager.install_checks()
     except MemgateError as exc:  # e.g. the owner's password is not in the environment
@@ -189,6 +214,8 @@ def _check_install(manager, report) -> None:
 
 
 def _check_transport(settings, report) -> None:
+    from memgate.manager import MemgateError
+
     if settings.server.transport == "stdio":
         tenant = settings.stdio.tenant
         report(
@@ -200,6 +227,9 @@ def _check_transport(settings, report) -> None:
         )
         return
     try:
+        from memgate.server.dev_issuer import with_dev_issuer
+
+        settings = with_dev_issuer(settings)
         settings.http.auth.check_complete()
         from memgate.server.app import public_base_url
         from memgate.server.auth import resource_url

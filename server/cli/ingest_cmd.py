@@ -8,24 +8,9 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-
-from memgate.manager import (
-    FAILED,
-    IMAGE_EXTENSIONS,
-    NEW,
-    NOT_SEARCHABLE,
-    REPLACED,
-    SUPPORTED_EXTENSIONS,
-    UNCHANGED,
-    ChunkSettings,
-    IngestResult,
-    MemgateError,
-    count_tokens,
-    is_image_path,
-    sidecar_paths,
-)
 
 from .common import (
     AGENT_ID,
@@ -38,11 +23,20 @@ from .common import (
     tenant_option,
 )
 
+if TYPE_CHECKING:
+    from memgate.manager import IngestResult
+
 log = logging.getLogger("memgate.ingest")
-#: the chunk defaults, defined once in manager/limits.py
-_CHUNK = ChunkSettings()
-#: every file type ingest reads: documents, and images (stored with a description)
-READABLE = tuple(sorted(SUPPORTED_EXTENSIONS + IMAGE_EXTENSIONS))
+#: what --help says of the chunk defaults, which manager/limits.py's ChunkSettings defines (its
+#: --help imports no manager; tests/cli/test_cli_startup.py checks the figures are ChunkSettings')
+CHUNK_DEFAULTS_SHOWN = {"max_tokens": 300, "overlap_tokens": 40}
+
+
+def readable() -> tuple[str, ...]:
+    """Every file type ingest reads: documents, and images (stored with a description)."""
+    from memgate.manager import IMAGE_EXTENSIONS, SUPPORTED_EXTENSIONS
+
+    return tuple(sorted(SUPPORTED_EXTENSIONS + IMAGE_EXTENSIONS))
 
 
 def find_files(paths: tuple[str, ...]) -> tuple[dict[Path, str], list[Path]]:
@@ -50,6 +44,9 @@ def find_files(paths: tuple[str, ...]) -> tuple[dict[Path, str], list[Path]]:
     with the name the progress bar shows (its path relative to the folder given), and the visible
     files in those folders that were passed over for their type. In a folder, an image's sidecar
     (photo.png.txt, photo.txt, ...) is its description, not a document of its own."""
+    from memgate.manager import is_image_path, sidecar_paths
+
+    kinds = readable()
     found: dict[Path, str] = {}
     walked: set[Path] = set()
     passed_over: dict[Path, None] = {}
@@ -60,7 +57,7 @@ def find_files(paths: tuple[str, ...]) -> tuple[dict[Path, str], list[Path]]:
                 relative = child.relative_to(path)
                 if not child.is_file() or any(p.startswith(".") for p in relative.parts):
                     continue
-                if child.suffix.lower() in READABLE:
+                if child.suffix.lower() in kinds:
                     found.setdefault(child, relative.as_posix())
                     walked.add(child)
                 else:
@@ -79,6 +76,8 @@ def _size(path: Path) -> int:
 
 
 def summary_lines(results: list[IngestResult], seconds: float, passed_over: Sequence[Path] = ()) -> list[str]:
+    from memgate.manager import FAILED, NEW, NOT_SEARCHABLE, REPLACED, UNCHANGED
+
     count = {s: sum(r.status == s for r in results) for s in (NEW, UNCHANGED, REPLACED, FAILED)}
     lines = [
         f"{len(results)} file(s): {count[NEW]} new, {count[UNCHANGED]} unchanged, "
@@ -97,7 +96,7 @@ def summary_lines(results: list[IngestResult], seconds: float, passed_over: Sequ
             f" and {len(passed_over) - 10} more" if len(passed_over) > 10 else ""
         )
         lines.append(
-            f"skipped {len(passed_over)} file(s) of a type it cannot read: {names} (supported: {', '.join(READABLE)})"
+            f"skipped {len(passed_over)} file(s) of a type it cannot read: {names} (supported: {', '.join(readable())})"
         )
     return lines
 
@@ -116,16 +115,12 @@ def register(cli: click.Group) -> None:
     @click.option(
         "--chunk-tokens",
         type=click.IntRange(16, 4000),
-        default=_CHUNK.max_tokens,
-        show_default=True,
-        help="Largest chunk, in o200k_base tokens.",
+        help=f"Largest chunk, in o200k_base tokens.  [default: {CHUNK_DEFAULTS_SHOWN['max_tokens']}]",
     )
     @click.option(
         "--overlap-tokens",
         type=click.IntRange(0, 1000),
-        default=_CHUNK.overlap_tokens,
-        show_default=True,
-        help="Tokens a chunk repeats from the one before it.",
+        help=f"Tokens a chunk repeats from the one before it.  [default: {CHUNK_DEFAULTS_SHOWN['overlap_tokens']}]",
     )
     @click.option(
         "--description",
@@ -154,6 +149,11 @@ def register(cli: click.Group) -> None:
           memgate ingest report.pdf notes.md -t acme --user jane
           memgate ingest chart.png -t acme -d "Helios nDCG@10 by month, July to September"
         """
+        from memgate.manager import FAILED, ChunkSettings, count_tokens, is_image_path
+
+        defaults = ChunkSettings()
+        chunk_tokens = defaults.max_tokens if chunk_tokens is None else chunk_tokens
+        overlap_tokens = defaults.overlap_tokens if overlap_tokens is None else overlap_tokens
         if overlap_tokens >= chunk_tokens:
             raise click.BadParameter("must be smaller than --chunk-tokens", param_hint="--overlap-tokens")
         # pypdf logs what it repairs; a file it cannot read is reported in the summary instead.
@@ -237,6 +237,8 @@ def register(cli: click.Group) -> None:
 def _ingest_one(
     manager, identity, path: Path, collection, user, agent, settings, description: str | None = None
 ) -> IngestResult:
+    from memgate.manager import FAILED, IngestResult, MemgateError
+
     try:
         return manager.ingest_file(
             identity,

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from memgate.manager import LINK_RELATIONS, MemoryManager
+from .common import (
+    ManagerChoice,
+    friendly_errors,
+    open_manager,
+    operator_identity,
+    scope_options,
+    settings_from,
+    tenant_option,
+)
 
-from .common import friendly_errors, open_manager, operator_identity, scope_options, settings_from, tenant_option
+if TYPE_CHECKING:
+    from memgate.manager import MemoryManager
 
 _TYPES = click.Choice(["entity", "workflow", "summary", "kb_document", "kb_chunk", "conversation", "image"])
 
@@ -30,7 +41,7 @@ def register(cli: click.Group) -> None:
 
     @link.command("add")
     @click.argument("from_id", metavar="FROM")
-    @click.argument("link_type", metavar="TYPE", type=click.Choice(LINK_RELATIONS))
+    @click.argument("link_type", metavar="TYPE", type=ManagerChoice("LINK_RELATIONS"))
     @click.argument("to_id", metavar="TO")
     @tenant_option()
     @scope_options

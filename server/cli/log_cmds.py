@@ -6,16 +6,14 @@ import json
 
 import click
 
-from memgate.manager import CALL_STATUSES as STATUSES
-
-from .common import friendly_errors, open_manager, operator_of, settings_from, tenant_option
+from .common import ManagerChoice, friendly_errors, open_manager, operator_of, settings_from, tenant_option
 
 
 def register(cli: click.Group) -> None:
     @cli.command("log")
     @tenant_option(required=False, logged=True)
     @click.option("--tool", help="Only calls to this tool.")
-    @click.option("--status", type=click.Choice(STATUSES), help="Only calls that ended so.")
+    @click.option("--status", type=ManagerChoice("CALL_STATUSES"), help="Only calls that ended so.")
     @click.option("--limit", "-n", type=click.IntRange(1, 10_000), default=20, show_default=True)
     @click.option("--json", "as_json", is_flag=True, help="One JSON object per line, with arguments and result.")
     @click.pass_context

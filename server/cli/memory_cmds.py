@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import click
 
-from memgate.manager import days_ago_iso
-
 from .common import friendly_errors, open_manager, operator_identity, operator_of, settings_from, tenant_option
 
 STORE_HELP = (
@@ -155,6 +153,8 @@ def register(cli: click.Group) -> None:
         Example:
           memgate memory expire --days 90 -t acme -s session:thread-42
         """
+        from memgate.manager import days_ago_iso
+
         manager = open_manager(settings_from(ctx))
         try:
             with manager.memory_store_files(operator_identity(tenant), store) as files:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import click
 
-from memgate.manager import IMPORT_FORMATS, ConfigError, export_scope, import_bundle, portability_records, propose_file
-
 from .common import (
     AGENT_ID,
     USER_ID,
+    check_tenant,
     friendly_errors,
     open_manager,
     operator_identity,
@@ -17,6 +16,10 @@ from .common import (
     settings_from,
     tenant_option,
 )
+
+#: what --from takes: memgate.manager's IMPORT_SOURCES, spelled out so `memgate import --help` imports no
+#: manager (tests/cli/test_cli_startup.py checks the two agree)
+IMPORT_SOURCES = ("bundle", "mcp-memory", "basic-memory", "jsonl")
 
 
 def _err(line: str) -> None:
@@ -50,6 +53,8 @@ def register(cli: click.Group) -> None:
           memgate export -t acme --out ./acme-full
           memgate export -t acme --list
         """
+        from memgate.manager import ConfigError, export_scope, portability_records
+
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
         try:
@@ -87,11 +92,15 @@ def register(cli: click.Group) -> None:
 
     @cli.command("import")
     @click.argument("path", type=click.Path(exists=True))
-    @tenant_option(required=False)
+    @tenant_option(
+        required=False,
+        set_up=False,
+        help="Into this tenant (a bundle: default its own tenant; --from: required).",
+    )
     @click.option(
         "--from",
         "fmt",
-        type=click.Choice(["bundle", *IMPORT_FORMATS]),
+        type=click.Choice(IMPORT_SOURCES),
         default="bundle",
         show_default=True,
         help="What PATH is: a memgate bundle, or another tool's memories (each proposed to the promotion gate).",
@@ -105,15 +114,20 @@ def register(cli: click.Group) -> None:
     @click.option(
         "--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows per transaction."
     )
+    @click.option(
+        "--new-tenant", is_flag=True, help="A bundle into a tenant not set up here yet (else -t must be set up)."
+    )
     @click.pass_context
     @friendly_errors
-    def import_(ctx, path, tenant, fmt, user, agent, expected, dry_run, batch) -> None:
+    def import_(ctx, path, tenant, fmt, user, agent, expected, dry_run, batch, new_tenant) -> None:
         """Import a bundle `memgate export` wrote, or another tool's memories (--from).
 
         A bundle is checked first, whole: a file that does not match the manifest refuses it. Then
         each row is written in its own scope through the tenant wall: inserted when new, left when
         the same (running it twice changes nothing), updated only to a newer version, never over
-        one. Into another tenant (-t) the ids are mapped (the same way every time).
+        one. Into another tenant (-t) the ids are mapped (the same way every time); a tenant not set
+        up here yet is refused as a likely typo unless --new-tenant says it is meant (a tenant's
+        bundle brings its toolbox rows).
 
         Another tool's file (--from mcp-memory | basic-memory | jsonl) is stored as a source
         document of the importing scope (-t, and --user or --agent), and each memory in it is a
@@ -124,11 +138,13 @@ def register(cli: click.Group) -> None:
         Examples:
           memgate import ./jane-2026-12-05 --dry-run
           memgate import ./jane-2026-12-05 --sha256 3f2a...
-          memgate import ./acme-full -t acme-staging
+          memgate import ./acme-full -t acme-staging --new-tenant
           memgate import memory.jsonl --from mcp-memory -t acme --user jane --dry-run
           memgate import ./notes --from basic-memory -t acme --agent research-assistant
           memgate import mem0-export.jsonl --from jsonl -t acme
         """
+        from memgate.manager import ConfigError, import_bundle
+
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
         if fmt != "bundle":
@@ -139,6 +155,8 @@ def register(cli: click.Group) -> None:
             return
         if user or agent:
             raise ConfigError("--user and --agent choose the scope of another tool's memories (--from)", field="user")
+        if tenant and not new_tenant:
+            check_tenant(ctx, tenant)
         try:
             report = import_bundle(
                 manager.backend,
@@ -169,6 +187,8 @@ def register(cli: click.Group) -> None:
 
 
 def _propose(manager, settings, fmt, path, tenant, user, agent, dry_run) -> None:
+    from memgate.manager import ConfigError, propose_file
+
     if not tenant:
         raise ConfigError("name the tenant to propose the memories to: -t TENANT", field="tenant")
     require_tenant(manager, settings, operator_identity(tenant))

@@ -6,8 +6,6 @@ import json
 
 import click
 
-from memgate.manager import ConfigError, erase, erasures, expire, load_policy, set_retention
-
 from .common import (
     AGENT_ID,
     USER_ID,
@@ -39,15 +37,21 @@ def register(cli: click.Group) -> None:
     )
     @click.option("--no-vacuum", is_flag=True, help="SQLite: skip the VACUUM that rewrites the file after erasing.")
     @click.option("--list", "list_", is_flag=True, help="List the tenant's erasure records instead.")
+    @click.option(
+        "--record-empty",
+        is_flag=True,
+        help="Write an erasure record even when the subject has no rows (to record the request itself).",
+    )
     @click.pass_context
     @friendly_errors
-    def forget(ctx, tenant, user, agent, thread, dry_run, yes, batch, no_vacuum, list_) -> None:
+    def forget(ctx, tenant, user, agent, thread, dry_run, yes, batch, no_vacuum, list_, record_empty) -> None:
         """Erase one user's, agent's or thread's content everywhere memgate copied it.
 
         Base rows, every version, the lexical index, embeddings, image bytes, links and manifests
         that name them, memory files of their stores; call-log rows keep who called what, with the
         arguments and result replaced by "[erased]". Writes one erasure record (counts, no content).
-        An interrupted run is finished by running the same command again.
+        An interrupted run is finished by running the same command again. A subject with no rows
+        (a mistyped id, often) is said so, and no record is written unless --record-empty asks.
 
         \b
         Examples:
@@ -55,6 +59,8 @@ def register(cli: click.Group) -> None:
           memgate forget -t acme --user jane --yes
           memgate forget -t acme --list
         """
+        from memgate.manager import ConfigError, erase, erasures
+
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
         try:
@@ -86,9 +92,14 @@ def register(cli: click.Group) -> None:
                 batch=batch,
                 compact=not no_vacuum,
                 progress=_err,
+                record_empty=record_empty,
             )
         finally:
             manager.close()
+        none = f"{kind} {subject} has no rows in tenant {tenant}"
+        if not dry_run and not report.erasure_id:
+            click.echo(f"{none}: nothing erased, and no erasure record written (--record-empty writes one).")
+            return
         verb = "would erase" if dry_run else "erased"
         for table, n in sorted(report.counts.items()):
             click.echo(f"{table:<34} {n:>8}")
@@ -98,6 +109,8 @@ def register(cli: click.Group) -> None:
         )
         for key, value in report.purge.items():
             click.echo(f"{key}: {value}")
+        if dry_run and not report.total:
+            click.echo(f"({none}: check the id; a real run writes no erasure record unless --record-empty)")
 
     @cli.command("expire")
     @tenant_option(required=False)
@@ -117,6 +130,8 @@ def register(cli: click.Group) -> None:
           memgate expire -t acme
           # cron, nightly:  17 3 * * *  memgate expire >> /var/log/memgate-expire.log 2>&1
         """
+        from memgate.manager import expire
+
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
         try:
@@ -147,6 +162,8 @@ def register(cli: click.Group) -> None:
         Example:
           memgate retention show -t acme
         """
+        from memgate.manager import load_policy
+
         manager = open_manager(settings_from(ctx), create=False)
         try:
             policy = load_policy(manager.backend, tenant)
@@ -168,6 +185,8 @@ def register(cli: click.Group) -> None:
         Examples:
           memgate retention set -t acme conversation_memory=30 context_manifest=30
         """
+        from memgate.manager import ConfigError, set_retention
+
         parsed = {}
         for rule in rules:
             memory_type, sep, value = rule.partition("=")

@@ -7,8 +7,6 @@ import os
 
 import click
 
-from memgate.manager import ACME, prepare_server_heap
-
 from .common import (
     AGENT_ID,
     TENANT_ID,
@@ -39,11 +37,13 @@ def register(cli: click.Group) -> None:
     @click.option(
         "--demo",
         is_flag=True,
-        help="Create the database if needed, load the demo data, and (stdio) serve as acme/jane.",
+        help="Create the database if needed, load the demo data, and (stdio) serve as acme/jane. "
+        "Refused on a database whose tenants are not the demo's.",
     )
+    @click.option("--force-demo", is_flag=True, help="--demo even on a database whose tenants are not the demo's.")
     @click.pass_context
     @friendly_errors
-    def serve(ctx: click.Context, transport, host, port, workers, tenant, user, agent, demo) -> None:
+    def serve(ctx: click.Context, transport, host, port, workers, tenant, user, agent, demo, force_demo) -> None:
         """Run the MCP server.
 
         Over stdio the identity comes from launch configuration only (--tenant or
@@ -59,6 +59,9 @@ def register(cli: click.Group) -> None:
           memgate serve --transport http --port 8765
           memgate serve --transport http --workers 2
         """
+        from memgate.manager import ACME, prepare_server_heap
+
+        demo = demo or force_demo
         if demo and not (tenant or user or agent):
             tenant, user, agent = ACME.tenant, ACME.user, ACME.agent
         overrides = {
@@ -80,7 +83,7 @@ def register(cli: click.Group) -> None:
         if demo:
             from .db_cmds import init_database
 
-            for line in init_database(settings, [], demo=True):
+            for line in init_database(settings, [], demo=True, force_demo=force_demo):
                 log.info(line)
         manager = open_manager(settings)
         try:

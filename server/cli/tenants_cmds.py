@@ -7,9 +7,7 @@ from dataclasses import asdict
 
 import click
 
-from memgate.manager import TENANT_MAPPING_KINDS, UNMAPPED_TENANT
-
-from .common import friendly_errors, open_manager, operator_of, settings_from, tenant_option
+from .common import ManagerChoice, friendly_errors, open_manager, operator_of, settings_from, tenant_option
 
 _KIND_HELP = """KIND is the verified attribute VALUE is compared with:
 
@@ -50,7 +48,7 @@ def register(cli: click.Group) -> None:
         """
 
     @tenants.command("map", help=_MAP_HELP)
-    @click.argument("kind", type=click.Choice(TENANT_MAPPING_KINDS))
+    @click.argument("kind", type=ManagerChoice("TENANT_MAPPING_KINDS"))
     @click.argument("value")
     @tenant_option()
     @click.option("--issuer", metavar="URL", help="iss_sub only: the token issuer, exactly as in its iss.")
@@ -95,6 +93,8 @@ def register(cli: click.Group) -> None:
             value = f"{m.value} (issuer {m.issuer})" if m.kind == "iss_sub" else m.value
             click.echo(f"{m.tenant:<12} {m.user or '-':<16} {m.kind:<13} {value}")
         if not rows:
+            from memgate.manager import UNMAPPED_TENANT
+
             click.echo(
                 "(no tenant mappings; tokens must carry a tenant claim. "
                 f"Refused calls: `memgate log -t {UNMAPPED_TENANT} --json`)"
@@ -111,7 +111,7 @@ def register(cli: click.Group) -> None:
       memgate tenants unmap iss_sub 00u1ab2c --issuer https://acme.okta.com
     """,
     )
-    @click.argument("kind", type=click.Choice(TENANT_MAPPING_KINDS))
+    @click.argument("kind", type=ManagerChoice("TENANT_MAPPING_KINDS"))
     @click.argument("value")
     @click.option("--issuer", metavar="URL", help="iss_sub only: the token issuer.")
     @click.pass_context

@@ -7,8 +7,6 @@ from pathlib import Path
 
 import click
 
-from memgate.manager import InvalidArgument, MemgateError, ToolRow, now_iso
-
 from .common import friendly_errors, open_manager, operator_identity, operator_of, settings_from, tenant_option
 
 
@@ -39,6 +37,8 @@ def register(cli: click.Group) -> None:
         Example:
           memgate tools list --tenant acme
         """
+        from memgate.manager import now_iso
+
         manager = open_manager(settings_from(ctx))
         try:
             rows = operator_of(manager).tool_versions(tenant)
@@ -107,6 +107,8 @@ def register(cli: click.Group) -> None:
 
 def report_definition(name: str, sql_file: Path, schema_file: Path, notes: str | None, max_rows: int | None) -> dict:
     """A report row from its files: the schema's top-level description becomes the usage notes."""
+    from memgate.manager import InvalidArgument
+
     try:
         schema = json.loads(schema_file.read_text(encoding="utf-8"))
     except ValueError as exc:
@@ -133,6 +135,7 @@ def report_definition(name: str, sql_file: Path, schema_file: Path, notes: str |
 
 def _row_problem(definition: dict) -> str | None:
     """Why the toolbox would not serve this row (the same check every list runs), or None."""
+    from memgate.manager import MemgateError, ToolRow
     from memgate.toolbox import check_row  # the server stack: only when a row is written
 
     row = ToolRow(

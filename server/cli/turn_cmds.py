@@ -9,11 +9,10 @@ from pathlib import Path
 
 import click
 
-from memgate.manager import RECALL_POLICIES, operator_turns
-
 from .common import (
     AGENT_ID,
     USER_ID,
+    ManagerChoice,
     friendly_errors,
     open_manager,
     operator_identity,
@@ -116,7 +115,9 @@ def register(cli: click.Group) -> None:
 
     @turn.command("policy")
     @tenant_option()
-    @click.option("--recall", type=click.Choice(RECALL_POLICIES), help="Set which conversations windows recall from.")
+    @click.option(
+        "--recall", type=ManagerChoice("RECALL_POLICIES"), help="Set which conversations windows recall from."
+    )
     @click.pass_context
     @friendly_errors
     def policy(ctx, tenant, recall) -> None:
@@ -160,6 +161,8 @@ def register(cli: click.Group) -> None:
         Example:
           memgate turn ls -t acme --thread support-4711
         """
+        from memgate.manager import operator_turns
+
         manager = open_manager(settings_from(ctx), create=False)
         try:
             rows = operator_turns(manager.backend, tenant, thread, limit)
@@ -178,9 +181,7 @@ def register(cli: click.Group) -> None:
     @click.option("--thread", required=True, metavar="ID", help="The thread to compact.")
     @click.option("--user", "-u", type=USER_ID, metavar="ID", help="Whose conversation, when several use the name.")
     @click.option("--agent", type=AGENT_ID, metavar="ID", help="Which agent's, when several use the name.")
-    @click.option(
-        "--intent", default="fact_check", show_default=True, help="The intent whose tail share sizes the summary."
-    )
+    @click.option("--intent", metavar="INTENT", help="The intent whose tail share sizes the summary. Default: general.")
     @click.pass_context
     @friendly_errors
     def compact(ctx, tenant, thread, user, agent, intent) -> None:
@@ -194,6 +195,8 @@ def register(cli: click.Group) -> None:
         Example:
           memgate compact -t acme --thread support-4711
         """
+        from memgate.manager import operator_turns
+
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
         try:
@@ -218,7 +221,9 @@ def register(cli: click.Group) -> None:
                     f"thread {thread} is {len(owners)} conversations ({named}): name one with --user/--agent"
                 )
             owner = operator_identity(tenant, owners[0][0], owners[0][1], thread)
-            row = manager.compact_conversation(owner, intent, force=True)
+            from memgate.manager import DEFAULT_INTENT
+
+            row = manager.compact_conversation(owner, intent or DEFAULT_INTENT, force=True)
         finally:
             manager.close()
         if row is None:

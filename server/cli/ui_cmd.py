@@ -14,13 +14,14 @@ from __future__ import annotations
 import socket
 import sys
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from memgate.manager import InvalidArgument, MemgateError, MemoryManager, promotion_review
+from .common import friendly_errors, open_manager, operator_of, settings_from, tenant_option
 
-from .common import friendly_errors, open_manager, operator_identity, operator_of, settings_from, tenant_option
+if TYPE_CHECKING:
+    from memgate.manager import MemoryManager
 
 #: who decides, in the candidate's decided_by
 OPERATOR = "ui:operator"
@@ -134,6 +135,8 @@ class OperatorCalls:
 
     def call(self, name: Any, arguments: Any) -> dict[str, Any]:
         """A CallToolResult as JSON; a refusal is isError with the operator's full message."""
+        from memgate.manager import InvalidArgument, MemgateError
+
         try:
             if name not in TOOLS or not isinstance(arguments, dict):
                 raise InvalidArgument(f"memgate ui serves the tools {list(TOOLS)} with an arguments object")
@@ -145,6 +148,8 @@ class OperatorCalls:
         return {"content": [{"type": "text", "text": text}], "structuredContent": structured, "isError": False}
 
     def show_manifest(self, manifest_id: str | None = None) -> tuple[str, dict[str, Any]]:
+        from memgate.manager import InvalidArgument
+
         if manifest_id is None:
             latest = self.operator.context_manifests(self.tenant, 1)
             if not latest:
@@ -156,20 +161,16 @@ class OperatorCalls:
         return out.text, out.structured
 
     def show_memory(self, limit: int = 50) -> tuple[str, dict[str, Any]]:
+        from memgate.manager import operator_memory_view
+
         limit = max(1, min(int(limit), 500))
-        out = self.manager.show_memory(operator_identity(self.tenant), limit=limit, review_tool="review_candidate")
+        out = operator_memory_view(self.manager, self.tenant, limit=limit, review_tool="review_candidate")
         assert out.structured is not None
-        rows, more = promotion_review.candidates(self.manager, self.tenant, limit=limit)
-        data = {
-            **out.structured,
-            "candidates": [promotion_review.candidate_json(r) for r in rows],
-            "more": bool(out.structured["more"] or more),
-        }
-        pending = sum(1 for r in rows if r["decision"] == "pending")
-        text = f"tenant {self.tenant}: {len(data['memories'])} tenant-wide memories, {len(rows)} candidates ({pending} pending)"
-        return text, data
+        return f"tenant {self.tenant}: {out.text}", out.structured
 
     def review_candidate(self, candidate_id: str, version: int, decision: str) -> tuple[str, dict[str, Any]]:
+        from memgate.manager import InvalidArgument, promotion_review
+
         if decision not in ("approve", "reject") or type(version) is not int:
             raise InvalidArgument("decision must be approve or reject, and version the candidate's version")
         decide = promotion_review.approve if decision == "approve" else promotion_review.reject
@@ -187,6 +188,8 @@ class OperatorCalls:
 
 
 def _text(value: Any, field: str) -> str:
+    from memgate.manager import InvalidArgument
+
     if not isinstance(value, str) or not value or len(value) > 200:
         raise InvalidArgument(f"{field} must be an id", field=field)
     return value

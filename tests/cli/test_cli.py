@@ -62,7 +62,7 @@ def test_fact_set_corrects_and_a_stale_expected_version_fails_with_the_fix(run):
 
 
 def test_fact_set_rejects_conditions_that_are_not_json(run):
-    run("init")
+    run("init", "-t", "acme")
     out = run("fact", "set", "s", "p", "v", "-t", "acme", "--conditions", "{nope", ok=False)
     assert "Invalid value for --conditions: not valid JSON" in out
 

@@ -99,6 +99,7 @@ def _run(command: str, demo_db: Path, tmp_path: Path, monkeypatch) -> tuple[int,
     db = tmp_path / "memgate.db"
     shutil.copy(demo_db, db)
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # `memgate dev-token` writes its key pair there
     for name in ("conventions.md", "notes.md", "handbook/metrics.md"):
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_text("# How we report metrics\n\nCite the current version of a metric.\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -51,8 +52,8 @@ def test_serve_for_a_tenant_the_database_does_not_know_names_the_database_in_the
     done = _serve(tmp_path, "--db", str(sqlite_path), "serve", "--tenant", "initech")
     assert (done.returncode, done.stdout) == (1, "")
     assert done.stderr == (
-        f"Error: tenant initech is not set up in {sqlite_path}. "
-        f"Run `memgate --db {sqlite_path} init --tenant initech` first.\n"
+        f"Error: tenant initech is not set up in {sqlite_path}, whose tenants are acme, globex. "
+        f"To set initech up, run `memgate --db {sqlite_path} init --tenant initech`.\n"
     )
 
 
@@ -125,3 +126,72 @@ def test_the_readme_connects_a_host_by_setting_up_the_tenant_the_desktop_config_
     args = json.loads((root / "config" / "claude_desktop_config.json").read_text())["mcpServers"]["memgate"]["args"]
     assert first_block == f"memgate init --tenant {args[args.index('--tenant') + 1]}"
     assert section.index("```") < section.index("config/claude_desktop_config.json")
+
+
+def _tenants_of(db) -> list[str]:
+    from memgate.manager import DatabaseSettings, OperatorManager, open_backend
+
+    backend = open_backend(DatabaseSettings(path=db), create=False)
+    try:
+        return OperatorManager(backend).tenants()
+    finally:
+        backend.close()
+
+
+@pytest.mark.parametrize(
+    "setup, named",
+    [
+        ([["init", "--tenant", "initech"]], "initech"),
+        (
+            [["init", "--tenant", "acme"], ["fact", "set", "plan:q3", "owner", "bob", "-t", "acme"]],
+            "acme (without the demo's rows)",
+        ),
+    ],
+)
+def test_serve_demo_refuses_a_database_whose_tenants_are_not_the_demos(tmp_path, sqlite_path, setup, named):
+    runner = CliRunner()
+    for command in setup:
+        assert runner.invoke(cli, ["--db", str(sqlite_path), *command]).exit_code == 0
+    before = _tenants_of(sqlite_path)
+    done = _serve(tmp_path, "--db", str(sqlite_path), "serve", "--demo")
+    assert (done.returncode, done.stdout) == (1, "")
+    assert done.stderr.startswith(f"Error: {sqlite_path} has tenants that are not the demo's: {named}; ")
+    assert done.stderr.rstrip().endswith("or add --force-demo to load it here.")
+    assert _tenants_of(sqlite_path) == before and "globex" not in before
+    if "acme" in before:
+        fact = runner.invoke(cli, ["--db", str(sqlite_path), "fact", "get", "model:helios-rag", "-t", "acme"])
+        assert "0.78" not in fact.output  # no demo row reached the real acme
+    forced = runner.invoke(cli, ["--db", str(sqlite_path), "init", "--force-demo"])
+    assert forced.exit_code == 0 and "demo data: acme, globex seeded" in forced.output
+
+
+def test_serve_demo_runs_again_on_the_demos_own_database(tmp_path, sqlite_path):
+    assert CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "--demo"]).exit_code == 0
+    again = CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "--demo"])
+    assert again.exit_code == 0 and "demo data: already present" in again.output
+
+
+def test_the_desktop_sample_launches_memgate_by_the_absolute_path_its_doc_explains(tmp_path):
+    """A desktop app has no venv and no PATH: the sample's command is a venv's memgate by absolute path,
+    and docs/hosts.md says so, with each system's default database as platformdirs lays it out."""
+    from doc_helpers import doc_text
+    from platformdirs.macos import MacOS
+    from platformdirs.unix import Unix
+
+    root = Path(__file__).resolve().parents[2]
+    server = json.loads((root / "config" / "claude_desktop_config.json").read_text())["mcpServers"]["memgate"]
+    command = Path(server["command"])
+    assert command.is_absolute() and command.parts[-3:] == (".venv", "bin", "memgate")
+    home = Path("/Users/jane")
+    assert server["env"]["MEMGATE_DATABASE__PATH"] == str(home / "Library/Application Support/memgate/memgate.db")
+    hosts = doc_text("hosts").split("## Claude Desktop and IDE agents (stdio)", 1)[1].split("\n## ", 1)[0]
+    assert "absolute path" in hosts and server["command"] in hosts and "which memgate" in hosts
+    assert "where memgate" in hosts and r"\.venv\Scripts\memgate.exe" in hosts
+    mac = MacOS("memgate").user_data_dir.replace(str(Path.home()), "~")
+    linux = Unix("memgate").user_data_dir
+    assert f"`{mac}/memgate.db`" in hosts
+    assert "`~/.local/share/memgate/memgate.db`" in hosts and linux.endswith("/memgate")
+    assert r"`%LOCALAPPDATA%\memgate\memgate\memgate.db`" in hosts
+    # launched with the sample's args on a fresh database, memgate starts and names the set-up command
+    done = _serve(tmp_path, *server["args"], MEMGATE_DATABASE__PATH=str(tmp_path / "shared.db"))
+    assert done.returncode == 1 and "Run `memgate --db" in done.stderr and "init --tenant acme" in done.stderr

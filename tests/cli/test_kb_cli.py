@@ -76,6 +76,7 @@ def test_search_after_init_demo_finds_demo_chunks_for_the_tenant_only(run):
 
 
 def test_overlap_must_be_smaller_than_the_chunk(run, folder):
+    run("init", "-t", "acme")
     out = run("ingest", str(folder), "-t", "acme", "--chunk-tokens", "32", "--overlap-tokens", "32", code=2)
     assert "--overlap-tokens" in out.output and "must be smaller than --chunk-tokens" in out.output
 
@@ -90,8 +91,8 @@ def test_ingesting_into_a_tenant_never_set_up_is_refused_with_the_init_command(r
     run("init", "-t", "acme")
     result = run("ingest", str(folder), "-t", "initech", "-q", code=1)
     assert result.output == (
-        f"Error: tenant initech is not set up in {sqlite_path}. "
-        f"Run `memgate --db {sqlite_path} init --tenant initech` first.\n"
+        f"Error: tenant initech is not set up in {sqlite_path}, whose tenants are acme. "
+        f"To set initech up, run `memgate --db {sqlite_path} init --tenant initech`.\n"
     )
     assert "Flux runbook" not in run("search", "zebra alarm", "-t", "acme").stdout
 

@@ -18,6 +18,8 @@ def memgate(sqlite_path, monkeypatch):
     runner = CliRunner()
 
     def run(*args: str, input: str | None = None):
+        # the tenants every command here names are set up, as the CLI requires (after the test's own seeding)
+        assert runner.invoke(cli, ["--db", str(sqlite_path), "init", "-t", "acme", "-t", "globex"]).exit_code == 0
         return runner.invoke(cli, ["--db", str(sqlite_path), "memory", *args], input=input)
 
     return run

@@ -128,3 +128,19 @@ def test_the_operator_page_renders_both_views_in_chromium_and_approves(ui, tmp_p
         page.screenshot(path=str(tmp_path / "memgate-ui.png"))
     [row] = operator_rows(backend, "memory_candidate", "WHERE id = :id", {"id": cid})
     assert (row["decision"], row["decided_by"]) == ("approved", "ui:operator")
+
+
+def test_the_operators_memory_view_lists_every_users_memories_with_each_candidates_evidence(manager, two_tenants):
+    """`memgate ui` acts for the tenant, not a user: jane's user-scoped note, preference and procedure are
+    listed, and her pending candidate carries its assessments and evidence as her wall shows them."""
+    from app_helpers import OVERREACH, remembered_memories
+
+    from memgate.server.cli.ui_cmd import OperatorCalls
+
+    made = remembered_memories(manager)
+    text, view = OperatorCalls(manager, "acme").show_memory()
+    assert view["types"] == {"fact": 3, "note": 1, "preference": 1, "procedure": 1}
+    assert text.startswith("tenant acme: memories: 6 | candidates: 4 | pending: 1")
+    [pending] = [c for c in view["candidates"] if c["id"] == made[OVERREACH]["candidate_id"]]
+    assert [a["question"] for a in pending["assessments"]] == ["supported", "scope_fits", "conflict"]
+    assert pending["evidence"][0]["id"] == "chk_acme_1_0" and "0.78" in pending["evidence"][0]["excerpt"]

@@ -8,7 +8,7 @@ import threading
 import pytest
 from backend_helpers import operator_rows, table_digest
 
-from memgate.manager import ACME, GLOBEX, Conflict, ContextBudget, InvalidArgument
+from memgate.manager import ACME, DEFAULT_INTENT, GLOBEX, Conflict, ContextBudget, InvalidArgument
 from memgate.manager.demo.dataset import ACME_BUDGET
 
 SHARES = {"durable_facts": 0.4, "evidence": 0.25, "recalled_history": 0.1, "volatile_tail": 0.25}
@@ -146,3 +146,43 @@ def test_two_concurrent_updates_of_one_version_cannot_both_commit(manager, backe
         backend, "guideline_memory", "WHERE tenant_id = 'acme' AND row_id = 'context_context_budget'"
     )
     assert sorted(v["version"] for v in versions) == [1, 2]
+
+
+def test_every_budget_has_the_general_intent_and_a_new_tenants_default_names_it():
+    default = ContextBudget()
+    assert DEFAULT_INTENT == "general" and default.intents[0] == "general"
+    general = default.shares_for("general")
+    assert (general.durable_facts, general.evidence, general.recalled_history, general.volatile_tail) == (
+        0.30,
+        0.35,
+        0.10,
+        0.25,
+    )
+    # a budget stored before the intent existed (the demo's names comparison and fact_check only) gets
+    # the same default split; one that names it keeps its own
+    assert ContextBudget.from_guideline(ACME_BUDGET).shares_for("general") == general
+    own = {**ACME_BUDGET, "shares": {**ACME_BUDGET["shares"], "general": SHARES}}
+    assert ContextBudget.from_guideline(own).shares_for("general").durable_facts == 0.4
+    assert "general" in ContextBudget.from_guideline(ACME_BUDGET).to_json()["shares"]
+
+
+def test_a_stored_budget_without_general_is_not_rewritten_and_its_windows_replay(manager, backend, two_tenants):
+    before = table_digest(backend, tables=["guideline_memory"])
+    window = manager.assemble_context(ACME, "What do we know about Helios RAG?", DEFAULT_INTENT)
+    assert window.manifest["intent"] == "general" and window.manifest["budget_ref"]["version"] == 1
+    assert table_digest(backend, tables=["guideline_memory"]) == before
+    assert manager.replay_context(ACME, window.manifest_id).matches
+
+
+def test_an_operator_adds_an_intent_with_budget_set_and_a_window_uses_it(sqlite_path, monkeypatch, two_tenants):
+    from cli_helpers import cli_runner
+
+    run = cli_runner(sqlite_path, monkeypatch)
+    howto = '{"durable_facts": 0.2, "evidence": 0.5, "recalled_history": 0.1, "volatile_tail": 0.2}'
+    assert "version 2" in run("budget", "set", "-t", "acme", f"shares.howto={howto}").output
+    shown = json.loads(run("budget", "show", "-t", "acme").output)
+    assert list(shown["shares"]) == ["comparison", "fact_check", "general", "howto"]
+    out = run("context", "How do I deploy Helios?", "-t", "acme", "-i", "howto").stderr
+    assert "tokens" in out
+    default = run("context", "What do we know about Helios RAG?", "-t", "acme").stdout
+    assert "context window: general |" in default

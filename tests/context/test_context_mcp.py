@@ -69,7 +69,7 @@ async def test_the_prompt_assembles_the_fact_check_window_and_records_its_manife
     async with Client(servers(), mode=mode) as c:
         [prompt] = [p for p in await c.list_prompts() if p.name == "context_window"]
         text = await window(c)
-    assert [(a.name, a.required) for a in prompt.arguments] == [("question", True), ("intent", True)]
+    assert [(a.name, a.required) for a in prompt.arguments] == [("question", True), ("intent", False)]
     [m] = manifests(backend)
     assert m["window_hash"] == hashlib.sha256(text.encode()).hexdigest()
     assert placed(m)["ent_acme_helios_v2"] == ("durable_facts", "full", "current")
@@ -91,7 +91,10 @@ async def test_the_prompt_assembles_the_fact_check_window_and_records_its_manife
     "args, message",
     [
         ({"intent": "fact_check"}, "missing required argument(s): question"),
-        ({"question": FACT_CHECK, "intent": "poem"}, "intent must be one of comparison, fact_check, got 'poem'"),
+        (
+            {"question": FACT_CHECK, "intent": "poem"},
+            "intent must be one of comparison, fact_check, general, got 'poem'",
+        ),
     ],
 )
 async def test_a_bad_prompt_request_gets_invalid_params_and_writes_nothing(servers, backend, args, message):
@@ -100,6 +103,21 @@ async def test_a_bad_prompt_request_gets_invalid_params_and_writes_nothing(serve
             await c.get_prompt("context_window", args)
     assert err.value.error.code == -32602 and message in str(err.value)
     assert manifests(backend) == []
+
+
+async def test_without_an_intent_the_prompt_assembles_the_general_window(servers, backend):
+    """The demo's budget names comparison and fact_check only: general is every budget's, with its default split."""
+    async with Client(servers()) as c:
+        r = await c.get_prompt("context_window", {"question": "What do we know about Helios RAG?"})
+    assert r.messages[0].content.text.count("context window: general |") == 1
+    [m] = manifests(backend)
+    assert m["intent"] == "general"
+    assert m["arithmetic"]["shares"] == {
+        "durable_facts": 0.3,
+        "evidence": 0.35,
+        "recalled_history": 0.1,
+        "volatile_tail": 0.25,
+    }
 
 
 async def test_a_budget_too_small_for_the_guidelines_fails_naming_the_slice(servers, manager, backend):

@@ -157,7 +157,7 @@ def test_a_budget_too_small_for_the_guidelines_fails_naming_the_slice_and_writes
 
 
 def test_an_unknown_intent_is_refused_naming_the_intents(manager, two_tenants):
-    with pytest.raises(InvalidArgument, match="intent must be one of comparison, fact_check, got 'poem'"):
+    with pytest.raises(InvalidArgument, match="intent must be one of comparison, fact_check, general, got 'poem'"):
         manager.assemble_context(JANE_IN_REVIEW, FACT_CHECK, "poem")
 
 

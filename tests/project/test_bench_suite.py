@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bench import gate, governance, ingest, latency, load, menu, quality, rss, search
+from bench import gate, governance, ingest, latency, load, menu, quality, rss, search, startup
 from bench.common import machine, percentile, summary_ms
 from bench.datasets import Collection
 from memgate.manager.kb.embed import HashingEmbedder
@@ -279,3 +279,11 @@ def test_the_conversations_bench_runs_on_a_small_locomo_shaped_file(tmp_path, ca
     assert recovery["recovery"] == 1.0 and recovery["constraint_whole_in_windows"] == "2 of 2"
     timed = conversations.timing(manager, big=450, samples=5, questions=2)
     assert timed["turns_in_thread"] == 450 and timed["append_ratio"] > 0
+
+
+def test_startup_times_each_command_as_a_whole_process_against_the_floor(tmp_path, capsys):
+    assert startup.main(["--rounds", "1", "--results", str(tmp_path)]) == 0
+    data, out = _ran(capsys, tmp_path, "startup")
+    rows = {c["command"]: c for c in data["commands"]}
+    assert list(rows) == list(startup.COMMANDS) and rows["python3 -c pass (floor)"]["ratio_to_floor"] == 1.0
+    assert all(c["median_ms"] > 0 for c in rows.values()) and "memgate --help" in out

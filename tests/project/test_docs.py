@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,3 +56,61 @@ def test_every_relative_link_in_the_docs_names_a_file_that_exists():
             if not (page.parent / target).exists():
                 broken.append(f"{page.relative_to(ROOT)} -> {target}")
     assert broken == []
+
+
+def test_the_docs_name_no_design_file_as_if_the_repository_held_one():
+    """The design note lives beside the checkouts (../shared/design.md), not in the repository."""
+    import re
+
+    from doc_helpers import doc_pages
+
+    named = {m for page in doc_pages() for m in re.findall(r"[\w./-]*design\.md", page.read_text())}
+    assert named <= {"../shared/design.md"}
+    assert not (ROOT / "design.md").exists() and not (ROOT / "docs" / "design.md").exists()
+
+
+def test_the_readme_demo_run_in_order_ends_on_a_step_that_shows_something(tmp_path, monkeypatch):
+    """Run as a newcomer runs it (fresh database, in order), the demo's last step has something to show:
+    `memgate log` would not (the demo's commands are the operator's, not tool calls)."""
+    import shlex
+
+    from click.testing import CliRunner
+    from doc_helpers import README
+
+    from memgate.server.cli import cli
+
+    for key in [k for k in os.environ if k.startswith("MEMGATE_")]:
+        monkeypatch.delenv(key)
+    demo = README.read_text().split("## Try the demo", 1)[1].split("```", 2)[1]
+    steps = [line.split("  #")[0].strip() for line in demo.splitlines() if line.startswith("memgate ")]
+    db = tmp_path / "memgate.db"
+    for step in steps:
+        result = CliRunner().invoke(cli, ["--db", str(db), *shlex.split(step)[1:]])
+        assert result.exit_code == 0, (step, result.output)
+    last = result.stdout
+    assert len(last.splitlines()) > 5 and "(no " not in last, last
+
+
+def test_the_install_section_leads_with_what_works_from_a_checkout():
+    """memgate-mcp is not on PyPI: the commands shown install this checkout; the PyPI route is said to
+    work once published (tests/project/test_newcomer.py runs the commands)."""
+    from doc_helpers import README
+
+    section = README.read_text().split("## Install", 1)[1].split("\n## ", 1)[0]
+    commands = [line.split("#")[0].strip() for line in section.split("```", 2)[1].splitlines() if line.strip()]
+    assert commands == ["pipx install .", "uvx --from . memgate serve --demo"]
+    assert "not on PyPI yet" in section and "Once `memgate-mcp` is published on PyPI" in section
+
+
+def test_the_readme_says_what_the_test_command_costs_and_gives_the_quick_subset():
+    from doc_helpers import README
+    from repo_helpers import QUICK
+
+    text = README.read_text()
+    head = " ".join(text.split("# memgate", 1)[0].split())
+    assert "about 6 minutes on 2 quiet cores" in head and "`python3 -m pytest -q -m quick`" in head
+    assert all((ROOT / f).is_file() for f in QUICK)
+    import tomllib
+
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert {m.split(":")[0] for m in markers["markers"]} >= {"quick", "slow"}

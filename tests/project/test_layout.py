@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import ast
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
+from repo_helpers import checkout_files
 
 ROOT = Path(__file__).resolve().parents[2]
 #: installed package -> the folder it comes from (pyproject's package-dir)
@@ -208,15 +208,8 @@ def test_every_capability_folder_says_what_it_owns():
 
 
 def _tracked(*patterns: str) -> list[str]:
-    """The files git knows or would add (tracked plus untracked, ignored ones left out) that exist now."""
-    done = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", *patterns],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return sorted({p for p in done.stdout.split() if (ROOT / p).is_file()})
+    """The files git knows or would add (tracked plus untracked, ignored ones and virtualenvs left out)."""
+    return checkout_files(*patterns)
 
 
 def test_no_comment_says_which_issue_built_it():

@@ -8,19 +8,14 @@ import sys
 import zipfile
 from pathlib import Path
 
+from repo_helpers import checkout_files
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _clean_copy(dest: Path) -> list[str]:
-    """Copy the files git knows or would add (no egg-info, build/ or other ignored leftovers) to `dest`."""
-    listed = subprocess.run(
-        ["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split("\0")
-    files = sorted(rel for rel in listed if rel and (ROOT / rel).is_file())
+    """Copy the files git knows or would add (no egg-info, build/, virtualenv or other ignored leftovers) to `dest`."""
+    files = checkout_files()
     for rel in files:
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / rel, dest / rel)

@@ -81,7 +81,23 @@ async def test_the_tool_takes_query_and_an_optional_bounded_max_rows(sqlite_path
         ),
         ({"query": QUERY, "max_rows": "5"}, "Invalid arguments for 'max_rows': '5' is not of type 'integer'"),
         ({"query": QUERY, "max_rows": 2.5}, "Invalid arguments for 'max_rows': 2.5 is not of type 'integer'"),
-        ({"sql": QUERY}, "Invalid arguments: Additional properties are not allowed ('sql' was unexpected)"),
+        (
+            {"sql": QUERY},
+            "Invalid arguments: Additional properties are not allowed ('sql' was unexpected) (did you mean 'query'?)",
+        ),
+        (
+            {"query": QUERY, "max_row": 3},
+            "Invalid arguments: Additional properties are not allowed ('max_row' was unexpected) "
+            "(did you mean 'max_rows'?)",
+        ),
+        (  # two names the tool does not take: no one of them is meant, so no guess
+            {"sql": QUERY, "limit": 3},
+            "Invalid arguments: Additional properties are not allowed ('limit', 'sql' were unexpected)",
+        ),
+        (  # nothing close and nothing required missing: no guess
+            {"query": QUERY, "tenant": "globex"},
+            "Invalid arguments: Additional properties are not allowed ('tenant' was unexpected)",
+        ),
     ],
 )
 async def test_invalid_arguments_get_the_plain_wording(sqlite_path, two_tenants, arguments, message):

@@ -9,7 +9,15 @@ import time
 from urllib.parse import urlencode
 
 import pytest
-from app_helpers import REVIEW_SCOPE, fact_check_window, pending_candidate, seed_apps
+from app_helpers import (
+    OVERREACH,
+    PREFERENCE,
+    REVIEW_SCOPE,
+    fact_check_window,
+    pending_candidate,
+    remembered_memories,
+    seed_apps,
+)
 from backend_helpers import operator_rows, table_digest
 from browser_helpers import chromium, chromium_path, relay_host
 from jwt_helpers import make_keypair, make_token
@@ -96,6 +104,39 @@ def test_approve_on_a_pending_candidate_promotes_it_through_the_host_and_the_vie
         assert "tools/call" in page.evaluate("window.hostLog")
     [decided] = operator_rows(backend, "memory_candidate", "WHERE id = :id", {"id": cid})
     assert (decided["decision"], decided["version"], decided["decided_by"]) == ("approved", 2, "host:jane")
+
+
+def test_the_memory_view_lists_every_memory_type_and_what_a_reviewer_decides_from(
+    sqlite_path, manager, two_tenants, tmp_path
+):
+    """Memories grouped by type with who may see them; a pending candidate's scores against their thresholds
+    and the evidence it rests on (id, scope, excerpt), drawn from the page's own data, in Chromium."""
+    chromium_path()
+    seed_apps(manager)
+    made = remembered_memories(manager)
+    pending = made[OVERREACH]["candidate_id"]
+    key_file = tmp_path / "idp.pem"
+    key_file.write_text(KEYS.public_pem)
+    with serve_http(sqlite_path, key_file) as (url, _pid):
+        with relay_host(url, token()) as host, chromium(tmp_path) as context:
+            page, view = open_view(context, host, "show_memory", "ui://memgate/memory")
+            groups = view.locator("#memories tr.group").evaluate_all("rs => rs.map(r => r.dataset.group)")
+            assert groups == ["fact", "note", "preference", "procedure"]
+            assert view.locator("#types").inner_text() == "3 facts, 1 note, 1 preference, 1 procedure"
+            preference = view.locator('#memories tr[data-type="preference"]')
+            assert preference.get_attribute("data-id") == made[PREFERENCE]["record_id"]
+            assert "user jane" in preference.inner_text()
+            details = view.locator(f'#candidates tr.details[data-details-for="{pending}"]')
+            supported = details.locator('.assessment[data-question="supported"]')
+            assert "fail" in supported.get_attribute("class") and supported.inner_text() == "supported 0.30 ≥ 0.90 fail"
+            assert details.locator('.assessment[data-question="conflict"]').inner_text() == "conflict 0.02 ≤ 0.10 pass"
+            evidence = details.locator('li[data-evidence-id="chk_acme_1_0"]')
+            assert evidence.locator(".visibility").inner_text() == "tenant"
+            assert "found nDCG@10 of 0.78" in evidence.locator(".excerpt").inner_text()
+            assert view.locator(f'#candidates tr[data-id="{pending}"] button.approve').count() == 1
+            # the view alone, as docs/images/memory-view.png shows it
+            page.locator("#view").screenshot(path=str(tmp_path / "memory-view.png"))
+    assert (tmp_path / "memory-view.png").stat().st_size > 0
 
 
 def test_another_users_candidate_named_from_the_page_is_a_clear_error_and_changes_nothing(memgate, tmp_path, backend):

@@ -13,6 +13,7 @@ from http_helpers import serve_asgi
 from mcp_helpers import log_rows
 from test_server_http import AUDIENCE, ISSUER, KEYS, token
 
+from memgate.manager import ACME, load_tool_definitions
 from memgate.server.app import http_asgi_app, http_server
 from memgate.server.cli.common import open_manager
 from memgate.server.settings import load_settings
@@ -81,6 +82,8 @@ def test_a_second_server_process_on_the_database_finishes_the_round_the_first_be
     sqlite_path, two_tenants, backend, tmp_path
 ):
     first, second, elsewhere = _Process(sqlite_path), _Process(sqlite_path), _Process(tmp_path / "other.db")
+    # the tenant is set up there too, so only the key the state was sealed with differs
+    elsewhere.manager.seed_tools(ACME, load_tool_definitions())
     try:
         with serve_asgi(first.app) as a, serve_asgi(second.app) as b, serve_asgi(elsewhere.app) as c:
             asked = _call(a).json()["result"]

@@ -292,7 +292,8 @@ def test_unreadable_public_key_file_is_a_config_error(tmp_path):
         (
             {"audience": AUDIENCE, "public_key": "pem"},
             "http.auth.issuer is required for HTTP transport. "
-            "Set it in memgate.toml [http.auth] or MEMGATE_HTTP__AUTH__ISSUER.",
+            "Set it in memgate.toml [http.auth] or MEMGATE_HTTP__AUTH__ISSUER. "
+            "To try HTTP on this machine first, see `memgate dev-token --help`.",
         ),
         (
             {"issuer": ISSUER, "audience": AUDIENCE},

@@ -182,6 +182,7 @@ def test_a_tenant_claim_in_an_introspection_response_needs_no_mapping(idp, sqlit
         ("without_scope", 403, "insufficient_scope"),
         ("unmapped", 403, "tenant_not_mapped"),
         ("claim_disagrees_with_mapping", 403, "tenant_mismatch"),
+        ("tenant_never_set_up", 403, "tenant_not_set_up"),
     ],
 )
 def test_refused_opaque_tokens_get_401_or_403_and_nothing_is_served(
@@ -198,6 +199,7 @@ def test_refused_opaque_tokens_get_401_or_403_and_nothing_is_served(
             "op-without_scope": opaque(scope="memory:write"),
             "op-unmapped": opaque(sub="stranger", client_id="svc-unknown"),
             "op-claim_disagrees_with_mapping": opaque(tenant="globex"),
+            "op-tenant_never_set_up": opaque(sub="omar", client_id="svc-initech", tenant="initech"),
         }
     )
     idp.revoked.add("op-revoked")
@@ -217,10 +219,19 @@ def test_refused_opaque_tokens_get_401_or_403_and_nothing_is_served(
         "lookup_entity",
         "streamable-http",
     )
-    assert row["error_class"] == {"tenant_not_mapped": "TenantUnmapped", "tenant_mismatch": "TenantMismatch"}[error]
+    assert (
+        row["error_class"]
+        == {
+            "tenant_not_mapped": "TenantUnmapped",
+            "tenant_mismatch": "TenantMismatch",
+            "tenant_not_set_up": "TenantNotSetUp",
+        }[error]
+    )
     assert response.json()["error_description"] == row["result_text"]
     assert response.json()["error_description"].count(".") == 1  # one sentence
     assert '"iss": "https://idp.example.test"' in row["arguments_json"]
+    if error == "tenant_not_set_up":  # what the operator reads to tell a typo from a tenant to set up
+        assert '"tenant_claim": "initech"' in row["arguments_json"]
 
 
 @pytest.mark.parametrize("outage", ["refused", "http_500", "too_slow"])

@@ -14,6 +14,7 @@ import pytest
 from fastmcp import Client
 from fastmcp.client.transports import StdioTransport
 from jwt_helpers import make_keypair
+from mcp.shared.exceptions import MCPError
 
 pytestmark = pytest.mark.anyio
 
@@ -52,6 +53,28 @@ async def test_over_stdio_every_line_has_one_format_and_a_failed_call_writes_one
     assert len(calls) == 2, lines
     assert calls[0].endswith("to execute_query ended invalid: Input should be greater than or equal to 1")
     assert " WARNING memgate.toolbox: call " in calls[1] and "ended invalid: query refused (rule table)" in calls[1]
+
+
+async def test_a_bad_intent_in_the_context_prompt_is_one_log_line_without_a_traceback(tmp_path):
+    """The client gets a clean error; the host's MCP log (the server's stderr) gets one line, as for a bad call."""
+    log = tmp_path / "stderr.log"
+    transport = StdioTransport(
+        sys.executable, ["-m", "memgate", "serve", "--demo"], env=_env(tmp_path), cwd=str(tmp_path), log_file=log
+    )
+    async with Client(transport) as c:
+        with pytest.raises(MCPError, match="intent must be one of") as bad:
+            await c.get_prompt("context_window", {"question": "How is Helios doing?", "intent": "poem"})
+        with pytest.raises(MCPError, match="missing required argument"):
+            await c.get_prompt("context_window", {"intent": "fact_check"})
+        fine = await c.get_prompt("context_window", {"question": "How is Helios doing?"})
+    assert bad.value.error.code == -32602 and fine.messages
+    lines = _lines(log.read_text())  # every line in the log format: no traceback lines
+    refused = [line for line in lines if "context_window" in line]
+    assert len(refused) == 2, lines
+    assert refused[0].endswith(
+        "WARNING memgate.server: context_window prompt refused for tenant acme: "
+        "intent must be one of comparison, fact_check, general, got 'poem'"
+    )
 
 
 def test_over_http_uvicorn_logs_in_the_same_format(sqlite_path, two_tenants, tmp_path):

@@ -119,6 +119,8 @@ def test_bad_mappings_are_refused_naming_the_field(manager, kind, value, kwargs,
 
 
 def test_the_cli_maps_lists_and_unmaps(sqlite_path):
+    assert CliRunner().invoke(cli, ["--db", str(sqlite_path), "init", "-t", "acme", "-t", "globex"]).exit_code == 0
+
     def run(*args, ok=True):
         result = CliRunner().invoke(cli, ["--db", str(sqlite_path), "tenants", *args])
         assert (result.exit_code == 0) == ok, result.output

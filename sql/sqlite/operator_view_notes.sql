@@ -1,0 +1,7 @@
+-- Operator-only, base tables on an unwalled connection (`memgate ui`): one tenant's remembered notes,
+-- preferences and procedures of every scope (the promotion gate's collection), newest first; titles
+-- only, with the scope each is visible in.
+SELECT id, title, version, valid_from, valid_until, deleted_at, created_at, user_id, agent_id, thread_id
+FROM base_knowledge_base_document
+WHERE tenant_id = :tenant AND collection = :collection
+ORDER BY created_at DESC, id DESC
