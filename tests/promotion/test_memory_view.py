@@ -46,7 +46,7 @@ def test_a_candidate_carries_its_assessments_and_the_evidence_it_rests_on(manage
     )
     assert "found nDCG@10 of 0.78" in evidence["excerpt"] and len(evidence["excerpt"]) <= 240
     text = manager.show_memory(JANE_IN_REVIEW).text
-    assert "supported 0.40 vs 0.90 fail" in text and "evidence: chk_acme_1_0" in text
+    assert "supported 0.30 vs 0.90 fail" in text and "evidence: chk_acme_1_0" in text
 
 
 def test_another_reader_sees_neither_janes_memories_nor_her_candidates(manager, remembered):

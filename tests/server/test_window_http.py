@@ -52,7 +52,13 @@ def two_processes(sqlite_path, two_tenants, manager):
     """Two server processes on one database, and a budget small enough that windows issue pointers."""
     probe = manager.assemble_context(ACME, FACT_CHECK, "fact_check").manifest
     manager.set_context_budget(
-        ACME, {**ACME_BUDGET, "usable_context": 1900 + sum(probe["arithmetic"]["fixed"].values()) + 400}
+        ACME,
+        # no relevance floor: every passage is a candidate, so the small window issues pointers
+        {
+            **ACME_BUDGET,
+            "usable_context": 1900 + sum(probe["arithmetic"]["fixed"].values()) + 400,
+            "relevance_floor": 0,
+        },
     )
     a, b = _Process(sqlite_path), _Process(sqlite_path)
     try:
@@ -68,7 +74,13 @@ def two_stateless_processes(sqlite_path, two_tenants, manager):
     """Two `server.stateless` replicas (legacy clients' sessions live in no process) and the small budget."""
     probe = manager.assemble_context(ACME, FACT_CHECK, "fact_check").manifest
     manager.set_context_budget(
-        ACME, {**ACME_BUDGET, "usable_context": 1900 + sum(probe["arithmetic"]["fixed"].values()) + 400}
+        ACME,
+        # no relevance floor: every passage is a candidate, so the small window issues pointers
+        {
+            **ACME_BUDGET,
+            "usable_context": 1900 + sum(probe["arithmetic"]["fixed"].values()) + 400,
+            "relevance_floor": 0,
+        },
     )
     a, b = _Process(sqlite_path, stateless=True), _Process(sqlite_path, stateless=True)
     try:
