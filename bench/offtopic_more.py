@@ -13,8 +13,8 @@ reported as abstention (bench/quality.py reports the first set's test two thirds
 
 from __future__ import annotations
 
+from . import offtopic
 from .datasets import Collection
-from .datasets_more import naming
 
 __all__ = ["MORE_OFF_TOPIC", "more_off_topic"]
 
@@ -152,15 +152,9 @@ MORE_OFF_TOPIC: dict[str, tuple[str, ...]] = {
 
 def more_off_topic(coll: Collection) -> Collection:
     """`coll`'s documents with the second set of off-topic queries (ids `more00`...; no judgments)."""
-    key = coll.name.split("-")[0].split("/")[0]
-    queries = {f"more{n:02d}": q for n, q in enumerate(MORE_OFF_TOPIC.get(key, ()))}
-    return Collection(
-        f"{coll.name.split('/')[0]}-more", coll.docs, queries, {q: {} for q in queries}, {q: "" for q in queries}
-    )
+    return offtopic.with_queries(coll, MORE_OFF_TOPIC, "more")
 
 
 def checked(coll: Collection) -> list[str]:
     """The second set's news queries that some entry of `coll` names whole (none should)."""
-    if coll.name.split("-")[0] != "news":
-        return []
-    return [q for q in MORE_OFF_TOPIC["news"] if naming(coll.docs, q)]
+    return offtopic.checked(coll, MORE_OFF_TOPIC)
