@@ -180,7 +180,7 @@ class SqliteSession:
             chunks -= int(own["chunks"]) if own else 0
             for w, n in holding.items():
                 if n:
-                    inside = self.fetch_one("kb_term_chunks", expr=kb.quoted(w), document=exclude_document)
+                    inside = self.fetch_one("kb_term_chunks", expr=kb.fts_string(w), document=exclude_document)
                     holding[w] = max(0, n - (int(inside["chunks"]) if inside else 0))
         return TermStats(chunks=max(0, chunks), holding=holding)
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..query_terms import MAX_QUERY_TERMS, query_terms
 
-__all__ = ["MAX_QUERY_TERMS", "best_by_bm25", "fts_expression", "quoted", "rank_by_cosine", "to_blob"]
+__all__ = ["MAX_QUERY_TERMS", "best_by_bm25", "fts_expression", "fts_string", "rank_by_cosine", "to_blob"]
 
 #: rows scored at a time (bounds the float64 copy)
 _SCORE_BLOCK = 4096
@@ -26,16 +26,16 @@ def fts_expression(query: str) -> str | None:
     terms a chunk matches, so a chunk naming an identifier whole (both it and its prefix) outranks one
     naming only a longer identifier, and one saying "while statement" outranks one saying "statement"."""
     terms = query_terms(query)
-    parts = (
-        [quoted(" ".join(p)) for p in terms.phrases]
-        + [quoted(w) for w in terms.words]
-        + [f"{quoted(' '.join(p))} *" for p in terms.prefixes]
-        + [quoted(f"{a} {b}") for a, b in terms.pairs]
+    quoted = (
+        [f'"{" ".join(p)}"' for p in terms.phrases]
+        + [f'"{w}"' for w in terms.words]
+        + [f'"{" ".join(p)}" *' for p in terms.prefixes]
+        + [f'"{a} {b}"' for a, b in terms.pairs]
     )
-    return " OR ".join(parts) or None
+    return " OR ".join(quoted) or None
 
 
-def quoted(text: str) -> str:
+def fts_string(text: str) -> str:
     """`text` as one FTS5 string (a term or a phrase): no word of it is query syntax."""
     return '"' + text.replace('"', '""') + '"'
 
