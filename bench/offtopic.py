@@ -152,16 +152,21 @@ OFF_TOPIC: dict[str, tuple[str, ...]] = {
 
 def off_topic(coll: Collection) -> Collection:
     """`coll`'s documents with its off-topic queries instead of its judged ones (no judgments)."""
+    return with_queries(coll, OFF_TOPIC, "off")
+
+
+def with_queries(coll: Collection, table: dict[str, tuple[str, ...]], tag: str) -> Collection:
+    """`coll`'s documents with `table`'s queries for it (ids `<tag>00`...; no judgments)."""
     key = coll.name.split("-")[0].split("/")[0]
-    queries = {f"off{n:02d}": q for n, q in enumerate(OFF_TOPIC.get(key, ()))}
+    queries = {f"{tag}{n:02d}": q for n, q in enumerate(table.get(key, ()))}
     return Collection(
-        f"{coll.name.split('/')[0]}-off", coll.docs, queries, {q: {} for q in queries}, {q: "" for q in queries}
+        f"{coll.name.split('/')[0]}-{tag}", coll.docs, queries, {q: {} for q in queries}, {q: "" for q in queries}
     )
 
 
-def checked(coll: Collection) -> list[str]:
-    """The off-topic queries of `coll` that some document names whole (none should)."""
+def checked(coll: Collection, table: dict[str, tuple[str, ...]] = OFF_TOPIC) -> list[str]:
+    """The off-topic queries of `coll` (from `table`) that some document names whole (none should)."""
     key = coll.name.split("-")[0]
     if key != "news":
         return []
-    return [q for q in OFF_TOPIC["news"] if naming(coll.docs, q)]
+    return [q for q in table["news"] if naming(coll.docs, q)]

@@ -14,14 +14,16 @@ hybrid through MemoryManager.search_chunks (top 10), and the two floors, interle
   the lexical leg builds (manager/backend/sqlite/kb.py: fts_expression: stop words out, identifiers
   as phrases and prefixes, adjacent word pairs), ORDER BY rank LIMIT 10.
 
-Ratios are p50 over p50. Self-contained: nothing to download (the default embedder only
+Beside them, what calibrated relevance adds to a search, timed alone after an untimed lexical leg
+(calibration_ms: the index's counts of the query's words, the text of the leg's first candidates, the
+evidence read from them), and its share of hybrid's p50. Ratios are p50 over p50. Self-contained: nothing to download (the default embedder only
 embeds the queries; the Lee vocabulary is used when gensim is installed).
 """
 
 from __future__ import annotations
 
 import argparse
-import re
+import json
 import sqlite3
 import tempfile
 import time
@@ -34,8 +36,6 @@ from .common import machine, markdown_table, report, summary_ms
 from .corpus import build_chunks, queries, vocabulary
 
 K = 10
-#: the tokenizer of a tenant's lexical index (sql/sqlite/kb_lexical_index.sql), so the floor's terms are the leg's
-_TOKENIZE = re.compile(r"tokenize\s*=\s*'([^']+)'")
 METHODS = {"lexical": ("lexical",), "vector": ("vector",), "hybrid": ("lexical", "vector")}
 #: the issue's targets at the largest size: ratios to the floors, and hybrid p95 on a quiet machine
 TARGETS = {"vector_over_numpy": 3.0, "lexical_over_fts5": 1.5, "hybrid_p95_ms": 30.0}
@@ -50,12 +50,9 @@ def fts_floor_query(text: str) -> str:
 
 def index_tokenizer() -> str:
     """The tokenize option of a tenant's lexical index, read from its template."""
-    from memgate.manager.backend.sql_files import load_sql
+    from memgate.manager.backend.sqlite.lexical import index_tokenizer as of_template
 
-    m = _TOKENIZE.search(load_sql("sqlite", "kb_lexical_index"))
-    if m is None:
-        raise ValueError("no tokenize option in sql/sqlite/kb_lexical_index.sql")
-    return m.group(1)
+    return of_template()
 
 
 def fts_floor_table(path: Path, texts: list[str]) -> sqlite3.Connection:
@@ -87,9 +84,12 @@ def measure_size(workdir: Path, n: int, qs: list[str], words: list[str], embedde
     fts = fts_floor_table(workdir / f"floor_{n}.db", texts)
     del texts
     qvecs = embedder.embed(qs).astype(np.float32)
-    timings: dict[str, list[float]] = {m: [] for m in [*METHODS, "numpy_floor", "fts5_floor"]}
+    timings: dict[str, list[float]] = {m: [] for m in [*METHODS, "numpy_floor", "fts5_floor", "calibration"]}
 
     def run(name: str, i: int, q: str) -> None:
+        if name == "calibration":
+            timings[name].append(calibration_ms(backend, me, q))
+            return
         t = time.perf_counter()
         if name == "numpy_floor":
             numpy_floor(vectors, qvecs[i])
@@ -119,9 +119,27 @@ def measure_size(workdir: Path, n: int, qs: list[str], words: list[str], embedde
         "db_mb": round(path.stat().st_size / 2**20, 1),
         **{k: summary_ms(v) for k, v in timings.items()},
     }
+    row["calibration_share_of_hybrid"] = round(row["calibration"]["p50_ms"] / row["hybrid"]["p50_ms"], 2)
     row["vector_over_numpy"] = round(row["vector"]["p50_ms"] / row["numpy_floor"]["p50_ms"], 1)
     row["lexical_over_fts5"] = round(row["lexical"]["p50_ms"] / row["fts5_floor"]["p50_ms"], 2)
     return row
+
+
+def calibration_ms(backend, who, query: str) -> float:
+    """What calibrated relevance adds to a search (manager/kb/relevance.py), timed alone after an untimed
+    lexical leg: the index's counts of the query's words, the text of the leg's first candidates (which
+    the hits shown mostly read anyway: an upper bound) and the evidence read from them."""
+    from memgate.manager.backend.base import ChunkFilters
+    from memgate.manager.clock import now_iso
+    from memgate.manager.kb import relevance
+
+    with backend.session(who) as s:
+        first = s.kb_lexical(query, 50, ChunkFilters(now=now_iso()))[: relevance.COVERAGE_CANDIDATES]
+        t = time.perf_counter()
+        stats = s.kb_term_stats(relevance.query_words(query))
+        rows = s.fetch_all("kb_chunk_details", seqs=json.dumps([seq for seq, _ in first])) if first else []
+        relevance.evidence(query, {"lexical": first}, {r["seq"]: r["content"] for r in rows}, stats)
+        return (time.perf_counter() - t) * 1000
 
 
 def table(rows: list[dict]) -> str:
@@ -138,6 +156,8 @@ def table(rows: list[dict]) -> str:
             "numpy floor",
             "vector / floor",
             "hybrid p50 / p95 ms",
+            "of which calibration p50 / p95 ms",
+            "calibration / hybrid (p50)",
         ],
         [
             [
@@ -149,6 +169,8 @@ def table(rows: list[dict]) -> str:
                 cell(r, "numpy_floor"),
                 f"{r['vector_over_numpy']}x",
                 cell(r, "hybrid"),
+                cell(r, "calibration") if "calibration" in r else "-",  # results from before it was timed
+                f"{r['calibration_share_of_hybrid']}" if "calibration" in r else "-",
             ]
             for r in rows
         ],

@@ -143,9 +143,10 @@ class ChunkSettings(BaseModel):
 
 #: the token bound of one tool result when the tenant's context_budget guideline sets none
 DEFAULT_RESULT_TOKENS = 2000
-#: the calibrated relevance (kb/relevance.py) a passage needs to be shown when the tenant's
-#: context_budget sets no relevance_floor: chosen by `python3 -m bench.calibrate` on the tuning queries
-DEFAULT_RELEVANCE_FLOOR = 0.28
+#: the calibrated relevance (kb/relevance.py) a search's best passage needs for the search to be answered
+#: (a window's evidence: each passage) when the tenant's context_budget sets no relevance_floor: chosen
+#: by `python3 -m bench.calibrate` on the tuning queries
+DEFAULT_RELEVANCE_FLOOR = 0.33
 #: the four variable slices of a context window, each with a share of what the fixed slices leave
 SHARE_NAMES = ("durable_facts", "evidence", "recalled_history", "volatile_tail")
 #: the intents whose windows admit linked history when the budget names none
@@ -233,8 +234,8 @@ class ContextBudget(BaseModel):
     request_overhead_reserve: int = Field(500, ge=0)
     max_rounds: int = Field(4, ge=0, le=1000)
     max_tool_result_tokens: int = Field(DEFAULT_RESULT_TOKENS, ge=1, le=1_000_000)
-    #: passages whose calibrated relevance is below this are not shown (search_memory, ChatGPT's search,
-    #: a window's evidence); 0 shows every ranked passage
+    #: a search whose best passage's calibrated relevance is below this shows nothing (search_memory,
+    #: ChatGPT's search); a window's evidence keeps only passages that reach it; 0 shows every one
     relevance_floor: float = Field(DEFAULT_RELEVANCE_FLOOR, ge=0, le=1)
     weights: RankWeights = Field(default_factory=RankWeights)
     recency_days: float = Field(60, gt=0, le=100_000)

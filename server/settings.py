@@ -209,7 +209,7 @@ def load_settings(config: str | Path | None = None, **overrides: Any) -> Setting
 #: settings memgate once read, and what took their place
 RETIRED_SETTINGS = {
     "caps.search_min_cosine": "ChatGPT's search now keeps what reaches the tenant's relevance floor, like "
-    "search_memory (`memgate budget set -t TENANT relevance_floor=0.28`; docs/tools.md).",
+    "search_memory (`memgate budget set -t TENANT relevance_floor=0.33`; docs/tools.md).",
 }
 
 

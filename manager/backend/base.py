@@ -127,6 +127,17 @@ class RecallFilters:
         }
 
 
+@dataclass(frozen=True)
+class TermStats:
+    """What the bound tenant's lexical index says of a query's words: how many of its chunks hold each
+    word (0: none does), out of how many chunks (calibrated relevance weighs a word by its rarity)."""
+
+    #: chunks the index holds
+    chunks: int
+    #: word -> chunks holding it, for each word asked about
+    holding: Mapping[str, int]
+
+
 class Session(Protocol):
     """A connection checked out under one caller's trusted context."""
 
@@ -173,6 +184,12 @@ class Session(Protocol):
         self, vector: np.ndarray, model: str, limit: int, filters: RecallFilters
     ) -> list[tuple[int, float]]:
         """Conversation recall's vector leg: up to `limit` (recall seq, cosine) best first, cosine > 0."""
+
+    def kb_term_stats(self, words: Sequence[str], *, exclude_document: str | None = None) -> TermStats:
+        """How many chunks of the bound tenant's lexical index hold each of `words` (each read as the
+        lexical leg reads it), and how many chunks the index holds; the chunks of `exclude_document`
+        are not counted. The counts are the tenant's own, never another tenant's (SQLite: its FTS5
+        index's vocabulary, the statistics its BM25 already ranks by; Oracle: the caller's chunks)."""
 
     def change_marker(self) -> dict[str, Any]:
         """What the database can say of this moment, for a context manifest: a JSON object with `kind`.

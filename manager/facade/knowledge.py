@@ -47,7 +47,7 @@ class KnowledgeBaseMethods(ManagerCore):
         link_traversal.check_bounds(num_hops, max_linked_results)
         asked = self.caps.rows(max_results if max_results is not None else kb_search.DEFAULT_RESULTS)
         budget = self.context_budget(identity)
-        floored = kb_relevance.above_floor(
+        floored = kb_relevance.answered(
             self.search_chunks(
                 identity, query, collection=collection, limit=asked + 1, include_ended=include_invalid_results
             ),
@@ -119,7 +119,7 @@ class KnowledgeBaseMethods(ManagerCore):
         require_text(query, "query")
         budget = self.context_budget(identity)
         hits = self.search_chunks(identity, query, limit=self.caps.rows(kb_search.DEFAULT_RESULTS))
-        hits = kb_relevance.above_floor(hits, budget.relevance_floor, lambda h: h.score).kept
+        hits = kb_relevance.answered(hits, budget.relevance_floor, lambda h: h.score).kept
         with self.backend.session(identity) as s:
             sources = kb_sources.document_sources(s, (h.document_id for h in hits))
         return kb_sources.render_search(

@@ -3,9 +3,8 @@
 Reciprocal rank fusion (k=60, equal weights) ignores how far apart the scores are and gives a weak
 leg as much say as a strong one, so on text where one leg is much the better it drags the fused
 list below that leg alone (bench/quality.py measured it). `convex_fusion` sums each leg's scores
-scaled into 0..1, weighted per query (search.py sets the weight), and with `anchors` each leg's scaled
-scores are scaled again by that leg's calibrated relevance (relevance.py); context assembly's memories
-other than passages still use RRF.
+scaled into 0..1, weighted per query (search.py sets the weight); relevance.py turns its order into
+calibrated scores. Context assembly's memories other than passages still use RRF.
 """
 
 from __future__ import annotations
@@ -64,24 +63,20 @@ def _scaled(scored: Sequence[tuple[Hashable, float]]) -> dict[Hashable, float]:
 def convex_fusion(
     scored: Mapping[str, Sequence[tuple[Hashable, float]]],
     weights: Mapping[str, float],
-    *,
-    anchors: Mapping[str, float] | None = None,
 ) -> list[Fused]:
     """Fuse `{method: [(id, score), ...best first]}` by score = sum over methods of weight x scaled score.
 
     Scores are larger for better and positive (BM25 negated, cosine > 0); each method's are divided by
-    its best, then multiplied by the method's anchor (1 when `anchors` is None: the best of every list
-    counts as a full match; relevance.fuse passes each leg's calibrated relevance). An id a method did
-    not list adds 0 for it. Ties go to the better best rank, then to whichever id is met first with the
-    methods read in name order, as in RRF.
+    its best, so the best of every list counts as a full match (relevance.fuse calibrates the result).
+    An id a method did not list adds 0 for it. Ties go to the better best rank, then to whichever id is
+    met first with the methods read in name order, as in RRF.
     """
     if any(w < 0 for w in weights.values()):
         raise InvalidArgument("fusion weights must be >= 0.", field="weights")
     ranks: dict[Hashable, dict[str, int]] = {}
     scaled: dict[str, dict[Hashable, float]] = {}
     for method in sorted(scored):
-        anchor = 1.0 if anchors is None else anchors.get(method, 0.0)
-        scaled[method] = {item: anchor * value for item, value in _scaled(scored[method]).items()}
+        scaled[method] = _scaled(scored[method])
         for rank, (item, _) in enumerate(scored[method], start=1):
             ranks.setdefault(item, {}).setdefault(method, rank)
     met_first = {item: index for index, item in enumerate(ranks)}

@@ -1,7 +1,8 @@
 """Hybrid retrieval over knowledge-base chunks: the backend's lexical and vector legs, fused on
-calibrated scores (relevance.fuse): each leg's scores divided by its best and scaled by the calibrated
-relevance of that leg's strongest evidence, summed with a weight per query. A hit's score is its
-relevance in 0..1, the same scale for every query, which the tenant's relevance floor is held against.
+calibrated scores (relevance.fuse): each leg's scores divided by its best, summed with a weight per
+query, and scaled so the first hit scores the query's calibrated relevance (what both legs found at
+their best, and how rare in the tenant's index the words found are). A hit's score is in 0..1, the
+same scale for every query, which the tenant's relevance floor is held against.
 
 The lexical leg's weight is LEXICAL_WEIGHT for a question or a sentence and KEYWORD_LEXICAL_WEIGHT for
 a short identifier look-up (query_terms.is_keyword_query), the vector leg's the rest. Both were set on
@@ -22,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..backend.base import ChunkFilters, Row, Session
+from ..backend.base import ChunkFilters, Row, Session, TermStats
 from ..backend.query_terms import identifiers, is_keyword_query, names_exactly
 from ..tokens import count_tokens
 from . import relevance
@@ -94,7 +95,7 @@ def search(
     depth = depth or max(MIN_DEPTH, 4 * limit)
     legs = run_legs(s, embedder, query, now, depth=depth, filters=filters, methods=methods)
     lexical, cosine = dict(legs.scored.get(LEXICAL, ())), dict(legs.scored.get(VECTOR, ()))
-    fused = relevance.fuse(query, legs.scored, legs.weights, legs.texts, embedder.name)
+    fused = relevance.fuse(query, legs.scored, legs.weights, legs.texts, embedder.name, stats=legs.stats)
     details = legs.details
     hits: list[SearchHit] = []
     first_of: dict[str, int] = {}  # normalized text -> index of its best-ranked hit
@@ -151,8 +152,11 @@ class Legs:
     scored: dict[str, list[tuple[int, float]]]
     #: each leg's share of a hybrid score (one leg alone: 1)
     weights: dict[str, float]
-    #: the lexical candidates' rows (kb_chunk_details), by seq: their text gives coverage
+    #: rows (kb_chunk_details) by seq: at least the lexical leg's first relevance.COVERAGE_CANDIDATES,
+    #: whose text gives the query's coverage (all of its candidates for an identifier look-up)
     details: dict[Any, Row]
+    #: the tenant index's counts of the query's words (None when the lexical leg did not run)
+    stats: TermStats | None = None
 
     @property
     def texts(self) -> dict[Any, str]:
@@ -170,16 +174,23 @@ def run_legs(
     methods: tuple[str, ...] = METHODS,
 ) -> Legs:
     """The lexical and vector legs of `query`, up to `depth` candidates each, among the chunks the session
-    may see (also what bench/calibrate.py fits the relevance curves on)."""
+    may see, with the tenant index's counts of its words (also what bench/calibrate.py fits the
+    relevance curve on). The lexical candidates' text is read for the first COVERAGE_CANDIDATES (their
+    coverage) and, for an identifier look-up, for all of them (which name it whole)."""
     where = ChunkFilters(
         now=now, collection=filters.collection, document_id=filters.document_id, include_ended=filters.include_ended
     )
     scored: dict[str, list[tuple[int, float]]] = {}
     details: dict[Any, Row] = {}
+    stats = None
     if LEXICAL in methods:
         lexical_ranked = s.kb_lexical(query, depth, where)
-        details.update(_details(s, [seq for seq, _ in lexical_ranked]))
-        scored[LEXICAL] = _exact_identifiers_first(query, lexical_ranked, details)
+        if is_keyword_query(query):
+            details.update(_details(s, [seq for seq, _ in lexical_ranked]))
+            scored[LEXICAL] = _exact_identifiers_first(query, lexical_ranked, details)
+        else:
+            scored[LEXICAL] = lexical_ranked
+        stats = s.kb_term_stats(relevance.query_words(query), exclude_document=filters.exclude_document_id)
     if VECTOR in methods:
         vector = np.asarray(embedder.embed([query])[0], dtype=np.float32)
         scored[VECTOR] = s.kb_vector(vector, embedder.name, depth, where)
@@ -193,9 +204,12 @@ def run_legs(
             ]
             for m, ranked in scored.items()
         }
+    if LEXICAL in scored:  # the text coverage is measured on (read once; the hits reuse it)
+        first = [seq for seq, _ in scored[LEXICAL][: relevance.COVERAGE_CANDIDATES] if seq not in details]
+        details.update(_details(s, first))
     weights = fusion_weights(query)
     total = sum(weights[m] for m in scored)
-    return Legs(scored, {m: weights[m] / total for m in scored}, details)
+    return Legs(scored, {m: weights[m] / total for m in scored}, details, stats)
 
 
 def _details(s: Session, seqs: list[Any]) -> dict[Any, Row]:

@@ -36,8 +36,12 @@ def text(result) -> str:
 
 async def jane_remembers(c) -> dict[str, str]:
     """jane's session: search, remember a note and a fact on what it cited, and the refusals. First lines by case."""
-    found = text(await c.call_tool("search_memory", {"query": "August re-run nDCG recall@100 BEIR retriever"}))
-    assert "chk_acme_1_0" in found and "chk_acme_1_1" in found
+    # two results: an answered search shows every ranked passage, and the third (chk_acme_2_0) must stay
+    # evidence jane was never given
+    found = text(
+        await c.call_tool("search_memory", {"query": "August re-run nDCG recall@100 BEIR retriever", "max_results": 2})
+    )
+    assert "chk_acme_1_0" in found and "chk_acme_1_1" in found and "chk_acme_2_0" not in found
     lines = {}
     lines["note"] = text(await c.call_tool("remember", {"content": NOTE, "evidence": BOTH}))
     lines["fact"] = text(await c.call_tool("remember", {**RECALL, "evidence": ["chk_acme_1_1"]}))

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..query_terms import MAX_QUERY_TERMS, query_terms
 
-__all__ = ["MAX_QUERY_TERMS", "text_expression", "unit_rows"]
+__all__ = ["MAX_QUERY_TERMS", "term_expression", "text_expression", "unit_rows"]
 
 # Letters and digits only (no "_": Oracle Text's default lexer treats it as a word break anyway).
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
@@ -83,6 +83,13 @@ def text_expression(query: str) -> str | None:
         if len(parts) > 1:
             out.append(f"{{{' '.join(parts)}}}")
     return " ACCUM ".join(list(dict.fromkeys(out))[:MAX_QUERY_TERMS]) or None
+
+
+def term_expression(word: str) -> str | None:
+    """One query word as CONTAINS matches it: braced, a phrase of its parts when this lexer splits it
+    (`lru_cache` -> `{lru cache}`); None for a word with no letter or digit."""
+    parts = [w.lower() for w in _WORD.findall(word)]
+    return f"{{{' '.join(parts)}}}" if parts else None
 
 
 def unit_rows(matrix: np.ndarray) -> np.ndarray:

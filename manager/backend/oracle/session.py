@@ -18,11 +18,11 @@ import oracledb
 
 from ...errors import InvalidArgument, NotFound
 from ...identity import Identity
-from ..base import ChunkFilters, RecallFilters, Row
+from ..base import ChunkFilters, RecallFilters, Row, TermStats
 from ..sql_files import load_sql
 from . import statements as q
 from .errors import is_call_timeout, translate
-from .kb import text_expression
+from .kb import term_expression, text_expression
 from .values import binds, column_name, cut_bytes, long_document_sizes, row_value
 
 __all__ = ["DIALECT", "MODULE", "OracleSession", "set_call_attributes"]
@@ -134,6 +134,30 @@ class OracleSession:
             **filters.binds(),
         )
         return [(int(r["seq"]), float(r["score"])) for r in rows]
+
+    def kb_term_stats(self, words: Sequence[str], *, exclude_document: str | None = None) -> TermStats:
+        """Each word's count of the caller's chunks it matches, by COUNT(*) with CONTAINS (the count
+        Oracle Text's documentation gives for "the number of documents that contain the word"), and
+        the caller's chunks: one statement per word, which VPD walls like every other. The index does
+        not stem, so a word counts its own form only, as the lexical leg matches it. Not measured on a
+        live database."""
+        words = list(dict.fromkeys(words))
+
+        def count(statement: str, **binds: Any) -> int:
+            row = self.fetch_one(statement, **binds)
+            return int(row["chunks"]) if row else 0
+
+        chunks = count("kb_chunk_count", document=None)
+        if exclude_document is not None:
+            chunks -= count("kb_chunk_count", document=exclude_document)
+        holding: dict[str, int] = {}
+        for w in words:
+            expr = term_expression(w)
+            n = count("kb_term_chunks", expr=expr, document=None) if expr else 0
+            if n and exclude_document is not None:
+                n -= count("kb_term_chunks", expr=expr, document=exclude_document)
+            holding[w] = max(0, n)
+        return TermStats(chunks=max(0, chunks), holding=holding)
 
     def kb_fused(
         self,

@@ -10,6 +10,7 @@ bound tenant's rows in the caller's user, agent and thread scope
 
 from __future__ import annotations
 
+import json
 import shlex
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
@@ -21,7 +22,7 @@ import numpy as np
 
 from ...errors import BackendUnavailable, InvalidArgument, NotFound
 from ...identity import Identity
-from ..base import ChunkFilters, InstallCheck, QueryRows, RecallFilters, Row, ViewCatalog
+from ..base import ChunkFilters, InstallCheck, QueryRows, RecallFilters, Row, TermStats, ViewCatalog
 from ..retention_store import RetentionStore
 from ..sql_files import load_sql
 from . import kb, lexical, portable, retention, schema, vector_cache
@@ -188,6 +189,32 @@ class SqliteSession:
             filters,
             source,
         )
+
+    def kb_term_stats(self, words: Sequence[str], *, exclude_document: str | None = None) -> TermStats:
+        """The bound tenant's index vocabulary read for `words`: each word goes through the index's own
+        tokenizer (kb_query_words), and each of its terms is looked up by key in the index's vocabulary
+        (kb_chunk_vocab); a word the tokenizer splits counts as its rarest term. A few key lookups and
+        a count of small rows, whatever the index's size. The chunks of `exclude_document` are counted
+        with MATCH within that document and taken off."""
+        words = list(dict.fromkeys(words))
+        row = self.fetch_one("kb_index_chunks")
+        chunks = int(row["chunks"]) if row else 0
+        found: dict[int, int] = {}
+        if words:
+            self.execute("kb_query_words_clear")
+            self.execute("kb_query_words_fill", words=json.dumps(words))
+            for r in self.fetch_all("kb_term_vocab"):
+                position, n = int(r["position"]), int(r["chunks"] or 0)
+                found[position] = min(found.get(position, n), n)
+        holding = {w: found.get(i, 0) for i, w in enumerate(words)}
+        if exclude_document is not None:
+            own = self.fetch_one("kb_chunk_count", document=exclude_document)
+            chunks -= int(own["chunks"]) if own else 0
+            for w, n in holding.items():
+                if n:
+                    inside = self.fetch_one("kb_term_chunks", expr=kb.fts_string(w), document=exclude_document)
+                    holding[w] = max(0, n - (int(inside["chunks"]) if inside else 0))
+        return TermStats(chunks=max(0, chunks), holding=holding)
 
     def kb_vector_exact(
         self, vector: np.ndarray, model: str, limit: int, filters: ChunkFilters

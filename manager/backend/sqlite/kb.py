@@ -13,7 +13,7 @@ import numpy as np
 
 from ..query_terms import MAX_QUERY_TERMS, query_terms
 
-__all__ = ["MAX_QUERY_TERMS", "best_by_bm25", "fts_expression", "rank_by_cosine", "to_blob"]
+__all__ = ["MAX_QUERY_TERMS", "best_by_bm25", "fts_expression", "fts_string", "rank_by_cosine", "to_blob"]
 
 #: rows scored at a time (bounds the float64 copy)
 _SCORE_BLOCK = 4096
@@ -33,6 +33,11 @@ def fts_expression(query: str) -> str | None:
         + [f'"{a} {b}"' for a, b in terms.pairs]
     )
     return " OR ".join(quoted) or None
+
+
+def fts_string(text: str) -> str:
+    """`text` as one FTS5 string (a term or a phrase): no word of it is query syntax."""
+    return '"' + text.replace('"', '""') + '"'
 
 
 def best_by_bm25(rows: Iterable[Sequence], limit: int) -> list[tuple[int, float]]:

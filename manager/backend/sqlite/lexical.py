@@ -12,12 +12,22 @@ Walled statements name one view per index, `kb_chunk_match` and `recall_match`: 
 pooled connection that point at the bound tenant's `<view>_<slot>` (`point_match_view`), re-pointed
 only when the connection is checked out for another tenant. The per-tenant views check the tenant
 again, so a connection pointed at the wrong slot would still see nothing.
+
+Calibrated relevance weighs a query's words by how many of the tenant's chunks hold them
+(`Session.kb_term_stats`). Three more TEMP objects of each connection serve it, pointed with the
+match view: `kb_chunk_vocab`, an fts5vocab table over the bound tenant's index (one row per term:
+how many of its chunks hold it); `kb_chunk_count`, the number of chunks the index holds (a count
+of its docsize table, one row per indexed chunk); and `kb_query_words` with `kb_query_terms`, an
+FTS5 table on the index's own tokenizer and its instance vocabulary, which turn query words into
+the terms the index holds (porter stems, identifiers kept whole) without a stemmer in Python.
 """
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable
+from functools import lru_cache
 
 from ..sql_files import load_sql
 
@@ -28,6 +38,7 @@ __all__ = [
     "TEMPLATE_VERSION",
     "ensure_index",
     "index_all_tenants",
+    "index_tokenizer",
     "point_match_view",
     "slots",
 ]
@@ -40,6 +51,8 @@ RECALL_MATCH_VIEW = "recall_match"
 TEMPLATE_VERSION = 2
 #: the version of sql/sqlite/recall_lexical_index.sql (0 in base_kb_lexical_index: not built yet)
 RECALL_TEMPLATE_VERSION = 1
+#: the tokenize option of the template (every index is rebuilt from the current template by migration)
+_TOKENIZE = re.compile(r"tokenize\s*=\s*'([^']+)'")
 
 
 def slots(conn: sqlite3.Connection) -> dict[str, int]:
@@ -134,11 +147,32 @@ def _build_recall(
 
 
 def point_match_view(conn: sqlite3.Connection, slot: int) -> None:
-    """Make this connection's TEMP views kb_chunk_match and recall_match read the tenant's <view>_<slot>.
-    Needs no authorizer."""
+    """Make this connection's TEMP views kb_chunk_match and recall_match read the tenant's <view>_<slot>,
+    and its word statistics (kb_chunk_vocab, kb_chunk_count) read the same tenant's chunk index. Needs no
+    authorizer."""
+    n = int(slot)
     for view in (MATCH_VIEW, RECALL_MATCH_VIEW):
         conn.execute(f"DROP VIEW IF EXISTS temp.{view}")
-        conn.execute(f"CREATE TEMP VIEW {view} AS SELECT * FROM main.{view}_{int(slot)}")
+        conn.execute(f"CREATE TEMP VIEW {view} AS SELECT * FROM main.{view}_{n}")
+    conn.execute("DROP TABLE IF EXISTS temp.kb_chunk_vocab")
+    conn.execute(f"CREATE VIRTUAL TABLE temp.kb_chunk_vocab USING fts5vocab(main, base_kb_fts_{n}, row)")
+    conn.execute("DROP VIEW IF EXISTS temp.kb_chunk_count")
+    conn.execute(f"CREATE TEMP VIEW kb_chunk_count AS SELECT count(*) AS chunks FROM main.base_kb_fts_{n}_docsize")
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_query_words USING fts5(word, tokenize = '{index_tokenizer()}')"
+    )
+    conn.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kb_query_terms USING fts5vocab(temp, kb_query_words, instance)"
+    )
+
+
+@lru_cache(maxsize=1)
+def index_tokenizer() -> str:
+    """The tokenize option of a tenant's lexical index, read from its template."""
+    m = _TOKENIZE.search(load_sql("sqlite", "kb_lexical_index"))
+    if m is None:
+        raise ValueError("no tokenize option in sql/sqlite/kb_lexical_index.sql")
+    return m.group(1)
 
 
 def _literal(value: str) -> str:

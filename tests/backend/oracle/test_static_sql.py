@@ -44,6 +44,13 @@ DIALECT_INTERNAL = {
         "vectors in the database (kb_vector_candidates) and caches nothing",
         "kb_vector_rows": "the rows the SQLite vector cache is built from",
         "kb_vector_exact": "float32 embeddings of the SQLite vector cache's candidates, for exact re-scoring",
+        "kb_query_words_clear": "empties the connection's TEMP FTS5 tokenizer of query words; Oracle counts "
+        "each word with kb_term_chunks (CONTAINS) and needs no tokenizer",
+        "kb_query_words_fill": "puts a query's words in the connection's TEMP FTS5 tokenizer (see above)",
+        "kb_term_vocab": "reads the tenant FTS5 index's vocabulary (fts5vocab) for the tokenized words; Oracle "
+        "counts each word with kb_term_chunks",
+        "kb_index_chunks": "the rows of the tenant's FTS5 index (its docsize table); Oracle counts the caller's "
+        "chunks with kb_chunk_count",
         "tenant_guard": "template of the generated tenant views and triggers; Oracle's wall is VPD (040) "
         "and the guards (022)",
         "recall_lexical_index": "template of a tenant's FTS5 recall index, triggers and view; Oracle's is the "
