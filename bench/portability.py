@@ -170,7 +170,8 @@ def import_rate(folder: Path, n: int, blocks: int = 10) -> dict:
         # this process's CPU seconds: what a core of its own would give, whatever the load
         "proposals_per_cpu_s": round(n / gate_cpu, 1),
         "plain_inserts_per_cpu_s": round(n / floor_cpu, 1),
-        "ratio_to_floor": round(floor_s / gate_s, 2),
+        "ratio_to_floor": round(floor_s / gate_s, 3),
+        "cpu_ratio_to_floor": round(floor_cpu / gate_cpu, 3),
         "seconds": round(gate_s, 2),
     }
 
@@ -218,7 +219,8 @@ def table(data: dict) -> str:
         [
             f"import --from jsonl, {im['memories']:,} memories through the gate",
             f"{im['proposals_per_s']} proposals/s ({im['proposals_per_cpu_s']} per CPU second)",
-            f"{im['ratio_to_floor']} x the plain insert floor ({im['plain_inserts_per_s']}/s)",
+            f"{im['ratio_to_floor']} x the plain insert floor ({im['plain_inserts_per_s']}/s)"
+            + (f"; {im['cpu_ratio_to_floor']} x per CPU second" if "cpu_ratio_to_floor" in im else ""),
         ],
         [
             f"consolidate, {co['planted']} planted among {sum(co['examined'].values())} records",

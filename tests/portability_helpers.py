@@ -73,7 +73,13 @@ def write_memory(manager, tmp_path: Path, user: str, word: str, shared_document:
             {"type": "image", "data": png((1, 2, len(word))), "name": "t.png", "description": f"turn {word}"},
         ],
     )
-    manager.record_turn(person(user, f"{user}-other"), "user", f"second thread {word}")
+    # a second conversation, compacted: its turns, compaction event, summary and recall rows carry the
+    # conversation and no thread
+    other = person(user, f"{user}-other")
+    manager.record_turn(other, "user", f"second thread {word}")
+    for n in range(4):
+        manager.record_turn(other, "assistant" if n % 2 else "user", f"turn {n} of the {word} invoice INV-{n}7")
+    assert manager.compact_conversation(other, "fact_check", force=True) is not None
     manager.correct_entity(who, f"customer:{user}", "prefers", f"{word} v1", user_id=user)
     manager.correct_entity(who, f"customer:{user}", "prefers", f"{word} v2", user_id=user)
     manager.assemble_context(who, f"what is {word}?", "fact_check")
@@ -116,4 +122,40 @@ def bundle_rows(folder: Path) -> dict[str, list[dict]]:
     out = {}
     for path in sorted((folder / "tables").glob("*.jsonl")):
         out[path.stem] = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return out
+
+
+def thread_rows(path: Path, tenant: str, thread: str) -> dict[str, list[str]]:
+    """Every row of every registry table that thread name `thread` owns, as owned_rows reads them: its
+    rows (thread_id), its conversations (thread_name) and what belongs to them (conversation_id: turns,
+    compaction events, summaries, recall rows), which carry no thread."""
+    conn = sqlite3.connect(path)
+    conn.row_factory = sqlite3.Row
+    out = {}
+    conversations = "SELECT id FROM base_conversation WHERE tenant_id = :tenant AND thread_name = :thread"
+    try:
+        for spec in REGISTRY:
+            if spec.not_exported:
+                continue
+            columns = {r["name"] for r in conn.execute(f"PRAGMA table_info(base_{spec.table})")}
+            if spec.through:
+                col, owner, key = spec.through
+                sql = (
+                    f"SELECT t.* FROM base_{spec.table} t JOIN base_{owner} o ON o.{key} = t.{col} "
+                    "WHERE t.tenant_id = :tenant AND o.thread_id = :thread"
+                )
+            else:
+                terms = ["thread_name = :thread"] if spec.table == "conversation" else []
+                terms += ["thread_id = :thread"] if "thread_id" in columns else []
+                terms += [f"conversation_id IN ({conversations})"] if "conversation_id" in columns else []
+                if not terms:
+                    continue
+                sql = f"SELECT * FROM base_{spec.table} WHERE tenant_id = :tenant AND ({' OR '.join(terms)})"
+            rows = [
+                {k: (v.hex() if isinstance(v, bytes) else v) for k, v in dict(r).items() if k not in spec.local}
+                for r in conn.execute(sql, {"tenant": tenant, "thread": thread})
+            ]
+            out[spec.table] = sorted(json.dumps(r, sort_keys=True) for r in rows)
+    finally:
+        conn.close()
     return out

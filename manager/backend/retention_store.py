@@ -80,6 +80,11 @@ class RowFilter:
     after: str | None = None
     #: scope columns that are NULL (shared at that level; the owner's, for a table scoped through it)
     null: tuple[str, ...] = ()
+    #: (column, owner table, owner key, owner's column, value): rows whose column names an owner row
+    #: whose column holds the value (a turn of a conversation of thread name 'x': export by thread)
+    owned_by: tuple[str, str, str, str, str] | None = None
+    #: the same, negated: rows whose column names no such owner row (NULL included)
+    not_owned_by: tuple[str, str, str, str, str] | None = None
 
 
 def _ident(name: str) -> str:
@@ -176,6 +181,18 @@ class RetentionStore:
                 f"NOT EXISTS (SELECT 1 FROM {self._sql.physical(owner_table)} p"
                 f" WHERE p.{owner_key} = t.{column} AND p.tenant_id = t.tenant_id)"
             )
+        for negated, owned in ((False, where.owned_by), (True, where.not_owned_by)):
+            if owned is None:
+                continue
+            column, owner_table, owner_key, owner_column, value = owned
+            bind = "not_owner_value" if negated else "owner_value"
+            owners = (
+                f"(SELECT p.{_ident(owner_key)} FROM {self._sql.physical(_ident(owner_table))} p"
+                f" WHERE p.tenant_id = :tenant AND p.{_ident(owner_column)} = :{bind})"
+            )
+            col = f"t.{_ident(column)}"
+            terms.append(f"({col} IS NULL OR {col} NOT IN {owners})" if negated else f"{col} IN {owners}")
+            params[bind] = value
         if where.after is not None:
             terms.append(f"t.{key} > :after")
             params["after"] = where.after

@@ -21,7 +21,7 @@ from ..backend.base import Backend, ChunkFilters, Row, Session
 from ..backend.portable_rows import PortableRows
 from ..backend.retention_store import RetentionStore, RowFilter
 from ..kb.embed import Embedder
-from ..portability.scopes import Triple, identity_for, owned_filter, shape, triple_of, visible_from
+from ..portability.scopes import Triple, identity_for, owned_filters, shape, triple_of, visible_from
 from ..retention.registry import spec
 from .detect import Claim, Item
 
@@ -49,14 +49,11 @@ def keys_by_scope(store: RetentionStore, kind: str, subject: str | None) -> dict
     """Per scope the selection owns, per table, the keys of its rows (no content)."""
     found: dict[Triple, dict[str, list[str]]] = {}
     for table in FAMILIES:
-        owned = owned_filter(spec(table), kind, subject)
-        if owned is None:
-            continue
-        where = owned
-        while page := store.select(shape(spec(table)), where, _PAGE):
-            where = replace(where, after=str(page[-1]["row_key"]))
-            for r in page:
-                found.setdefault(triple_of(r), {}).setdefault(table, []).append(str(r["row_key"]))
+        for where in owned_filters(spec(table), kind, subject):
+            while page := store.select(shape(spec(table)), where, _PAGE):
+                where = replace(where, after=str(page[-1]["row_key"]))
+                for r in page:
+                    found.setdefault(triple_of(r), {}).setdefault(table, []).append(str(r["row_key"]))
     return found
 
 

@@ -28,8 +28,9 @@ from ..backend.query_terms import identifiers, is_keyword_query, names_exactly
 from ..tokens import count_tokens
 from . import relevance
 from .embed import Embedder
+from .fusion import Fused
 
-__all__ = ["DEFAULT_RESULTS", "METHODS", "SearchFilters", "SearchHit", "search"]
+__all__ = ["DEFAULT_RESULTS", "METHODS", "SearchFilters", "SearchHit", "lexical_top", "search"]
 
 LEXICAL, VECTOR = "lexical", "vector"
 METHODS = (LEXICAL, VECTOR)
@@ -37,6 +38,8 @@ METHODS = (LEXICAL, VECTOR)
 DEFAULT_RESULTS = 10
 #: candidates each leg hands to fusion, at least
 MIN_DEPTH = 50
+#: lexical_top reads this many candidates per hit asked for first, and the full depth only when folding used them up
+SHALLOW = 2
 #: RRF's k where ranks are still fused that way (context assembly's candidates)
 RRF_K = 60
 #: the lexical leg's share of a hybrid score for a question or sentence, and for an identifier look-up
@@ -96,7 +99,53 @@ def search(
     legs = run_legs(s, embedder, query, now, depth=depth, filters=filters, methods=methods)
     lexical, cosine = dict(legs.scored.get(LEXICAL, ())), dict(legs.scored.get(VECTOR, ()))
     fused = relevance.fuse(query, legs.scored, legs.weights, legs.texts, embedder.name, stats=legs.stats)
-    details = legs.details
+    return _collect(s, fused, legs.details, limit, now, lexical, cosine)
+
+
+def lexical_top(
+    s: Session, query: str, now: str, *, limit: int, filters: SearchFilters = SearchFilters()
+) -> list[SearchHit]:
+    """The list `search(..., methods=(LEXICAL,))` returns, without calibrating it: the lexical leg's best
+    `limit` chunks in its own order (BM25; exact identifiers first for an identifier look-up), folded
+    the same way, read no further than needed. No word counts, no fusion and no relevance curve, so a
+    hit's `score` is its BM25 score divided by the best, not calibrated relevance: for a caller that reads
+    the passages themselves (the promotion gate's duplicate lookup), at about half a search's cost."""
+    where = ChunkFilters(
+        now=now, collection=filters.collection, document_id=filters.document_id, include_ended=filters.include_ended
+    )
+    depth = max(MIN_DEPTH, 4 * limit)
+    keyword = is_keyword_query(query)
+    # BM25's order is a prefix order: the first few candidates are those of the full depth, so a read of
+    # SHALLOW x limit gives the same hits unless folding or deletions used them all up (then read it all).
+    # An identifier look-up moves exact names forward from anywhere in the depth, so it reads it all.
+    for reading in (depth,) if keyword else (min(depth, SHALLOW * limit), depth):
+        ranked = s.kb_lexical(query, reading, where)
+        details: dict[Any, Row] = {}
+        if keyword:
+            details.update(_details(s, [seq for seq, _ in ranked]))
+            ranked = _exact_identifiers_first(query, ranked, details)
+        top = ranked[0][1] if ranked else 0.0
+        ordered = [
+            Fused(seq, score / top if top > 0 else 1.0, {LEXICAL: n}) for n, (seq, score) in enumerate(ranked, 1)
+        ]
+        hits = _collect(s, ordered, details, limit, now, dict(ranked), {})
+        if len(hits) == limit or len(ranked) < reading:
+            return hits
+    return hits
+
+
+def _collect(
+    s: Session,
+    fused: list[Fused],
+    details: dict[Any, Row],
+    limit: int,
+    now: str,
+    lexical: dict[Any, float],
+    cosine: dict[Any, float],
+) -> list[SearchHit]:
+    """The first `limit` hits of `fused` (best first), each chunk's text once: a chunk whose normalized
+    text an earlier hit has is folded into it. `details` holds rows already read; the rest are read a
+    window at a time."""
     hits: list[SearchHit] = []
     first_of: dict[str, int] = {}  # normalized text -> index of its best-ranked hit
     start = 0

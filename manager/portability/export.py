@@ -32,7 +32,7 @@ from .scopes import (
     check_scope,
     exported_specs,
     identity_for,
-    owned_filter,
+    owned_filters,
     shape,
     triple_of,
     visible_from,
@@ -91,7 +91,7 @@ def export_scope(
             report.counts[spec.table] = _export_table(backend, store, writer, spec, report, requested_by, batch, owned)
             say(f"{spec.table}: {report.counts[spec.table]} row(s)")
         if kind != "tenant":
-            report.shared = _list_shared(store, writer, kind, sorted(owned, key=str), batch)
+            report.shared = _list_shared(store, writer, kind, subject, sorted(owned, key=str), batch)
             say(f"shared with the scope, listed: {report.shared} row(s)")
         report.left_out = {s.table: s.not_exported for s in REGISTRY if s.not_exported}
         head = {
@@ -125,14 +125,12 @@ def _export_table(
     batch: int,
     owned: set[Triple],
 ) -> int:
-    owned_rows = owned_filter(spec, report.kind, report.subject)
-    if owned_rows is None:
-        return 0
-    where, written = owned_rows, 0
+    written = 0
     size = min(batch, SMALL_PAGES.get(spec.table, batch))
-    while page := store.select(shape(spec), where, size):
-        where = replace(where, after=str(page[-1]["row_key"]))
-        written += _export_page(backend, writer, spec, report.tenant, principal, page, owned)
+    for where in owned_filters(spec, report.kind, report.subject):
+        while page := store.select(shape(spec), where, size):
+            where = replace(where, after=str(page[-1]["row_key"]))
+            written += _export_page(backend, writer, spec, report.tenant, principal, page, owned)
     return written
 
 
@@ -180,7 +178,9 @@ def _portable(writer: BundleWriter, spec: TableSpec, row: Row) -> dict[str, Any]
     return out
 
 
-def _list_shared(store: RetentionStore, writer: BundleWriter, kind: str, owned: list[Triple], batch: int) -> int:
+def _list_shared(
+    store: RetentionStore, writer: BundleWriter, kind: str, subject: str | None, owned: list[Triple], batch: int
+) -> int:
     """List (table, id, scope) of the rows shared at the subject's level that one of the scope's own
     sessions would see: what another principal shares with it."""
     listed = 0
@@ -189,7 +189,9 @@ def _list_shared(store: RetentionStore, writer: BundleWriter, kind: str, owned: 
     for spec in exported_specs():
         if SUBJECT_COLUMNS[kind] not in spec.scope_columns:
             continue  # no row of it is shared at that level: the wall does not scope it there
-        where = RowFilter(null=(SUBJECT_COLUMNS[kind],))
+        # a row the scope owns through another (a turn of the thread's conversation) was exported, not shared
+        owners = [f.owned_by for f in owned_filters(spec, kind, subject) if f.owned_by is not None]
+        where = RowFilter(null=(SUBJECT_COLUMNS[kind],), not_owned_by=owners[0] if owners else None)
         while page := store.select(shape(spec), where, batch):
             where = replace(where, after=str(page[-1]["row_key"]))
             for r in page:

@@ -1,8 +1,9 @@
 """Which rows a scope owns, which it is shown, and the identity that reads a row through the wall.
 
 A scope is a tenant, or one user, agent or thread inside it. It owns the rows whose own scope
-column names it (user_id = 'jane'), in every agent and thread: exactly the rows `memgate forget`
-erases for the same subject, so an export followed by an erasure and an import restores what was
+column names it (user_id = 'jane'), in every agent and thread, and the rows that belong to one of
+those (a conversation's turns, summaries and recall rows, by conversation_id): exactly the rows
+`memgate forget` erases for the same subject, so an export followed by an erasure and an import restores what was
 erased. Rows shared at that level (user_id NULL) belong to someone else (the tenant, an agent);
 those the scope can read are listed in the bundle, not included.
 
@@ -28,7 +29,7 @@ __all__ = [
     "check_scope",
     "exported_specs",
     "identity_for",
-    "owned_filter",
+    "owned_filters",
     "shape",
     "triple_of",
     "visible_from",
@@ -37,6 +38,9 @@ __all__ = [
 KINDS = ("tenant", "user", "agent", "thread")
 SUBJECT_COLUMNS = {"user": "user_id", "agent": "agent_id", "thread": "thread_id"}
 SCOPE_COLUMNS = ("user_id", "agent_id", "thread_id")
+#: reference columns that name the row a record belongs to (its key is `id`): a record of a row the scope
+#: owns moves with it (a turn of a conversation of the thread, which carries no thread of its own)
+OWNERS = {"conversation_id": "conversation"}
 #: (user_id, agent_id, thread_id) of one row; None is shared at that level
 Triple = tuple[str | None, str | None, str | None]
 
@@ -58,14 +62,31 @@ def shape(spec: TableSpec) -> TableShape:
     return TableShape(spec.table, spec.key, spec.through, spec.scope_columns)
 
 
-def owned_filter(spec: TableSpec, kind: str, subject: str | None) -> RowFilter | None:
-    """The rows of `spec` the scope owns: the table's column for the subject names it (every row of the
-    tenant for a tenant; a conversation's thread is its thread_name); None when no column of the table
-    names such a subject (a turn has no thread: it is its conversation's)."""
+def owned_filters(spec: TableSpec, kind: str, subject: str | None) -> list[RowFilter]:
+    """The rows of `spec` the scope owns, as filters that select no row twice: those whose column for the
+    subject names it (every row of the tenant for a tenant; a conversation's thread is its thread_name),
+    then those that belong to a row it owns (OWNERS: a turn, summary or recall row of a conversation of
+    the thread, which carries the conversation and no thread), as `memgate forget` erases them by
+    reference. Empty when no column of the table names such a subject and nothing it belongs to does."""
     if kind == "tenant":
-        return RowFilter()
+        return [RowFilter()]
+    filters = []
     column = spec.subject_column(kind, SUBJECT_COLUMNS[kind])
-    return None if column is None else RowFilter(subject=(column, str(subject)))
+    if column is not None:
+        filters.append(RowFilter(subject=(column, str(subject))))
+    for reference in spec.references:
+        owner = OWNERS.get(reference)
+        owner_column = None if owner is None else owner_spec(owner).subject_column(kind, SUBJECT_COLUMNS[kind])
+        if owner is None or owner_column is None:
+            continue
+        # the rows the first filter took are not taken again
+        skip = () if column is None else ((column, str(subject)),)
+        filters.append(RowFilter(owned_by=(reference, owner, "id", owner_column, str(subject)), not_equals=skip))
+    return filters
+
+
+def owner_spec(table: str) -> TableSpec:
+    return next(s for s in REGISTRY if s.table == table)
 
 
 def triple_of(row: Row) -> Triple:

@@ -8,7 +8,8 @@ by lemma): the record already says it, in whatever words. Looked for, through th
   that names the same attribute in other words (`ndcg_at_10_beir` and `beir_ndcg10`), with the same value;
 - a note, preference or procedure: each of its evidence records that is memory (not a turn: what
   the user said becomes memory only through the gate), and the knowledge base's closest passages
-  (remembered notes included), found by the same search `search_memory` runs;
+  (remembered notes included) by the lexical leg `search_memory` runs, in its own order (kb/search.py
+  `lexical_top`: the same passages as a lexical-only search, without calibrating their scores);
 - both: the caller's own pending candidates. Re-proposing one attaches to it (its evidence grows,
   its version with it) instead of adding a second pending row.
 """
@@ -89,8 +90,9 @@ def find(
         ):
             return Duplicate(e.row)
     seen = {e.id for e in evidence}
-    # a restatement shares nearly all its words with the record: the lexical leg finds it, no embedding spent
-    for hit in kb_search.search(s, embedder(), proposal.content, now, limit=PASSAGES, methods=(kb_search.LEXICAL,)):
+    # a restatement shares nearly all its words with the record: the lexical leg finds it, no embedding spent,
+    # and its own order is all this needs (no calibrated relevance: the passages are read, not scored)
+    for hit in kb_search.lexical_top(s, proposal.content, now, limit=PASSAGES):
         if hit.id in seen or hit.collection in SOURCE_COLLECTIONS:
             continue
         if _restates(proposal, Source(_without_evidence_line(hit.content), hit.title), user, embedder):

@@ -75,14 +75,61 @@ def test_export_refuses_a_folder_that_holds_files_and_two_subjects(shop, sqlite_
 TENANTS, USERS, AGENTS, THREADS = ("t-one", "t-two"), ("u1", "u2", None), ("a1", "a2", None), ("x1", "x2", None)
 
 
+def _write_conversation(manager, who: Identity, i: int) -> list[dict]:
+    """A conversation of the session's user, agent and thread name, a turn and a summary of it, each with
+    its recall row: they carry the conversation and no thread (`thread_of` is the thread they belong to)."""
+    user, agent, thread = who.user, who.agent, who.thread
+    conversation = {"id": f"c{i:04d}", "tenant_id": who.tenant, "user_id": user, "agent_id": agent}
+    turn = {"id": f"r{i:04d}", "tenant_id": who.tenant, "user_id": user, "agent_id": agent, "thread_id": None}
+    summary = {**turn, "id": f"s{i:04d}"}
+    with manager.backend.session(who) as s:
+        s.insert("conversation", {**conversation, "thread_name": thread, "session_id": f"session {i}"})
+        s.insert(
+            "conversation_memory",
+            {**turn, "conversation_id": conversation["id"], "event_type": "turn", "role": "user", "content": f"t {i}"},
+        )
+        s.insert(
+            "summarization_memory",
+            {**summary, "conversation_id": conversation["id"], "title": f"summary {i}", "content": f"sum {i}"},
+        )
+        for row, kind in ((turn, "turn"), (summary, "summary")):
+            s.insert(
+                "conversation_recall",
+                {
+                    "id": row["id"],
+                    "tenant_id": who.tenant,
+                    "user_id": user,
+                    "agent_id": agent,
+                    "conversation_id": conversation["id"],
+                    "kind": kind,
+                    "said_at": "2026-01-01T00:00:00.000Z",
+                    "content": f"recall {i}",
+                },
+            )
+    rows = [
+        {"table": "conversation", **conversation, "thread_id": None},
+        {"table": "conversation_memory", **turn},
+        {"table": "summarization_memory", **summary},
+        {"table": "conversation_recall", **turn},
+        {"table": "conversation_recall", **summary},
+    ]
+    return [{**r, "thread_of": thread} for r in rows]
+
+
 def _write_random_rows(manager, rng: random.Random, n: int) -> list[dict]:
-    """n rows of four tables in random tenants and scopes, each written by a session of its own scope."""
+    """n rows of four tables in random tenants and scopes, each written by a session of its own scope, and
+    conversations with their turns, summaries and recall rows."""
     written = []
     for i in range(n):
         tenant, user, agent, thread = rng.choice(TENANTS), rng.choice(USERS), rng.choice(AGENTS), rng.choice(THREADS)
         who = Identity(tenant=tenant, user=user, agent=agent, thread=thread, principal="test:fuzz")
         scope = {"user_id": user, "agent_id": agent, "thread_id": thread}
-        table = rng.choice(("entity_memory", "summarization_memory", "conversation_memory", "memory_store"))
+        table = rng.choice(
+            ("entity_memory", "summarization_memory", "conversation_memory", "memory_store", "conversation")
+        )
+        if table == "conversation":
+            written += _write_conversation(manager, who, i)
+            continue
         row = {"id": f"r{i:04d}", "tenant_id": tenant, **scope}
         if table == "entity_memory":
             row |= {"subject": f"s{i}", "predicate": "p", "content": f"fact {i}"}
@@ -115,7 +162,8 @@ def _write_random_rows(manager, rng: random.Random, n: int) -> list[dict]:
 
 def _owns(kind: str, subject: str | None, row: dict) -> bool:
     column = {"user": "user_id", "agent": "agent_id", "thread": "thread_id"}.get(kind)
-    return column is None or row[column] == subject
+    # a conversation and what belongs to it are its thread name's
+    return column is None or row[column] == subject or (kind == "thread" and row.get("thread_of") == subject)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -143,6 +191,9 @@ def test_scope_fuzz_an_export_holds_exactly_the_scopes_rows_and_lists_what_it_is
                 for w in written
                 if w["tenant_id"] == tenant
                 and w[column] is None
+                and w not in mine  # exported, not shared
+                # a conversation has no thread: no row of it is shared at the thread level
+                and not (kind == "thread" and w["table"] in ("conversation", "conversation_recall"))
                 and visible_from((w["user_id"], w["agent_id"], w["thread_id"]), sorted(owned, key=str))
             }
             listed = {

@@ -14,7 +14,7 @@ from dataclasses import replace
 import pytest
 from backend_helpers import open_sqlite, operator_rows
 from cli_helpers import cli_runner
-from portability_helpers import TENANT, owned_rows, person, seed_shop, write_memory
+from portability_helpers import TENANT, bundle_rows, owned_rows, person, seed_shop, thread_rows, write_memory
 
 from memgate.manager import InvalidArgument, MemoryManager, export_scope, import_bundle
 
@@ -37,7 +37,10 @@ def test_export_forget_import_restores_the_user_byte_for_byte(shop, sqlite_path,
         "knowledge_base_document",
         "knowledge_base_chunk",
         "image_memory",
+        "conversation",
         "conversation_memory",
+        "summarization_memory",
+        "conversation_recall",
         "entity_memory",
         "memory_link",
         "memory_candidate",
@@ -64,11 +67,54 @@ def test_export_forget_import_restores_the_user_byte_for_byte(shop, sqlite_path,
             ("zebra v2", "current"),
             ("zebra v1", "superseded"),
         ]
+        # and recall finds her imported turns and summary from a new conversation
+        recalled = back.recall_conversations(person("jane", "a-new-thread"), "zebra invoice INV-37", limit=20)
+        assert {r.candidate.kind for r in recalled} == {"turn", "summary"}, recalled
+        assert any("INV-37" in r.candidate.text for r in recalled if r.candidate.kind == "turn"), recalled
     finally:
         back.close()
     # running it again changes nothing
     second = again("import", str(tmp_path / "jane")).output
     assert re.search(r": 0 inserted, \d+ unchanged, 0 updated, 0 kept, 0 refused", second), second
+
+
+def test_a_thread_comes_back_with_its_conversations_turns_summaries_and_recall(
+    shop, sqlite_path, tmp_path, monkeypatch
+):
+    """A conversation's turns, compaction events, summaries and recall rows carry the conversation and
+    no thread: an export of the thread takes them with its conversations, as `forget --thread` erases them."""
+    before = thread_rows(sqlite_path, TENANT, "jane-other")
+    assert {t for t, rows in before.items() if rows} >= {
+        "conversation",
+        "conversation_memory",
+        "summarization_memory",
+        "conversation_recall",
+    }, before
+    invoke = cli_runner(sqlite_path, monkeypatch)
+    invoke("export", "-t", TENANT, "--thread", "jane-other", "--out", str(tmp_path / "thread"))
+    # nothing of bob's, nor of jane's other conversation
+    conversations = {r["id"] for r in bundle_rows(tmp_path / "thread")["conversation"]}
+    for table, rows in bundle_rows(tmp_path / "thread").items():
+        for r in rows:
+            assert r.get("user_id") in ("jane", None), (table, r)
+            assert r.get("thread_id") in ("jane-other", None), (table, r)
+            if "conversation_id" in r:
+                assert r["conversation_id"] in conversations, (table, r)
+    invoke("forget", "-t", TENANT, "--thread", "jane-other", "--yes")
+    assert not any(thread_rows(sqlite_path, TENANT, "jane-other").values())
+
+    fresh = tmp_path / "fresh.db"
+    again = cli_runner(fresh, monkeypatch)
+    again("init")
+    imported = again("import", str(tmp_path / "thread")).output
+    assert "0 refused" in imported and "0 kept" in imported, imported
+    assert thread_rows(fresh, TENANT, "jane-other") == before
+    back = MemoryManager(open_sqlite(fresh))
+    try:  # recall finds the imported turns from another conversation of hers
+        recalled = back.recall_conversations(person("jane", "a-new-thread"), "zebra invoice INV-37", limit=20)
+        assert any("INV-37" in r.candidate.text for r in recalled if r.candidate.kind == "turn"), recalled
+    finally:
+        back.close()
 
 
 def test_a_bundle_that_does_not_match_its_manifest_is_refused_and_nothing_changes(shop, sqlite_path, tmp_path):
