@@ -32,6 +32,7 @@ SHARED_LEAVES = {
 CAPABILITIES = (
     "claims",
     "context",
+    "conversations",
     "files",
     "kb",
     "links",
