@@ -166,11 +166,12 @@ class Legs:
             out.append(embedding_text(t.speaker, t.said_at, t.text, previous))
         return out
 
-    def lexical(self, q: Question, depth: int) -> list[Candidate]:
+    def lexical(self, q: Question, depth: int, *, names: bool = False) -> list[Candidate]:
+        """The lexical top `depth`: the question without the speakers it names (`names`: with them)."""
         speakers = self.speakers.setdefault(
             q.user, [s for (s,) in self.db.execute("SELECT DISTINCT speaker FROM turn WHERE user = ?", (q.user,))]
         )
-        expression = fts_expression(lexical_query(q.text, speakers))
+        expression = fts_expression(q.text if names else lexical_query(q.text, speakers))
         if not expression:
             return []
         rows = self.db.execute(

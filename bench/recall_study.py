@@ -43,12 +43,17 @@ BUDGETS = (1000, 1500, 2000)
 DEPTH = 200
 #: every step off, and no neighbours fetched: the legs and their fusion alone
 OFF = RecallWeights(previous=0, following=0, second=0, conversation=0, other_speaker=1, temporal=0, expand_top=0)
-#: name -> (weights, legs used, vector embedded with context); the recommended one last
-VARIANTS: dict[str, tuple[RecallWeights, str, bool]] = {
-    "FTS5 lexical alone": (replace(OFF, vector=0.0), "lexical", True),
-    "vector alone": (replace(OFF, vector=1.0), "vector", True),
-    "fused, RRF": (replace(OFF, fusion="rrf"), "both", True),
-    f"fused, convex {1 - WEIGHTS.vector:.1f}/{WEIGHTS.vector:.1f}": (OFF, "both", True),
+#: what a variant ranks: the product's candidates (the lexical query without the speakers' names, each
+#: turn embedded with the turn it replies to, the question's content words embedded), the same with a
+#: plain embedding (each turn alone, the whole question), or with the names left in the lexical query
+PRODUCT, PLAIN, NAMES = "product", "plain embedding", "names kept"
+#: name -> (weights, legs used, candidates); the recommended one last
+VARIANTS: dict[str, tuple[RecallWeights, str, str]] = {
+    "FTS5 lexical alone": (replace(OFF, vector=0.0), "lexical", PRODUCT),
+    "vector alone": (replace(OFF, vector=1.0), "vector", PRODUCT),
+    "vector alone, plain embedding": (replace(OFF, vector=1.0), "vector", PLAIN),
+    "fused, RRF": (replace(OFF, fusion="rrf"), "both", PRODUCT),
+    f"fused, convex {1 - WEIGHTS.vector:.1f}/{WEIGHTS.vector:.1f}": (OFF, "both", PRODUCT),
     "+ neighbours": (
         replace(
             OFF,
@@ -58,14 +63,16 @@ VARIANTS: dict[str, tuple[RecallWeights, str, bool]] = {
             expand_top=WEIGHTS.expand_top,
         ),
         "both",
-        True,
+        PRODUCT,
     ),
-    "+ conversation strength": (replace(WEIGHTS, other_speaker=1, temporal=0), "both", True),
-    "+ named speaker": (replace(WEIGHTS, temporal=0), "both", True),
-    "recommended, no vector leg": (replace(WEIGHTS, vector=0.0), "lexical", True),
-    "recommended, RRF": (replace(WEIGHTS, fusion="rrf"), "both", True),
-    "recommended, embedding without context": (WEIGHTS, "both", False),
-    "recommended (+ when)": (WEIGHTS, "both", True),
+    "+ conversation strength": (replace(WEIGHTS, other_speaker=1, temporal=0), "both", PRODUCT),
+    "+ named speaker": (replace(WEIGHTS, temporal=0), "both", PRODUCT),
+    "recommended, no vector leg": (replace(WEIGHTS, vector=0.0), "lexical", PRODUCT),
+    "recommended, RRF": (replace(WEIGHTS, fusion="rrf"), "both", PRODUCT),
+    "recommended, plain embedding": (WEIGHTS, "both", PLAIN),
+    "recommended, names in the lexical query": (WEIGHTS, "both", NAMES),
+    "recommended, no neighbour fetch": (replace(WEIGHTS, expand_top=0), "both", PRODUCT),
+    "recommended (+ when)": (WEIGHTS, "both", PRODUCT),
 }
 RECOMMENDED = "recommended (+ when)"
 #: where --search starts (the weights before it was run) and the grid it tries each weight on
@@ -101,14 +108,15 @@ class Study:
         self.lexical = [legs.lexical(q, depth) for q in data.questions]
         self.vector = [legs.vector(q, depth) for q in data.questions]
         self.vector_plain = [plain.vector(q, depth) if plain else [] for q in data.questions]
+        self.lexical_named = [legs.lexical(q, depth, names=True) for q in data.questions]
 
     def fetched(self, ids: Sequence[TurnId]) -> list[Candidate]:
         """The neighbour fetch from memory (the SQL one is timed in `timing`; both return the same turns)."""
         return [self.by_id[i] for i in ids if i in self.by_id]
 
-    def ranking(self, n: int, weights: RecallWeights, legs: str, context: bool) -> list[TurnId]:
-        lexical = self.lexical[n] if legs != "vector" else []
-        vector = (self.vector[n] if context else self.vector_plain[n]) if legs != "lexical" else []
+    def ranking(self, n: int, weights: RecallWeights, legs: str, inputs: str = PRODUCT) -> list[TurnId]:
+        lexical = (self.lexical_named[n] if inputs == NAMES else self.lexical[n]) if legs != "vector" else []
+        vector = (self.vector_plain[n] if inputs == PLAIN else self.vector[n]) if legs != "lexical" else []
         recall = rank_turns(self.data.questions[n].text, lexical, vector, self.fetched, weights)
         return [r.id for r in recall.turns]
 
@@ -157,7 +165,7 @@ def search(study: Study, tune: Sequence[int], start: RecallWeights) -> tuple[Rec
 
     @cache
     def objective(weights: RecallWeights) -> float:
-        rankings = {n: study.ranking(n, weights, "both", True) for n in tune}
+        rankings = {n: study.ranking(n, weights, "both") for n in tune}
         s = study.scores([rankings.get(n, []) for n in range(len(study.data.questions))], tune)
         return (s["R@25"] + s["R@37"] + s["R@50"]) / 3
 
@@ -233,9 +241,9 @@ def study_run(path: Path, tune: set[int], embedder_name: str, depth: int, do_sea
             print(f"chosen on the tuning conversations: {weights}\n", flush=True)
         bm25 = bm25_peer(data)
         rankings = {"rank_bm25 (floor)": [bm25(q) for q in data.questions]}
-        for name, (w, which, context) in VARIANTS.items():
+        for name, (w, which, inputs) in VARIANTS.items():
             w = replace(weights, **{f: getattr(w, f) for f in _changed(w)}) if do_search else w
-            rankings[name] = [study.ranking(n, w, which, context) for n in range(len(data.questions))]
+            rankings[name] = [study.ranking(n, w, which, inputs) for n in range(len(data.questions))]
         figures = {
             part: {name: study.scores(r, picked) for name, r in rankings.items()} for part, picked in split.items()
         }
