@@ -1,8 +1,13 @@
 """Ranking recalled turns: which of the caller's past turns a question should bring back, best first.
 
-The fetch (SQL, in the caller's scope) hands this module a lexical top-N (FTS5 bm25 over each turn's
-`index_text`) and a vector top-N (cosine of `vector_query(question)` against each turn's embedded
-`embedding_text`), and, on request, the turns around the best of them. Nothing here reads a database.
+The fetch (SQL, in the caller's scope) hands this module a lexical top-N (FTS5 bm25 of
+`lexical_query(question, speakers)` over each turn's `index_text`) and a vector top-N (cosine of
+`vector_query(question)` against each turn's embedded `embedding_text`), and, on request, the turns
+around the best of them. Nothing here reads a database. A store calls it as:
+
+    recall = rank_turns(question, lexical_top_100, vector_top_100, fetch_turns_by_id)
+    for ranked in recall.turns:  # best first; admit until the slice is full
+        ranked.turn, ranked.relevance, ranked.reason
 
 A turn's own score is a convex sum of its two legs, each divided by its leg's best (lexical 0.8,
 vector 0.2). Then, measured on LoCoMo (bench/recall_study.py, weights chosen on conversations 0-2 and
@@ -81,7 +86,8 @@ NeighbourSource = Callable[[Sequence[TurnId]], Iterable[Candidate]] | Iterable[C
 
 @dataclass(frozen=True)
 class RecallWeights:
-    """How a turn's score is made; every figure was chosen on LoCoMo conversations 0-2 (docs/benchmarks.md)."""
+    """How a turn's score is made. The weights were chosen on LoCoMo conversations 0-2 (docs/benchmarks.md,
+    Recall over conversations); expand_top and window were set beforehand, and the study shows their effect."""
 
     #: the vector leg's share of a turn's own score (the lexical leg has the rest)
     vector: float = 0.2
@@ -142,15 +148,17 @@ def said_on(said_at: datetime | date | str | None) -> str:
 
 
 def index_text(speaker: str, said_at: datetime | date | str | None, text: str) -> str:
-    """What the lexical index holds for a turn: "Caroline (8 May 2023): text". The speaker and the day
-    make a question naming either match (on LoCoMo's questions, text alone recalls 0.04 less at 37 turns)."""
+    """What the lexical index holds for a turn: "Caroline (8 May 2023): text", as the window shows it.
+    The day lets "in May 2023" match; on LoCoMo's tuning conversations the text alone recalled about
+    0.01 less at 37 turns (the speaker's name is not searched for: see lexical_query)."""
     day = said_on(said_at)
     return f"{speaker} ({day}): {text}" if day else f"{speaker}: {text}"
 
 
 def embedding_text(speaker: str, said_at: datetime | date | str | None, text: str, previous: str | None) -> str:
     """What the embedder embeds for a turn: its index text and the turn it answers. A reply ("Yes, last
-    Friday!") says little alone; with what it replies to, WordLlama's recall at 37 turns gains 0.08."""
+    Friday!") says little alone. With it, and the question embedded as vector_query, WordLlama's vector
+    leg alone recalls 0.70 of LoCoMo's held-out evidence at 37 turns, against 0.58 without both."""
     own = index_text(speaker, said_at, text)
     return f"{own} (replying to: {previous})" if previous else own
 
