@@ -29,10 +29,13 @@ from ..kb.embed import Embedder
 from .policy import RecallPolicy, current_policy
 from .ranking import RANKER, NeighbourFetch, Ranked, Ranker, RecallCandidate
 
-__all__ = ["DEPTH", "RANKER", "Ranking", "Recalled", "candidates", "rank", "recall"]
+__all__ = ["DEPTH", "RANKER", "RECALLED", "Ranking", "Recalled", "candidates", "rank", "recall"]
 
 #: candidates each leg hands the ranker (LoCoMo: 100 recalls within 0.005 of 200 at 37 turns)
 DEPTH = 100
+#: ranked turns and summaries a window is offered, best first (LoCoMo's windows of 8,000 tokens admit
+#: about 60; offering 100 rather than every candidate admits the same and renders a third as many)
+RECALLED = 100
 
 
 @dataclass(frozen=True)
@@ -135,16 +138,17 @@ def rank(
     """The caller's recall candidates for `question` ranked by `ranker` (neighbours fetched as it asks),
     with the question's calibrated relevance to them."""
     ranker = ranker or RANKER
-    words, meaning = ranker.queries(question, lambda: _speakers(session, filters))
-    found = candidates(session, embedder, question, filters, exclude=exclude, depth=depth, queries=(words, meaning))
+    queries = ranker.queries(question, lambda: _speakers(session, filters))
+    found = candidates(session, embedder, question, filters, exclude=exclude, depth=depth, queries=queries)
     if not found:
         return Ranking([], 0.0)
     scored = {
         relevance.LEXICAL: [(c.seq, c.lexical_score or 0.0) for c in sorted(found, key=_lexical) if c.lexical_rank],
         relevance.VECTOR: [(c.seq, c.cosine or 0.0) for c in found if c.vector_rank],
     }
+    # the question as asked: a person it names whose turns the caller may recall is evidence too
     calibrated = relevance.calibration_for(embedder.name).relevance(
-        relevance.evidence(words, scored, {c.seq: c.text for c in found})
+        relevance.evidence(question, scored, {c.seq: c.text for c in found})
     )
     return Ranking(ranker.rank(question, found, _turns_at(session)), calibrated)
 
@@ -174,7 +178,7 @@ def recall(
     policy = policy or current_policy(session, now)
     filters = policy.filters(identity, conversation_id)
     found = rank(session, embedder, question, filters, exclude=exclude, ranker=ranker, depth=depth)
-    ranked = relevance.answered(found.ranked, relevance_floor, lambda _: found.relevance).kept
+    ranked = relevance.answered(found.ranked, relevance_floor, lambda _: found.relevance).kept[:RECALLED]
     if not ranked:
         return []
     turns = _rows(
