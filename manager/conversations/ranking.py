@@ -17,7 +17,7 @@ the turns at given places ([conversation id, turn number]) as candidates of no l
 the window to bring that many neighbouring turns of the same conversation along, just below it.
 
 `TurnRanker` (the default) is recall_rank.py's ranking, measured on LoCoMo by bench/recall_study.py
-and bench/conversations.py (docs/benchmarks.md, Recall over conversations): the speakers' names
+and bench/conversations.py (docs/benchmarks.md, Conversations remembered): the speakers' names
 leave the lexical query, the vector leg embeds the question's content words against each turn
 embedded with the turn it replies to (recall_index.py), legs fused 0.8 lexical / 0.2 vector, a turn
 inherits a share of its neighbours' scores (the turns around the best 50 candidates are fetched),

@@ -87,7 +87,7 @@ NeighbourSource = Callable[[Sequence[TurnId]], Iterable[Candidate]] | Iterable[C
 @dataclass(frozen=True)
 class RecallWeights:
     """How a turn's score is made. The weights were chosen on LoCoMo conversations 0-2 (docs/benchmarks.md,
-    Recall over conversations); expand_top and window were set beforehand, and the study shows their effect."""
+    Conversations remembered); expand_top and window were set beforehand, and the study shows their effect."""
 
     #: the vector leg's share of a turn's own score (the lexical leg has the rest)
     vector: float = 0.2
