@@ -17,7 +17,9 @@ from memgate.manager.conversations.recall import _speakers, _turns_at
 def _history(*speakers: str) -> str:
     said = ["I adopted a puppy called Biscuit.", "Lovely! What breed is it?", "A beagle, from the shelter."]
     messages = [{"speaker": speakers[n % len(speakers)], "text": text} for n, text in enumerate(said)]
-    return json.dumps({"id": "h", "sessions": [{"thread": "pets", "time": "2023-05-08T10:00:00Z", "messages": messages}]})
+    return json.dumps(
+        {"id": "h", "sessions": [{"thread": "pets", "time": "2023-05-08T10:00:00Z", "messages": messages}]}
+    )
 
 
 def test_the_speakers_and_the_turns_by_place_are_the_callers_own(manager, two_tenants, backend):
@@ -53,4 +55,6 @@ def test_a_turn_is_embedded_with_the_words_of_the_turn_it_replies_to(manager, tw
     )
     stored = np.frombuffer(reply["embedding"], dtype=np.float32)
     assert np.allclose(stored, replying, atol=1e-5) and not np.allclose(stored, alone, atol=1e-5)
-    assert np.allclose(np.frombuffer(first["embedding"], dtype=np.float32), manager.embedder.embed([first["content"]])[0])
+    assert np.allclose(
+        np.frombuffer(first["embedding"], dtype=np.float32), manager.embedder.embed([first["content"]])[0]
+    )
