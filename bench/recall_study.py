@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from memgate.manager.conversations.recall_rank import WEIGHTS, Candidate, RecallWeights, TurnId, rank_turns
 from memgate.manager.tokens import count_tokens
@@ -86,7 +87,7 @@ SEARCH_START = RecallWeights(
     other_speaker=0.5,
     temporal=0.0,
 )
-GRID = {
+GRID: dict[str, tuple[Any, ...]] = {
     "vector": (0.1, 0.2, 0.3, 0.4, 0.5, 0.6),
     "previous": (0.0, 0.2, 0.3, 0.4, 0.5, 0.6),
     "following": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5),
@@ -235,7 +236,7 @@ def study_run(path: Path, tune: set[int], embedder_name: str, depth: int, do_sea
         plain = Legs(data, embedder, Path(folder) / "plain", context=False)
         study = Study(data, legs, plain, depth)
         split = parts(data, tune)
-        weights, log = WEIGHTS, []
+        weights, log = WEIGHTS, list[str]()
         if do_search:
             weights, log = search(study, split["tuned"], SEARCH_START)
             print(f"chosen on the tuning conversations: {weights}\n", flush=True)
