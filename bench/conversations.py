@@ -346,7 +346,7 @@ def summary(data: dict) -> str:
     lines.append(
         f"Conversations: {', '.join(loc['conversations'])}; {loc['turns']} turns imported in {loc['import_s']} s "
         f"({loc['import_turns_per_s']} turns/s); ranker {data['ranker']}, tuned on conversations "
-        f"{', '.join(data['tuned_on']) or 'none'} (its lexical weight and its neighbours), the rest held out."
+        f"{', '.join(data['tuned_on']) or 'none'} (its weights), the rest held out."
     )
     big = loc["largest_conversation"]
     if big.get("questions"):
@@ -379,9 +379,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", default="", help="comma-separated file stems (26,30): only these")
     parser.add_argument(
         "--tuned-on",
-        default="26,30",
-        help="the conversations the ranker was tuned on (its lexical weight 0.8 and its neighbours, 2 on each "
-        "side of the best 8): reported apart from the others ('' when none)",
+        default="26,30,41",
+        help="the conversations the ranker was tuned on (the recall study's coordinate search of "
+        "recall_rank.RecallWeights ran on LoCoMo's first three, 26, 30 and 41): reported apart from the "
+        "others ('' when none)",
     )
     parser.add_argument("--no-perf", action="store_true", help="skip constraint recovery and the timing parts")
     parser.add_argument("--big", type=int, default=20_000, help="turns of the timing thread")

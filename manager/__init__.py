@@ -34,7 +34,7 @@ from .conversations.importing import TurnImportReport
 from .conversations.messages import ImagePart, TextPart, Turn
 from .conversations.policy import POLICIES as RECALL_POLICIES
 from .conversations.policy import RecallPolicy
-from .conversations.ranking import HybridRanker, Ranked, Ranker, RecallCandidate
+from .conversations.ranking import HybridRanker, Ranked, Ranker, RecallCandidate, TurnRanker
 from .conversations.turns import operator_turns
 from .demo import ACME, DEMO_QUESTION, DEMO_TENANTS, GLOBEX, record_demo_window, seed_demo, tenants_not_the_demos
 from .errors import (
@@ -201,6 +201,7 @@ __all__ = [
     "ToolRow",
     "Turn",
     "TurnImportReport",
+    "TurnRanker",
     "check_id",
     "clip_echo",
     "consolidate",

@@ -5,7 +5,8 @@ selection can say why a version is left out. Durable facts and summaries that ar
 conversation's are found by the question's terms; evidence by the knowledge base's
 hybrid search; recalled history by conversation recall (conversations/recall.py: the
 caller's turns and compaction summaries in its recall policy's scope, ranked by the
-recall ranker, a turn's neighbours beside it); the volatile tail is the caller's own
+recall ranker, a turn's neighbours beside it; nothing when the question's calibrated relevance to
+them is below the tenant's relevance floor); the volatile tail is the caller's own
 conversation's recent turns by turn index, after its latest summary.
 
 The retrieval score is a hybrid score in 0..1: reciprocal rank fusion of a
@@ -111,7 +112,8 @@ def gather(
     relevance_floor: float = DEFAULT_RELEVANCE_FLOOR,
 ) -> list[Candidate]:
     """Every variable-slice candidate, with retrieval scores and the stale facts each one used; passages
-    below the tenant's relevance floor are no candidates (an off-topic question gets no evidence)."""
+    below the tenant's relevance floor are no candidates (an off-topic question gets no evidence), and
+    a question whose calibrated relevance to the caller's past conversations is below it recalls none."""
     terms = question_terms(question)
     conversation = keys.find(session, identity)
     own = conversation["id"] if conversation else None
@@ -139,7 +141,17 @@ def gather(
     in_tail = {r["id"] for r in tail} | ({compacted.summary["id"]} if compacted else set())
     found += [
         Candidate(r.kind, RECALLED_HISTORY, r.row, retrieval=r.score)
-        for r in recall(session, embedder, question, identity, own, now, exclude=in_tail, ranker=ranker)
+        for r in recall(
+            session,
+            embedder,
+            question,
+            identity,
+            own,
+            now,
+            exclude=in_tail,
+            ranker=ranker,
+            relevance_floor=relevance_floor,
+        )
     ]
     found += [Candidate("conversation", VOLATILE_TAIL, r) for r in tail]
     # a claim derived from another claim's version is checked too; a claim's own earlier version is

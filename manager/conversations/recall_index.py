@@ -14,6 +14,7 @@ of their threads; it goes when its source goes (delete triggers, and `memgate fo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,7 +24,15 @@ from ..backend.base import Row, Session
 from ..kb.embed import Embedder
 from .dates import day
 
-__all__ = ["embed_missing", "index_summary", "index_turns", "recall_text", "summary_text"]
+__all__ = [
+    "embed_missing",
+    "embedding_text",
+    "index_summary",
+    "index_turns",
+    "recall_text",
+    "summary_text",
+    "turn_words",
+]
 
 #: rows embedded per batch by embed_missing
 _BATCH = 256
@@ -32,6 +41,18 @@ _BATCH = 256
 def recall_text(speaker: str, said_at: str, content: str) -> str:
     """What recall ranks for a turn: who said it, the day, the words."""
     return f"{speaker} ({day(said_at)}): {content}"
+
+
+def turn_words(speaker: str, said_at: str, content: str) -> str:
+    """A turn's own words from its recall text (the text itself when it does not start as recall_text's)."""
+    prefix = f"{speaker} ({day(said_at)}): "
+    return content.removeprefix(prefix)
+
+
+def embedding_text(content: str, previous: str | None) -> str:
+    """What a turn is embedded as: its recall text and the words of the turn it replies to (a reply such
+    as "Yes, last Friday!" says little alone; recall_rank.embedding_text, measured in docs/benchmarks.md)."""
+    return f"{content} (replying to: {previous})" if previous else content
 
 
 def summary_text(first: int, last: int, start: str, end: str, content: str) -> str:
@@ -61,7 +82,12 @@ def index_turns(session: Session, embedder: Embedder | None, turns: Sequence[Row
         for t in turns
         if t.get("conversation_id") and t.get("content")
     ]
-    _insert(session, embedder, rows)
+    if embedder is None or not rows:
+        _insert(session, embedder, rows)
+        return
+    written = {(t["conversation_id"], t["turn_index"]): t["content"] for t in turns if t.get("content")}
+    previous = _previous_words(session, rows, written)
+    _insert(session, embedder, rows, [embedding_text(r["content"], previous.get(r["id"])) for r in rows])
 
 
 def index_summary(session: Session, embedder: Embedder | None, summary: Row, first: int, last: int, now: str) -> None:
@@ -84,14 +110,30 @@ def index_summary(session: Session, embedder: Embedder | None, summary: Row, fir
     _insert(session, embedder, [row])
 
 
-def _insert(session: Session, embedder: Embedder | None, rows: list[dict[str, Any]]) -> None:
+def _previous_words(session: Session, rows: Sequence[Row], written: dict[tuple[str, int], str]) -> dict[str, str]:
+    """Each turn row's previous turn's words (by row id): from `written` (the turns of this write), else
+    from the recall index (one statement for all of them)."""
+    places = {r["id"]: (r["conversation_id"], int(r["turn_index"]) - 1) for r in rows if r["kind"] == "turn"}
+    places = {i: p for i, p in places.items() if p[1] >= 1}
+    missing = sorted({p for p in places.values() if p not in written})
+    known = dict(written)
+    if missing:
+        for r in session.fetch_all("recall_turns_at", turns=json.dumps([list(p) for p in missing])):
+            known[(r["conversation_id"], r["turn_index"])] = turn_words(r["speaker"] or "", r["said_at"], r["content"])
+    return {i: known[p] for i, p in places.items() if known.get(p)}
+
+
+def _insert(
+    session: Session, embedder: Embedder | None, rows: list[dict[str, Any]], texts: list[str] | None = None
+) -> None:
     if not rows:
         return
     if embedder is None:
         vectors: list[Any] = [None] * len(rows)
         model = None
     else:
-        vectors = list(np.asarray(embedder.embed([r["content"] for r in rows]), dtype=np.float32))
+        embedded = texts if texts is not None else [r["content"] for r in rows]
+        vectors = list(np.asarray(embedder.embed(embedded), dtype=np.float32))
         model = embedder.name
     session.insert_many(
         "conversation_recall",
@@ -105,7 +147,9 @@ def embed_missing(session: Session, embedder: Embedder, limit: int = _BATCH) -> 
     rows = session.fetch_all("recall_unembedded", model=embedder.name, limit=limit)
     if not rows:
         return 0
-    vectors = np.asarray(embedder.embed([r["content"] for r in rows]), dtype=np.float32)
+    previous = _previous_words(session, rows, {})
+    texts = [embedding_text(r["content"], previous.get(r["id"])) for r in rows]
+    vectors = np.asarray(embedder.embed(texts), dtype=np.float32)
     for r, v in zip(rows, vectors, strict=True):
         session.execute("recall_set_embedding", seq=r["seq"], embedding=v, model=embedder.name)
     return len(rows)

@@ -103,8 +103,7 @@ class ConversationMethods(ManagerCore):
         with self.backend.session(identity, now=now) as s:
             own = find_conversation(s, identity)
             filters = recall_policy.current_policy(s, now).filters(identity, own["id"] if own else None)
-            found = conversation_recall.candidates(s, self.embedder, question, filters)
-        return (ranker or conversation_recall.RANKER).rank(question, found)[:limit]
+            return conversation_recall.rank(s, self.embedder, question, filters, ranker=ranker).ranked[:limit]
 
     def recall_policy(self, identity: Identity) -> recall_policy.RecallPolicy:
         """The tenant's recall policy in force (the default, same_user_agent, when it has set none)."""

@@ -173,7 +173,7 @@ def test_every_window_writes_one_thread_scoped_manifest_event(manager, backend, 
     assert m["budget_ref"] == {"type": "guideline_memory", "row_id": "context_context_budget", "version": 1}
     assert m["intent"] == "fact_check" and m["evaluated_at"] == row["valid_from"]
     assert m["renderer_version"] == "window-3" and m["selection_version"] == "selection-2/retrieval"
-    assert m["recall_ranker"] == "hybrid-1"
+    assert m["recall_ranker"] == "turns-1"
     assert m["request"] == {
         "question": FACT_CHECK,
         "intent": "fact_check",

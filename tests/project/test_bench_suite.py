@@ -262,7 +262,7 @@ def test_the_conversations_bench_runs_on_a_small_locomo_shaped_file(tmp_path, ca
         "qa": [
             {"question": "What is the name of Mira's cat?", "evidence": ["D1:1"], "category": 4},
             {"question": "When did Mira adopt the cat?", "evidence": ["D1:1"], "category": 2},
-            {"question": "What did Tom buy?", "evidence": ["D1:2"], "category": 1},
+            {"question": "Which bicycle did Tom buy?", "evidence": ["D1:2"], "category": 1},
             {"question": "Unanswerable?", "evidence": [], "category": 5},
         ],
     }
