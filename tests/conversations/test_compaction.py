@@ -229,3 +229,27 @@ def test_constraint_recovery_after_five_compaction_cycles(two_tenants, manager):
         total += len(cases)
         recovered += sum(case in text or case in tail_of(window.text) for case in cases)
     assert recovered == total
+
+
+def test_a_conversation_under_its_tail_share_is_not_compacted(two_tenants, manager):
+    """Its raw turns cost more than half the tail share (what a compaction would leave raw) but less than
+    the share: neither the window nor `compact` summarises them; forced, it does."""
+    who = jane("short-thread")
+    budget = manager.context_budget(who)
+    share = int(budget.available * budget.shares_for("fact_check").volatile_tail)
+    stored, n = 0, 0
+    while stored < share * 2 // 3:
+        n += 1
+        text = f"Turn {n} is about learning rate {n / 1000} and seed {n * 7}."
+        manager.record_turn(who, "user" if n % 2 else "assistant", text)
+        stored += count_tokens(f"{'User' if n % 2 else 'Assistant'}: {text}")
+    conversation = conversation_of(manager, "short-thread")
+    turns = operator_rows(manager.backend, "conversation_memory", "WHERE conversation_id = :c", {"c": conversation})
+    cost = sum(int(t["token_count"] or 0) or count_tokens(f"{t['role']}: {t['content']}") for t in turns)
+    assert share // 2 < cost <= share, (cost, share)
+    manager.assemble_context(who, "Which learning rate did we use?", "fact_check", record_question=True)
+    assert manager.compact_conversation(who, "fact_check") is None
+    summaries = "WHERE conversation_id = :c"
+    assert operator_rows(manager.backend, "summarization_memory", summaries, {"c": conversation}) == []
+    assert operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'compaction'") == []
+    assert manager.compact_conversation(who, "fact_check", force=True) is not None
