@@ -137,3 +137,29 @@ def test_a_proposal_without_evidence_is_refused_before_anything_is_read(acme, ba
             "Nothing was written."
         )
     assert table_digest(backend) == before
+
+
+def test_re_proposing_a_pending_fact_in_another_scope_is_a_proposal_of_its_own(acme, backend):
+    conflict = {"kind": "fact", "subject": "model:helios-rag", "predicate": "beir_ndcg10", "content": "0.81"}
+    first = acme.remember(ACME, evidence=["chk_acme_1_0"], **conflict)
+    assert first_line(first).endswith("rule: conflict"), first.text
+    other = acme.remember(ACME, evidence=["chk_acme_1_0"], scope="agent", **conflict)
+    assert first_line(other) != f"pending {first.structured['candidate_id']} | rule: duplicate:pending", other.text
+    assert len(operator_rows(backend, "memory_candidate")) == 2
+
+
+@pytest.mark.parametrize(
+    "record, proposal",
+    [
+        # "daily" became "weekly": the record's own words are not nearly all in the proposal
+        ("Summaries are sent daily to the team.", "Summaries are sent weekly to the team."),
+        # the record's words are all there, but the proposal adds a condition the embedder tells apart
+        ("Summaries go to the team.", "Summaries go to the team only after legal approval."),
+    ],
+)
+def test_a_proposal_that_changes_or_adds_to_a_record_does_not_restate_it(acme, record, proposal):
+    doc = acme.ingest_text(ACME, title="Team rituals", text=record, source_uri="memo://rituals", user_id=ACME.user)
+    [chunk] = [c for c in acme.search_chunks(ACME, record) if c.document_id == doc.document_id]
+    given(acme, ACME, chunk.id)
+    out = acme.remember(ACME, proposal, evidence=[chunk.id])
+    assert not first_line(out).startswith("duplicate"), out.text
