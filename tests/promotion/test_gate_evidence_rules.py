@@ -163,3 +163,11 @@ def test_a_proposal_that_changes_or_adds_to_a_record_does_not_restate_it(acme, r
     given(acme, ACME, chunk.id)
     out = acme.remember(ACME, proposal, evidence=[chunk.id])
     assert not first_line(out).startswith("duplicate"), out.text
+
+
+def test_a_passage_imported_from_another_tool_is_a_source_never_the_record_a_proposal_duplicates(acme):
+    acme.ingest_text(
+        ACME, title="notes.md", text=AUGUST, source_uri="import://notes.md", collection="imported", user_id=ACME.user
+    )
+    out = acme.remember(ACME, AUGUST, evidence=BOTH)
+    assert first_line(out).startswith("promoted doc_"), out.text
