@@ -1,0 +1,68 @@
+"""An operator's approval re-reads the evidence the gate read: gone since, or changed in place since,
+and the approval writes nothing, saying which."""
+
+from __future__ import annotations
+
+import pytest
+from backend_helpers import operator_rows
+from test_gate import first_line, given
+
+from memgate.manager import ACME, Conflict, promotion_review
+from memgate.manager.backend.sqlite.context import ConnectionContext, install_context_functions
+from memgate.manager.clock import now_iso
+from memgate.manager.promotion import review
+
+CLAIM = "The Aurora pump overheated in March and the Boreas valve was replaced in April."
+
+
+def _pump(manager, text="The Aurora pump overheated in March; the report follows."):
+    return manager.ingest_text(
+        ACME, title="The Aurora pump overheated in March", text=text, source_uri="memo://pump", user_id=ACME.user
+    ).document_id
+
+
+@pytest.fixture
+def held(manager, two_tenants):
+    """A candidate the gate passed and the tenant's review mode holds, resting on two documents."""
+    pump = _pump(manager)
+    valve = manager.ingest_text(
+        ACME,
+        title="The Boreas valve was replaced in April",
+        text="Replaced.",
+        source_uri="memo://valve",
+        user_id="jane",
+    ).document_id
+    given(manager, ACME, pump, valve)
+    review.set_policy(manager, "acme", {"mode": "review"})
+    out = manager.remember(ACME, CLAIM, evidence=[pump, valve])
+    assert first_line(out).endswith("rule: review"), out.text
+    return manager, out.structured["candidate_id"], pump
+
+
+def _nothing_promoted(manager, cid):
+    [row] = operator_rows(manager.backend, "memory_candidate", "WHERE id = :c", {"c": cid})
+    assert (row["decision"], row["version"]) == ("pending", 1)
+    assert operator_rows(manager.backend, "knowledge_base_document", "WHERE collection = 'remembered'") == []
+
+
+def test_approving_a_candidate_whose_evidence_was_deleted_says_so_and_writes_nothing(held):
+    manager, cid, pump = held
+    with manager.backend.unwalled_connection() as conn:
+        install_context_functions(conn, ConnectionContext("acme", ACME.user))
+        conn.execute(
+            f"UPDATE {manager.backend.physical_table('knowledge_base_document')} SET deleted_at = ? WHERE id = ?",
+            (now_iso(), pump),
+        )
+        conn.commit()
+    with pytest.raises(Conflict, match="evidence is no longer there as the gate read it") as caught:
+        promotion_review.approve(manager, "acme", cid)
+    assert "memgate candidates reassess -t acme" in (caught.value.hint or "")
+    _nothing_promoted(manager, cid)
+
+
+def test_approving_a_candidate_whose_evidence_changed_in_place_writes_nothing(held):
+    manager, cid, pump = held
+    assert _pump(manager, "The Aurora pump overheated in March, and again in May.") == pump  # re-ingested: v2
+    with pytest.raises(Conflict, match="evidence changed; nothing was written"):
+        promotion_review.approve(manager, "acme", cid)
+    _nothing_promoted(manager, cid)
