@@ -3,6 +3,8 @@ and the approval writes nothing, saying which."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from backend_helpers import operator_rows
 from test_gate import first_line, given
@@ -66,3 +68,15 @@ def test_approving_a_candidate_whose_evidence_changed_in_place_writes_nothing(he
     with pytest.raises(Conflict, match="evidence changed; nothing was written"):
         promotion_review.approve(manager, "acme", cid)
     _nothing_promoted(manager, cid)
+
+
+def test_approving_a_candidate_resting_on_the_proposers_turn_reads_it_in_the_proposers_conversation(
+    manager, two_tenants
+):
+    who = replace(ACME, thread="t-review")
+    review.set_policy(manager, "acme", {"mode": "review"})
+    said = manager.record_turn(who, "user", "Please report every metric with two decimals.")
+    out = manager.remember(who, "Report every metric with two decimals.", kind="preference", evidence=[said["id"]])
+    assert first_line(out).endswith("rule: review"), out.text
+    approved = promotion_review.approve(manager, "acme", out.structured["candidate_id"])
+    assert approved["decision"] == "approved"
