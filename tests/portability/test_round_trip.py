@@ -198,3 +198,26 @@ def test_into_the_database_she_was_erased_from_only_the_erased_call_log_rows_sta
         t: rows for t, rows in before.items() if t != "mcp_call_log"
     }
     assert all('"result_text": "[erased]"' in row for row in after["mcp_call_log"])
+
+
+def test_a_row_the_target_refuses_is_counted_and_named_and_the_rest_still_imports(shop, tmp_path):
+    """The target already holds jane's memory store under another id (its store key is unique): that
+    row is refused, named in the report, and every other row of the bundle is imported."""
+    manager, _jane = shop
+    folder = tmp_path / "jane"
+    export_scope(manager.backend, TENANT, "user", "jane", folder, requested_by="test")
+    fresh = open_sqlite(tmp_path / "fresh.db")
+    fresh.migrate()
+    try:
+        target = MemoryManager(fresh)
+        with target.memory_store_files(person("jane"), "user:jane") as files:
+            files.put("/memories/theirs.md", "the target's own note")
+        report = import_bundle(fresh, folder, requested_by="test")
+        assert report.counts["memory_store"]["refused"] == 1, report.counts
+        assert any(r.startswith("memory_store ") for r in report.refusals), report.refusals
+        assert (
+            report.counts["entity_memory"]["inserted"] >= 1
+            and report.counts["knowledge_base_document"]["inserted"] >= 1
+        )
+    finally:
+        fresh.close()
