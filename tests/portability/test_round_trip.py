@@ -162,6 +162,12 @@ def test_into_another_tenant_ids_are_mapped_and_the_source_is_untouched(shop, tm
     assert chunks and {c["tenant_id"] for c in chunks} == {"shop-staging"}
     links = operator_rows(manager.backend, "memory_link", "WHERE tenant_id = 'shop-staging'")
     assert staging[0]["id"] in {link["from_id"] for link in links}
+    # ids inside JSON columns are mapped too: the candidate's evidence names the staging turn
+    [candidate] = operator_rows(manager.backend, "memory_candidate", "WHERE tenant_id = 'shop-staging'")
+    [turn] = operator_rows(
+        manager.backend, "conversation_memory", "WHERE tenant_id = 'shop-staging' AND content LIKE 'hello zebra%'"
+    )
+    assert [r["id"] for r in json.loads(candidate["evidence_json"])] == [turn["id"]] != [jane["turn"]]
     # the tenant's own search finds the imported document by its words
     assert "zebra" in manager.search_memory(replace(person("jane"), tenant="shop-staging"), "plan zebra").text
     again = import_bundle(manager.backend, folder, requested_by="test", tenant="shop-staging")
