@@ -53,3 +53,30 @@ def test_the_conversation_ranker_weighs_its_legs_as_the_benchmarks_tuned_it(ques
     for ranker in (RANKER, HybridRanker()):
         scores = {r.candidate.seq: r.score for r in ranker.rank(question, [only_words, only_meaning])}
         assert scores == {1: pytest.approx(lexical), 2: pytest.approx(vector)}
+
+
+def test_only_the_rankers_best_eight_turns_bring_their_neighbours():
+    """Ten turns the lexical leg ranked 1..10: the best eight bring two turns on each side, the rest none."""
+    turns = [
+        RecallCandidate(
+            seq=n,
+            id=f"turn_{n}",
+            kind="turn",
+            conversation_id="conv_1",
+            turn_index=n,
+            first_turn=None,
+            said_at="2026-01-01T00:00:00.000Z",
+            speaker="Jane",
+            text=f"Jane (1 Jan 2026): words {n}",
+            lexical_score=20.0 - n,
+            lexical_rank=n,
+            cosine=None,
+            vector_rank=None,
+        )
+        for n in range(1, 11)
+    ]
+    ranked = HybridRanker().rank("What did we decide about the warmup?", turns)
+    assert [(r.candidate.seq, r.before, r.after) for r in ranked] == [(n, 2, 2) for n in range(1, 9)] + [
+        (9, 0, 0),
+        (10, 0, 0),
+    ]

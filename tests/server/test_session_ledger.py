@@ -3,8 +3,13 @@ requests, and a caller's lasting session key is per client."""
 
 from __future__ import annotations
 
+from fastmcp.server.auth import AccessToken
+from mcp.server.auth.middleware.auth_context import auth_context_var
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+
 from memgate.manager import Identity
-from memgate.server.identity import caller_session
+from memgate.server.auth_settings import HttpAuthSettings
+from memgate.server.identity import caller_session, http_resolver
 from memgate.server.session_slots import OpenSessions
 
 JANE = ("https://idp.example", "jane", "client-a")
@@ -46,3 +51,21 @@ def test_each_client_of_a_user_has_its_own_lasting_session_key():
     assert caller_session(jane, "chatgpt") != caller_session(jane, "ide-agent")
     named = Identity(tenant="acme", user="jane", agent="helper", client_name="Claude Desktop")
     assert caller_session(named, "chatgpt") != caller_session(jane, "chatgpt")
+
+
+def test_a_stateless_server_keys_a_legacy_callers_window_by_its_client_in_any_process():
+    """Outside the 2026-07-28 era a request's MCP session id is new each time; on a stateless server the
+    resolver keys the caller by tenant, user, agent and client instead (a server that keeps sessions
+    leaves the key to the MCP session)."""
+    settings = HttpAuthSettings()
+    token = AccessToken(
+        token="opaque", client_id="chatgpt", scopes=[], claims={settings.tenant_claim: "acme", "sub": "jane"}
+    )
+    reset = auth_context_var.set(AuthenticatedUser(token))
+    try:
+        stateless = http_resolver(settings, stateless=True)().identity
+        kept = http_resolver(settings)().identity
+    finally:
+        auth_context_var.reset(reset)
+    assert stateless.session == caller_session(Identity(tenant="acme", user="jane"), "chatgpt")
+    assert kept.session is None
