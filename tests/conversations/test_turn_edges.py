@@ -35,7 +35,7 @@ def test_read_turn_shows_turns_only_and_never_a_deleted_one(manager, two_tenants
     said = manager.record_turn(who, "user", "Book the 9:40 train.")
     assert manager.read_turn(who, said["id"]).parts[0].text == "Book the 9:40 train."
     window = manager.assemble_context(who, "Which train?", "fact_check")  # writes a manifest event
-    with pytest.raises(NotVisible):
+    with pytest.raises(NotVisible, match="is no conversation turn this caller can see"):
         manager.read_turn(who, window.manifest_id)  # an event of the conversation, not a turn
     with manager.backend.unwalled_connection() as conn:
         install_context_functions(conn, ConnectionContext("acme", ACME.user, ACME.agent))
@@ -44,7 +44,7 @@ def test_read_turn_shows_turns_only_and_never_a_deleted_one(manager, two_tenants
             (now_iso(), said["id"]),
         )
         conn.commit()
-    with pytest.raises(NotVisible):
+    with pytest.raises(NotVisible, match="is no conversation turn this caller can see"):
         manager.read_turn(who, said["id"])
 
 
