@@ -24,7 +24,9 @@ def test_search_weighs_the_lexical_leg_as_the_benchmarks_tuned_it(query, lexical
     assert weights["lexical"] == pytest.approx(lexical) and weights["vector"] == pytest.approx(vector)
 
 
-def _candidate(seq: int, *, lexical: float | None = None, cosine: float | None = None) -> RecallCandidate:
+def _candidate(
+    seq: int, *, lexical: float | None = None, cosine: float | None = None, rank: int = 1
+) -> RecallCandidate:
     return RecallCandidate(
         seq=seq,
         id=f"turn_{seq}",
@@ -36,9 +38,9 @@ def _candidate(seq: int, *, lexical: float | None = None, cosine: float | None =
         speaker="Jane",
         text=f"Jane (1 Jan 2026): words {seq}",
         lexical_score=lexical,
-        lexical_rank=1 if lexical is not None else None,
+        lexical_rank=rank if lexical is not None else None,
         cosine=cosine,
-        vector_rank=1 if cosine is not None else None,
+        vector_rank=rank if cosine is not None else None,
     )
 
 
@@ -57,24 +59,7 @@ def test_the_conversation_ranker_weighs_its_legs_as_the_benchmarks_tuned_it(ques
 
 def test_only_the_rankers_best_eight_turns_bring_their_neighbours():
     """Ten turns the lexical leg ranked 1..10: the best eight bring two turns on each side, the rest none."""
-    turns = [
-        RecallCandidate(
-            seq=n,
-            id=f"turn_{n}",
-            kind="turn",
-            conversation_id="conv_1",
-            turn_index=n,
-            first_turn=None,
-            said_at="2026-01-01T00:00:00.000Z",
-            speaker="Jane",
-            text=f"Jane (1 Jan 2026): words {n}",
-            lexical_score=20.0 - n,
-            lexical_rank=n,
-            cosine=None,
-            vector_rank=None,
-        )
-        for n in range(1, 11)
-    ]
+    turns = [_candidate(n, lexical=20.0 - n, rank=n) for n in range(1, 11)]
     ranked = HybridRanker().rank("What did we decide about the warmup?", turns)
     assert [(r.candidate.seq, r.before, r.after) for r in ranked] == [(n, 2, 2) for n in range(1, 9)] + [
         (9, 0, 0),

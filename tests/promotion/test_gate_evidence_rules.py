@@ -39,17 +39,25 @@ def _pump_report(manager, *, agent_id=None, text="The Aurora pump overheated in 
     ).document_id
 
 
-def test_a_document_re_ingested_in_place_while_the_gate_runs_is_not_trusted_at_its_old_version(acme, backend):
-    """Re-ingesting keeps the document's id and bumps its version (no end, no delete): only the
-    commit-time version comparison sees it changed."""
-    pump = _pump_report(acme)
-    valve = acme.ingest_text(
+def pump_and_valve(manager) -> tuple[str, str]:
+    """Two of jane's documents whose titles together support CLAIM (neither restates it alone)."""
+    valve = manager.ingest_text(
         ACME,
         title="The Boreas valve was replaced in April",
         text="Replaced.",
         source_uri="memo://valve",
-        user_id=ACME.user,
-    ).document_id
+        user_id="jane",
+    )
+    return _pump_report(manager), valve.document_id
+
+
+CLAIM = "The Aurora pump overheated in March and the Boreas valve was replaced in April."
+
+
+def test_a_document_re_ingested_in_place_while_the_gate_runs_is_not_trusted_at_its_old_version(acme, backend):
+    """Re-ingesting keeps the document's id and bumps its version (no end, no delete): only the
+    commit-time version comparison sees it changed."""
+    pump, valve = pump_and_valve(acme)
     given(acme, ACME, pump, valve)
     review.set_policy(acme, "acme", {"assessor": "sampling"})
     edits = []
@@ -58,8 +66,7 @@ def test_a_document_re_ingested_in_place_while_the_gate_runs_is_not_trusted_at_i
         edits.append(_pump_report(acme, text=f"The Aurora pump overheated in March, edit {len(edits)}."))
         return '{"supported": 0.99, "scope_fits": 0.99, "conflict": 0.0}'
 
-    claim = "The Aurora pump overheated in March and the Boreas valve was replaced in April."
-    out = acme.remember(ACME, claim, evidence=[pump, valve], sampler=sampler)
+    out = acme.remember(ACME, CLAIM, evidence=[pump, valve], sampler=sampler)
     assert edits == [pump, pump], out.text  # the same row each time: the gate read it again after the first change
     [row] = operator_rows(backend, "knowledge_base_document", "WHERE id = :d", {"d": pump})
     assert row["version"] == 3 and row["valid_until"] is None and row["deleted_at"] is None

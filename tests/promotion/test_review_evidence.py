@@ -8,32 +8,18 @@ from dataclasses import replace
 import pytest
 from backend_helpers import operator_rows
 from test_gate import first_line, given
+from test_gate_evidence_rules import CLAIM, _pump_report, pump_and_valve
 
 from memgate.manager import ACME, Conflict, promotion_review
 from memgate.manager.backend.sqlite.context import ConnectionContext, install_context_functions
 from memgate.manager.clock import now_iso
 from memgate.manager.promotion import review
 
-CLAIM = "The Aurora pump overheated in March and the Boreas valve was replaced in April."
-
-
-def _pump(manager, text="The Aurora pump overheated in March; the report follows."):
-    return manager.ingest_text(
-        ACME, title="The Aurora pump overheated in March", text=text, source_uri="memo://pump", user_id=ACME.user
-    ).document_id
-
 
 @pytest.fixture
 def held(manager, two_tenants):
     """A candidate the gate passed and the tenant's review mode holds, resting on two documents."""
-    pump = _pump(manager)
-    valve = manager.ingest_text(
-        ACME,
-        title="The Boreas valve was replaced in April",
-        text="Replaced.",
-        source_uri="memo://valve",
-        user_id="jane",
-    ).document_id
+    pump, valve = pump_and_valve(manager)
     given(manager, ACME, pump, valve)
     review.set_policy(manager, "acme", {"mode": "review"})
     out = manager.remember(ACME, CLAIM, evidence=[pump, valve])
@@ -64,7 +50,9 @@ def test_approving_a_candidate_whose_evidence_was_deleted_says_so_and_writes_not
 
 def test_approving_a_candidate_whose_evidence_changed_in_place_writes_nothing(held):
     manager, cid, pump = held
-    assert _pump(manager, "The Aurora pump overheated in March, and again in May.") == pump  # re-ingested: v2
+    assert (
+        _pump_report(manager, text="The Aurora pump overheated in March, and again in May.") == pump
+    )  # re-ingested: v2
     with pytest.raises(Conflict, match="evidence changed; nothing was written"):
         promotion_review.approve(manager, "acme", cid)
     _nothing_promoted(manager, cid)
