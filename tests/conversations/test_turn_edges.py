@@ -11,6 +11,7 @@ from backend_helpers import operator_rows, table_digest
 from memgate.manager import ACME, InvalidArgument
 from memgate.manager.backend.sqlite.context import ConnectionContext, install_context_functions
 from memgate.manager.clock import now_iso
+from memgate.manager.conversations.ranking import HybridRanker
 from memgate.manager.conversations.recall import recall
 from memgate.manager.errors import NotVisible
 
@@ -66,10 +67,11 @@ def trip(manager, two_tenants):
 
 
 def test_recall_brings_each_turn_once_and_its_neighbours_beside_the_turn_they_came_with(trip):
+    """recall.py's own work, whichever ranker is wired: the hybrid ranker asks for two turns on each side."""
     who = jane("trip-2")
     now = now_iso()
     with trip.backend.session(who, now=now) as s:
-        found = recall(s, trip.embedder, QUESTION, who, None, now)
+        found = recall(s, trip.embedder, QUESTION, who, None, now, ranker=HybridRanker())
     ids = [r.row["id"] for r in found]
     assert len(ids) == len(set(ids)), [r.row["turn_index"] for r in found]  # turns 3 and 5 share neighbour 4
     best = found[0]
