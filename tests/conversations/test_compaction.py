@@ -9,7 +9,10 @@ import pytest
 from backend_helpers import operator_rows
 from cli_helpers import cli_runner
 
-from memgate.manager import ACME, count_tokens, erase
+from memgate.manager import ACME, Conflict, count_tokens, erase
+from memgate.manager.backend.sqlite.context import ConnectionContext, install_context_functions
+from memgate.manager.clock import now_iso
+from memgate.manager.context import assemble
 from memgate.manager.conversations import compaction
 
 THREAD = "long-thread"
@@ -229,3 +232,71 @@ def test_constraint_recovery_after_five_compaction_cycles(two_tenants, manager):
         total += len(cases)
         recovered += sum(case in text or case in tail_of(window.text) for case in cases)
     assert recovered == total
+
+
+def test_a_conversation_under_its_tail_share_is_not_compacted(two_tenants, manager):
+    """Its raw turns cost more than half the tail share (what a compaction would leave raw) but less than
+    the share: neither the window nor `compact` summarises them; forced, it does."""
+    who = jane("short-thread")
+    budget = manager.context_budget(who)
+    share = int(budget.available * budget.shares_for("fact_check").volatile_tail)
+    stored, n = 0, 0
+    while stored < share * 2 // 3:
+        n += 1
+        text = f"Turn {n} is about learning rate {n / 1000} and seed {n * 7}."
+        manager.record_turn(who, "user" if n % 2 else "assistant", text)
+        stored += count_tokens(f"{'User' if n % 2 else 'Assistant'}: {text}")
+    conversation = conversation_of(manager, "short-thread")
+    turns = operator_rows(manager.backend, "conversation_memory", "WHERE conversation_id = :c", {"c": conversation})
+    cost = sum(int(t["token_count"] or 0) or count_tokens(f"{t['role']}: {t['content']}") for t in turns)
+    assert share // 2 < cost <= share, (cost, share)
+    manager.assemble_context(who, "Which learning rate did we use?", "fact_check", record_question=True)
+    assert manager.compact_conversation(who, "fact_check") is None
+    summaries = "WHERE conversation_id = :c"
+    assert operator_rows(manager.backend, "summarization_memory", summaries, {"c": conversation}) == []
+    assert operator_rows(manager.backend, "conversation_memory", "WHERE event_type = 'compaction'") == []
+    assert manager.compact_conversation(who, "fact_check", force=True) is not None
+
+
+def _planned(manager, who):
+    """What `compact --force` would summarise now, read in its own session (the first half of a compaction)."""
+    now = now_iso()
+    with manager.backend.session(who, now=now) as s:
+        budget, _ = assemble.budget_of(s, now)
+        return compaction.plan(s, who, budget, "fact_check", force=True)
+
+
+def _write(manager, who, planned):
+    now = now_iso()
+    with manager.backend.session(who, now=now) as s, s.transaction():
+        return compaction.write(s, who, planned, "a summary", compaction.EXTRACTIVE, now)
+
+
+def test_a_compaction_planned_before_another_one_wrote_writes_nothing(two_tenants, manager):
+    who = long_thread(manager, n=8)
+    planned = _planned(manager, who)
+    assert manager.compact_conversation(who, "fact_check", force=True) is not None  # another one, meanwhile
+    conversation = conversation_of(manager)
+    before = operator_rows(manager.backend, "summarization_memory", "WHERE conversation_id = :c", {"c": conversation})
+    with pytest.raises(Conflict, match="compacted meanwhile"):
+        _write(manager, who, planned)
+    after = operator_rows(manager.backend, "summarization_memory", "WHERE conversation_id = :c", {"c": conversation})
+    assert after == before and len(after) == 1
+
+
+def test_a_turn_that_changed_while_it_was_summarised_stops_the_compaction(two_tenants, manager):
+    who = long_thread(manager, n=8)
+    planned = _planned(manager, who)
+    with manager.backend.unwalled_connection() as conn:
+        install_context_functions(conn, ConnectionContext("acme", ACME.user, ACME.agent))
+        conn.execute(
+            f"UPDATE {manager.backend.physical_table('conversation_memory')} SET version = version + 1 WHERE id = ?",
+            (planned.turns[0]["id"],),
+        )
+        conn.commit()
+    with pytest.raises(Conflict, match="a turn changed"):
+        _write(manager, who, planned)
+    conversation = conversation_of(manager)
+    assert (
+        operator_rows(manager.backend, "summarization_memory", "WHERE conversation_id = :c", {"c": conversation}) == []
+    )

@@ -153,3 +153,15 @@ def test_racing_writers_of_one_conversation_take_distinct_turn_numbers(manager, 
     (conversation,) = _conversations(manager.backend, "busy-thread").values()
     numbers = [t["turn_index"] for t in _turns(manager.backend, conversation["id"])]
     assert numbers == list(range(1, 41)) and conversation["next_turn"] == 41
+
+
+def test_two_sessions_of_a_caller_without_a_thread_are_two_conversations(manager, two_tenants):
+    here, there = (replace(ACME, thread=None, session=s) for s in ("sess-a", "sess-b"))
+    manager.record_turn(here, "user", "The cabin code is 4471.")
+    manager.record_turn(there, "user", "Book the ferry.")
+    rows = operator_rows(manager.backend, "conversation", "WHERE session_id IN ('sess-a', 'sess-b')")
+    assert sorted(r["session_id"] for r in rows) == ["sess-a", "sess-b"]
+    [a] = [r for r in rows if r["session_id"] == "sess-a"]
+    assert [t["content"] for t in _turns(manager.backend, a["id"])] == ["The cabin code is 4471."]
+    tail = manager.assemble_context(there, "What should I book?", "fact_check").text
+    assert "Book the ferry." in tail and "cabin code" not in tail.split('<slice name="recalled_history">')[0]

@@ -139,6 +139,7 @@ def test_jsonl_one_conversation_a_line(manager, two_tenants):
     [
         ("not json at all", "line 1 is not JSON"),
         (json.dumps({"sessions": [{"messages": [{"role": "user"}]}]}), "a message has no text"),
+        (json.dumps({"sessions": [{"messages": [{"role": "user", "text": " \n "}]}]}), "a message has no text"),
         (json.dumps({"sessions": [{"messages": [{"role": "system", "text": "x"}]}]}), "role must be user or assistant"),
         (json.dumps({"sessions": [{"time": "someday", "messages": []}]}), "is not a time"),
         (json.dumps({"title": "no sessions"}), "has neither sessions"),
@@ -165,3 +166,35 @@ def test_the_cli_imports_with_a_progress_bar_and_says_what_it_did(
     policy = invoke("turn", "policy", "-t", "acme").output
     assert "recall policy of acme: same_user_agent (version default)" in policy
     assert "same_user (version 1)" in invoke("turn", "policy", "-t", "acme", "--recall", "same_user").output
+
+
+def test_two_users_importing_one_history_each_get_their_own_turns(manager, two_tenants, backend):
+    manager.import_conversations(ACME, json.dumps(HISTORY))
+    bob = replace(ACME, user="bob", principal="test:bob")
+    report = manager.import_conversations(bob, json.dumps(HISTORY))
+    assert (report.turns, report.skipped) == (3, 0)
+    turns = _turns(backend)
+    assert sorted(t["user_id"] for t in turns) == ["bob"] * 3 + ["jane"] * 3
+    assert len({t["id"] for t in turns}) == 6
+
+
+def test_an_imported_thread_goes_on_with_the_next_turn_number_and_no_turn_is_said_in_the_future(
+    manager, two_tenants, backend
+):
+    future = {
+        "sessions": [
+            {
+                "thread": "later-on",
+                "messages": [
+                    {"role": "user", "text": "A", "time": "2999-01-01T00:00:00Z"},
+                    {"role": "assistant", "text": "B"},
+                ],
+            }
+        ]
+    }
+    manager.import_conversations(ACME, json.dumps(future))
+    said = [t for t in _turns(backend) if t["content"] in ("A", "B")]
+    assert [t["turn_index"] for t in said] == [1, 2]
+    assert all(t["valid_from"] <= t["created_at"] for t in said)  # a time ahead of the server's is now
+    nxt = manager.record_turn(replace(ACME, thread="later-on"), "user", "C")
+    assert nxt["turn_index"] == 3

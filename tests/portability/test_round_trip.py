@@ -208,6 +208,12 @@ def test_into_another_tenant_ids_are_mapped_and_the_source_is_untouched(shop, tm
     assert chunks and {c["tenant_id"] for c in chunks} == {"shop-staging"}
     links = operator_rows(manager.backend, "memory_link", "WHERE tenant_id = 'shop-staging'")
     assert staging[0]["id"] in {link["from_id"] for link in links}
+    # ids inside JSON columns are mapped too: the candidate's evidence names the staging turn
+    [candidate] = operator_rows(manager.backend, "memory_candidate", "WHERE tenant_id = 'shop-staging'")
+    [turn] = operator_rows(
+        manager.backend, "conversation_memory", "WHERE tenant_id = 'shop-staging' AND content LIKE 'hello zebra%'"
+    )
+    assert [r["id"] for r in json.loads(candidate["evidence_json"])] == [turn["id"]] != [jane["turn"]]
     # the tenant's own search finds the imported document by its words
     assert "zebra" in manager.search_memory(replace(person("jane"), tenant="shop-staging"), "plan zebra").text
     again = import_bundle(manager.backend, folder, requested_by="test", tenant="shop-staging")
@@ -244,3 +250,26 @@ def test_into_the_database_she_was_erased_from_only_the_erased_call_log_rows_sta
         t: rows for t, rows in before.items() if t != "mcp_call_log"
     }
     assert all('"result_text": "[erased]"' in row for row in after["mcp_call_log"])
+
+
+def test_a_row_the_target_refuses_is_counted_and_named_and_the_rest_still_imports(shop, tmp_path):
+    """The target already holds jane's memory store under another id (its store key is unique): that
+    row is refused, named in the report, and every other row of the bundle is imported."""
+    manager, _jane = shop
+    folder = tmp_path / "jane"
+    export_scope(manager.backend, TENANT, "user", "jane", folder, requested_by="test")
+    fresh = open_sqlite(tmp_path / "fresh.db")
+    fresh.migrate()
+    try:
+        target = MemoryManager(fresh)
+        with target.memory_store_files(person("jane"), "user:jane") as files:
+            files.put("/memories/theirs.md", "the target's own note")
+        report = import_bundle(fresh, folder, requested_by="test")
+        assert report.counts["memory_store"]["refused"] == 1, report.counts
+        assert any(r.startswith("memory_store ") for r in report.refusals), report.refusals
+        assert (
+            report.counts["entity_memory"]["inserted"] >= 1
+            and report.counts["knowledge_base_document"]["inserted"] >= 1
+        )
+    finally:
+        fresh.close()

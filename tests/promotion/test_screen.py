@@ -38,6 +38,9 @@ def test_secrets_in_their_usual_formats_are_found(text):
         "The fix landed in commit 3f2a9c1d4e5b6a7980c1d2e3f4a5b6c7d8e9f0a1.",
         "Candidate cand_0661c7cc999e7386a53aaa rests on chk_acme_1_0.",
         "https://docs.example.com/search-api/runbook/deployments/rollbacks",
+        # a short version-like word after a credential word is no credential
+        "The session token is v2 since the March release.",
+        "The API key format is at v3 now.",
     ],
 )
 def test_plain_claims_about_passwords_ids_and_hashes_are_no_secret(text):

@@ -76,3 +76,21 @@ def test_a_facts_support_is_its_value_where_the_predicate_is_named():
         "fact", "30", "user", (source.text,), "service:search-api", "connection_pool_size", titles=(source.title,)
     )
     assert RulesAssessor().assess(swapped).probabilities["supported"] < 0.9
+
+
+def test_a_figure_the_evidence_withdraws_supports_nothing():
+    withdrawn = Source("The pump's reading of 94 degrees was withdrawn.")
+    finding = check("The pump's reading was 94 degrees.", [withdrawn]).failed("supported")
+    assert (finding.rule, finding.reason) == ("anchor", "the evidence withdraws '94'")
+    stated = Source("The pump's reading of 94 degrees was confirmed.")
+    assert check("The pump's reading was 94 degrees.", [stated]).failed("supported") is None
+
+
+def test_a_fact_names_the_evidence_subject_and_the_attribute_its_value_stands_for():
+    source = Source(
+        "The request timeout is 30 seconds, and the connection pool holds 50 connections.", "Runbook: search API"
+    )
+    pool = {"kind": "fact", "predicate": "connection_pool_size"}
+    assert check("50", [source], subject="service:search-api", **pool).findings == []
+    assert check("50", [source], subject="service:billing-db", **pool).failed("supported").rule == "subject"
+    assert check("30", [source], subject="service:search-api", **pool).failed("supported").rule == "attribute"

@@ -252,6 +252,7 @@ def test_an_interrupted_erasure_resumes_and_keeps_what_should_stay(shop, sqlite_
     manager, _ids = shop
     others = rows_not_of(manager.backend, "jane")
     indexed = fts_matches(sqlite_path, BOB_MARK), fts_matches(sqlite_path, SHARED_MARK)
+    expected = erase(manager.backend, TENANT, "user", "jane", requested_by="test", dry_run=True).counts
     seen = []
 
     def stop_after_a_few(line: str) -> None:
@@ -266,6 +267,7 @@ def test_an_interrupted_erasure_resumes_and_keeps_what_should_stay(shop, sqlite_
     assert table_hits(sqlite_path, JANE_MARK)  # not finished
     report = erase(manager.backend, TENANT, "user", "jane", requested_by="test")
     assert report.resumed and report.erasure_id == record["erasure_id"]
+    assert report.counts == expected  # what the first run erased is counted with what the second did
     assert table_hits(sqlite_path, JANE_MARK) == {}
     assert rows_not_of(manager.backend, "jane") == others
     assert (fts_matches(sqlite_path, BOB_MARK), fts_matches(sqlite_path, SHARED_MARK)) == indexed

@@ -6,6 +6,7 @@ import asyncio
 import json
 import time
 
+import httpx2
 import pytest
 from backend_helpers import table_digest
 from fastmcp import Client
@@ -141,3 +142,19 @@ def test_a_row_needing_a_role_is_hidden_and_its_call_refused_in_one_sentence_not
     assert response.status_code == 200  # a role cannot be granted by authorizing again: no challenge
     assert "not available to you" in response.text and "<content>0.78" not in response.text
     assert [r["status"] for r in log_rows(backend)] == ["denied"]
+
+
+def test_only_a_post_to_the_mcp_endpoint_is_read_for_a_challenge(url, backend):
+    """The same tools/call body sent elsewhere (another path, or not a POST) is never read as a call:
+    whatever answers there answers, and no step-up is logged."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": "lookup_entity_admin", "arguments": ARGS},
+    }
+    bearer = {"Authorization": f"Bearer {token('memory:read')}", "Content-Type": "application/json"}
+    elsewhere = httpx2.post(f"{url}/not-the-mcp-endpoint", json=body, headers=bearer, timeout=30)
+    assert elsewhere.status_code != 403, elsewhere.text
+    assert "insufficient_scope" not in elsewhere.headers.get("www-authenticate", "")
+    assert [r["status"] for r in log_rows(backend)] == []
