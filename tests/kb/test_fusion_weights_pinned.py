@@ -64,3 +64,25 @@ def test_only_the_rankers_best_eight_turns_bring_their_neighbours():
         (9, 0, 0),
         (10, 0, 0),
     ]
+
+
+def test_the_wired_conversation_ranker_is_turns_1_with_the_weights_the_study_chose():
+    """The ranker the product wires (turns-1) and its weights, as docs/benchmarks.md's LoCoMo section reports
+    them (chosen on the tuning conversations): a change is a retuning, to be measured and documented."""
+    from memgate.manager.conversations import recall_rank
+    from memgate.manager.conversations.ranking import RANKER, TurnRanker
+
+    assert isinstance(RANKER, TurnRanker) and RANKER.name == "turns-1"
+    assert RANKER.weights == recall_rank.RecallWeights(
+        vector=0.2,
+        fusion="convex",
+        previous=0.2,
+        following=0.1,
+        second=0.2,
+        conversation=0.2,
+        conversation_top=1,
+        other_speaker=0.5,
+        temporal=0.3,
+        expand_top=50,
+        window=2,
+    )
