@@ -173,7 +173,7 @@ REGISTRY: tuple[TableSpec, ...] = (
                 "retention_recall_replies",
                 "conversation_recall",
                 {"embedding": None, "embedding_model": None},
-                "embedded again from their own words by `memgate reembed`",
+                "embedded again from their own words by memgate reembed",
             ),
         ),
     ),

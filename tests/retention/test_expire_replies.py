@@ -49,10 +49,9 @@ def test_a_turn_whose_previous_turn_expired_is_embedded_again_from_its_own_words
     assert sorted(after) == [3, 4]
     assert after[3]["embedding"] is None and after[3]["embedding_model"] is None  # nothing of turn 2 is left
     assert np.array_equal(_vector(after[4]), _vector(before[4]))  # it replies to turn 3, which stays
-    assert report.cleared == {"conversation_recall (embedded again from their own words by `memgate reembed`)": 1}
+    assert report.cleared == {"conversation_recall (embedded again from their own words by memgate reembed)": 1}
     assert (
-        lines[-1]
-        == "shop conversation_recall: 1 cleared, to be embedded again from their own words by `memgate reembed`"
+        lines[-1] == "shop conversation_recall: 1 cleared, to be embedded again from their own words by memgate reembed"
     )
 
     assert manager.embed_recall(Identity(tenant=TENANT, user="jane", agent="helper", principal="test:op")) == 1
