@@ -22,6 +22,11 @@ def _recall(manager) -> dict[int, dict]:
     return {r["turn_index"]: r for r in operator_rows(manager.backend, "conversation_recall", "WHERE kind = 'turn'")}
 
 
+def _file(sqlite_path) -> bytes:
+    """The database file and its WAL, as bytes."""
+    return b"".join(p.read_bytes() for p in sqlite_path.parent.glob(sqlite_path.name + "*"))
+
+
 def _vector(row) -> np.ndarray | None:
     return None if row["embedding"] is None else np.frombuffer(row["embedding"], dtype=np.float32)
 
@@ -40,6 +45,7 @@ def test_a_turn_whose_previous_turn_expired_is_embedded_again_from_its_own_words
     embed = manager.embedder.embed
     own = embed([before[3]["content"]])[0]
     assert not np.allclose(_vector(before[3]), own, atol=1e-5)  # it carries turn 2's words
+    assert before[3]["embedding"][:64] in _file(sqlite_path)
 
     cli_runner(sqlite_path, monkeypatch)("retention", "set", "-t", TENANT, "conversation_memory=1")
     lines: list[str] = []
@@ -49,6 +55,7 @@ def test_a_turn_whose_previous_turn_expired_is_embedded_again_from_its_own_words
     assert sorted(after) == [3, 4]
     assert after[3]["embedding"] is None and after[3]["embedding_model"] is None  # nothing of turn 2 is left
     assert np.array_equal(_vector(after[4]), _vector(before[4]))  # it replies to turn 3, which stays
+    assert before[3]["embedding"][:64] not in _file(sqlite_path)  # nor in the file's free space or its WAL
     assert report.cleared == {"conversation_recall (embedded again from their own words by memgate reembed)": 1}
     assert (
         lines[-1] == "shop conversation_recall: 1 cleared, to be embedded again from their own words by memgate reembed"
