@@ -225,6 +225,10 @@ class RetentionStore:
             yield rows
             previous = keys
 
+    def named(self, statement: str, keys: Sequence[str]) -> list[Row]:
+        """The rows a named statement (sql/<dialect>/NAME.sql: :tenant, :keys) selects for `keys`."""
+        return self.session.fetch_all(statement, tenant=self.tenant, keys=json.dumps(list(keys)))
+
     def delete(self, shape: TableShape, rows: Sequence[Row]) -> int:
         """Delete `rows` (from select), each in its own scope."""
         table, key = self._sql.physical(_ident(shape.table)), _ident(shape.key)

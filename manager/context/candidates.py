@@ -2,7 +2,8 @@
 
 Candidates are read through the caller's wall, every lifecycle state included, so
 selection can say why a version is left out. Durable facts and summaries that are not a
-conversation's are found by the question's terms; evidence by the knowledge base's
+conversation's are found by the question's terms (such a summary, recalled history, only when the
+question's calibrated relevance to it reaches the tenant's relevance floor); evidence by the knowledge base's
 hybrid search; recalled history by conversation recall (conversations/recall.py: the
 caller's turns and compaction summaries in its recall policy's scope, ranked by the
 recall ranker, a turn's neighbours beside it; nothing when the question's calibrated relevance to
@@ -131,7 +132,8 @@ def gather(
         found += [
             Candidate("summary", RECALLED_HISTORY, r) for r in session.fetch_all("context_summary_matching", **params)
         ]
-    _score_by_retrieval(found, embedder, question, terms)
+    cosine = _score_by_retrieval(found, embedder, question, terms)
+    found = _summaries_at_floor(found, cosine, question, embedder.name, relevance_floor)
     found += _evidence(session, embedder, question, now, relevance_floor)
     tail = session.fetch_all("conversation_tail", conversation=own, limit=TAIL_TURNS) if own else []
     compacted = compaction.latest(session, own)
@@ -179,9 +181,28 @@ def _evidence(session: Session, embedder: Embedder, question: str, now: str, flo
     ]
 
 
-def _score_by_retrieval(found: Sequence[Candidate], embedder: Embedder, question: str, terms: list[str]) -> None:
+def _summaries_at_floor(
+    found: list[Candidate], cosine: Sequence[float], question: str, embedder_name: str, floor: float
+) -> list[Candidate]:
+    """`found` without the summaries whose calibrated relevance to the question (kb/relevance.py's curve
+    over their cosine to it and the share of its words they hold) is below the floor: a summary shares a
+    word with an off-topic question as easily as a turn does, and recalled history holds both to it."""
+    words = relevance.query_words(question)
+    curve = relevance.calibration_for(embedder_name)
+
+    def calibrated(i: int, c: Candidate) -> float:
+        cover = relevance.coverage(words, full_body(c.kind, c.row))
+        return curve.relevance(relevance.Evidence(len(words), float(cosine[i]), cover, None))
+
+    return [c for i, c in enumerate(found) if c.slice != RECALLED_HISTORY or calibrated(i, c) >= floor]
+
+
+def _score_by_retrieval(
+    found: Sequence[Candidate], embedder: Embedder, question: str, terms: list[str]
+) -> Sequence[float]:
+    """Sets each candidate's retrieval score; returns each one's cosine to the question."""
     if not found:
-        return
+        return []
     bodies = [full_body(c.kind, c.row).lower() for c in found]
     matched = [sum(1 for t in terms if t in body) for body in bodies]
     lexical = sorted((i for i in range(len(found)) if matched[i]), key=lambda i: (-matched[i], found[i].id))
@@ -194,3 +215,4 @@ def _score_by_retrieval(found: Sequence[Candidate], embedder: Embedder, question
     best = 2 / (kb_search.RRF_K + 1)
     for f in fused:
         found[f.id].retrieval = min(1.0, f.score / best)
+    return [float(c) for c in cosine]

@@ -5,7 +5,10 @@ of days, the rows written before now - days are deleted a batch at a time (one t
 batch), rows of every scope alike; then the rules that follow an owner (a document's chunks)
 remove the rows whose owner went. A copy keeps no longer than what it copies: a manifest (the
 window's text) and a summary (its turns) expire by the shortest rule among their own and their
-sources' (`Retention.carries`), measured from their own writing. A deleted row has left context assembly, search and replay
+sources' (`Retention.carries`), measured from their own writing; a value another row computed from a
+deleted row beside its own (`TableSpec.carried_into`: a turn's embedding, made with the words of the turn
+it replies to) is cleared in the deleting batch's transaction, to be computed again (`memgate reembed`:
+expiry has no embedder). A deleted row has left context assembly, search and replay
 at once; the call log's rows go whole (retention is about age, not about a person: erasure is
 `memgate forget`). After the rows, the backend purges what it keeps beside them, as for erasure.
 """
@@ -21,7 +24,7 @@ from ..backend.base import Backend
 from ..backend.retention_store import RetentionStore, RowFilter, TableShape
 from ..clock import now_iso, parse_iso, to_iso
 from .policy import RetentionPolicy, load_policy
-from .registry import REGISTRY, Retention
+from .registry import REGISTRY, CarriedInto, Retention, spec
 
 __all__ = ["ExpiryReport", "effective_days", "expire"]
 
@@ -35,6 +38,8 @@ class ExpiryReport:
     policy: RetentionPolicy
     #: "table (memory type)" -> rows expired
     counts: dict[str, int] = field(default_factory=dict)
+    #: "table (what recomputes it)" -> surviving rows whose derived value was cleared
+    cleared: dict[str, int] = field(default_factory=dict)
     purge: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -74,24 +79,43 @@ def effective_days(policy: RetentionPolicy, rule: Retention) -> int | None:
 
 
 def _run(store: RetentionStore, report: ExpiryReport, batch: int, now: str, say: Callable[[str], None]) -> None:
-    steps: list[tuple[str, TableShape, RowFilter]] = []
-    follow: list[tuple[str, TableShape, RowFilter]] = []
-    for spec in REGISTRY:
-        shape = TableShape(spec.table, spec.key, spec.through, spec.scope_columns)
-        for rule in spec.retention:
+    steps: list[tuple[str, TableShape, RowFilter, tuple[CarriedInto, ...]]] = []
+    follow: list[tuple[str, TableShape, RowFilter, tuple[CarriedInto, ...]]] = []
+    for s in REGISTRY:
+        shape = _shape(s.table)
+        for rule in s.retention:
             days = effective_days(report.policy, rule)
             if days is None:
                 continue
-            label = spec.table if rule.memory_type == spec.table else f"{spec.table} ({rule.memory_type})"
+            label = s.table if rule.memory_type == s.table else f"{s.table} ({rule.memory_type})"
             if rule.orphans_of is not None:
-                follow.append((label, shape, RowFilter(orphaned=rule.orphans_of, equals=rule.equals)))
+                follow.append((label, shape, RowFilter(orphaned=rule.orphans_of, equals=rule.equals), s.carried_into))
                 continue
             cutoff = to_iso(parse_iso(now) - timedelta(days=days))
             where = RowFilter(older_than=(rule.time_column, cutoff), equals=rule.equals, not_equals=rule.not_equals)
-            steps.append((label, shape, where))
-    for label, shape, where in steps + follow:
+            steps.append((label, shape, where, s.carried_into))
+    # what each CarriedInto (by statement) cleared, less what expired afterwards: the survivors
+    cleared: dict[str, tuple[CarriedInto, set[str]]] = {}
+    for label, shape, where, carried in steps + follow:
         for rows in store.batches(shape, where, batch):
+            keys = {str(r["row_key"]) for r in rows}
             with store.transaction():
+                derived = [(c, store.named(c.statement, sorted(keys))) for c in carried]
                 store.delete(shape, rows)
+                for c, targets in derived:  # a row of the batch itself (a recall row has its turn's id) went
+                    targets = [t for t in targets if str(t["row_key"]) not in keys]
+                    store.update(_shape(c.table), targets, c.clear)
+                    cleared.setdefault(c.statement, (c, set()))[1].update(str(t["row_key"]) for t in targets)
+            for _, held in cleared.values():  # cleared, then expired itself: not a survivor
+                held.difference_update(keys)
             report.counts[label] = report.counts.get(label, 0) + len(rows)
             say(f"{report.tenant} {label}: {report.counts[label]} expired")
+    for c, held in cleared.values():
+        if held:
+            report.cleared[f"{c.table} ({c.remedy})"] = len(held)
+            say(f"{report.tenant} {c.table}: {len(held)} cleared, to be {c.remedy}")
+
+
+def _shape(table: str) -> TableShape:
+    s = spec(table)
+    return TableShape(s.table, s.key, s.through, s.scope_columns)

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["ERASED", "ERASED_JSON", "REGISTRY", "Retention", "TableSpec", "memory_types", "spec"]
+__all__ = ["ERASED", "ERASED_JSON", "REGISTRY", "CarriedInto", "Retention", "TableSpec", "memory_types", "spec"]
 
 #: what an erased call-log row's result text says (the arguments become the JSON string of it)
 ERASED = "[erased]"
@@ -51,6 +51,22 @@ class Retention:
     #: memory types this one copies from: a copy keeps no longer than its shortest-lived source
     #: (a manifest holds the window's text, a summary its turns)
     carries: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CarriedInto:
+    """Rows of another table that hold a value computed from a row of this one beside their own (a
+    turn's embedding carries the words of the turn it replies to). When expiry removes the row, it
+    clears the value in the same transaction, to be computed again from what is left."""
+
+    #: a named statement (sql/<dialect>/NAME.sql): binds :tenant and :keys (a JSON list of this table's
+    #: keys, before they go) and returns row_key, user_id, agent_id, thread_id of the rows to clear
+    statement: str
+    #: the table of those rows (its registry key names them) and what their value is set to
+    table: str
+    clear: dict[str, Any]
+    #: what computes the value again, for the report
+    remedy: str
 
 
 @dataclass(frozen=True)
@@ -81,6 +97,8 @@ class TableSpec:
     scope_columns: tuple[str, ...] = ("user_id", "agent_id", "thread_id")
     #: a subject kind whose column here is not its scope column: {"thread": "thread_name"}
     subjects: dict[str, str] = field(default_factory=dict)
+    #: values other rows computed from this table's rows, cleared when expiry removes those
+    carried_into: tuple[CarriedInto, ...] = ()
 
     def subject_column(self, kind: str, scope_column: str) -> str | None:
         """The column that names a subject of `kind` in this table, or None when none does."""
@@ -145,6 +163,17 @@ REGISTRY: tuple[TableSpec, ...] = (
                 "context_manifest",
                 equals=(("event_type", "context_manifest"),),
                 carries=("conversation_memory", "summarization_memory", "knowledge_base", "image_memory"),
+            ),
+        ),
+        # A turn outliving the turn it replies to keeps no embedding made with that turn's words: expiry
+        # clears it (the expiry path has no embedder), and `memgate reembed` embeds it from its own words.
+        # Erasure needs no such step: it takes whole conversations.
+        carried_into=(
+            CarriedInto(
+                "retention_recall_replies",
+                "conversation_recall",
+                {"embedding": None, "embedding_model": None},
+                "embedded again from their own words by memgate reembed",
             ),
         ),
     ),

@@ -143,6 +143,8 @@ def register(cli: click.Group) -> None:
                 verb = "would expire" if dry_run else "expired"
                 for label, n in sorted(report.counts.items()):
                     click.echo(f"{t} {label:<44} {n:>8}")
+                for label, n in sorted(report.cleared.items()):
+                    click.echo(f"{t} {label}: {n} cleared")
                 click.echo(f"{t}: {verb} {report.total} row(s)")
         finally:
             manager.close()
