@@ -40,6 +40,8 @@ class ExpiryReport:
     counts: dict[str, int] = field(default_factory=dict)
     #: "table (what recomputes it)" -> surviving rows whose derived value was cleared
     cleared: dict[str, int] = field(default_factory=dict)
+    #: the same labels -> the (user, agent) scopes those rows belong to, for `memgate reembed --user --agent`
+    cleared_scopes: dict[str, list[tuple[str | None, str | None]]] = field(default_factory=dict)
     purge: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -95,7 +97,7 @@ def _run(store: RetentionStore, report: ExpiryReport, batch: int, now: str, say:
             where = RowFilter(older_than=(rule.time_column, cutoff), equals=rule.equals, not_equals=rule.not_equals)
             steps.append((label, shape, where, s.carried_into))
     # what each CarriedInto (by statement) cleared, less what expired afterwards: the survivors
-    cleared: dict[str, tuple[CarriedInto, set[str]]] = {}
+    cleared: dict[str, tuple[CarriedInto, dict[str, tuple[str | None, str | None]]]] = {}
     for label, shape, where, carried in steps + follow:
         for rows in store.batches(shape, where, batch):
             keys = {str(r["row_key"]) for r in rows}
@@ -105,14 +107,18 @@ def _run(store: RetentionStore, report: ExpiryReport, batch: int, now: str, say:
                 for c, targets in derived:  # a row of the batch itself (a recall row has its turn's id) went
                     targets = [t for t in targets if str(t["row_key"]) not in keys]
                     store.update(_shape(c.table), targets, c.clear)
-                    cleared.setdefault(c.statement, (c, set()))[1].update(str(t["row_key"]) for t in targets)
+                    cleared.setdefault(c.statement, (c, {}))[1].update(
+                        (str(t["row_key"]), (t["user_id"], t["agent_id"])) for t in targets
+                    )
             for _, held in cleared.values():  # cleared, then expired itself: not a survivor
-                held.difference_update(keys)
+                for key in keys & held.keys():
+                    del held[key]
             report.counts[label] = report.counts.get(label, 0) + len(rows)
             say(f"{report.tenant} {label}: {report.counts[label]} expired")
     for c, held in cleared.values():
         if held:
             report.cleared[f"{c.table} ({c.remedy})"] = len(held)
+            report.cleared_scopes[f"{c.table} ({c.remedy})"] = sorted(set(held.values()), key=str)
             say(f"{report.tenant} {c.table}: {len(held)} cleared, to be {c.remedy}")
 
 

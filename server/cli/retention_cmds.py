@@ -24,6 +24,22 @@ def _err(line: str) -> None:
     click.echo(line, err=True)
 
 
+#: reembed commands printed after an expiry before the rest are counted
+REEMBED_SHOWN = 10
+
+
+def reembed_lines(tenant: str, scopes: list[tuple[str | None, str | None]]) -> list[str]:
+    """The `memgate reembed` commands that embed cleared rows again: the wall shows the operator one user
+    and agent scope at a time, so one command per scope (the first REEMBED_SHOWN, then how many more)."""
+    lines = []
+    for user, agent in scopes[:REEMBED_SHOWN]:
+        scope = (f" --user {user}" if user else "") + (f" --agent {agent}" if agent else "")
+        lines.append(f"  to embed them again: memgate reembed -t {tenant}{scope}")
+    if len(scopes) > REEMBED_SHOWN:
+        lines.append(f"  ... and {len(scopes) - REEMBED_SHOWN} more user/agent scope(s) (ExpiryReport.cleared_scopes)")
+    return lines
+
+
 def register(cli: click.Group) -> None:
     @cli.command("forget")
     @tenant_option()
@@ -145,6 +161,8 @@ def register(cli: click.Group) -> None:
                     click.echo(f"{t} {label:<44} {n:>8}")
                 for label, n in sorted(report.cleared.items()):
                     click.echo(f"{t} {label}: {n} cleared")
+                    for line in reembed_lines(t, report.cleared_scopes.get(label, [])):
+                        click.echo(line)
                 click.echo(f"{t}: {verb} {report.total} row(s)")
         finally:
             manager.close()
