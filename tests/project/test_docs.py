@@ -108,7 +108,7 @@ def test_the_readme_says_what_the_test_command_costs_and_gives_the_quick_subset(
 
     text = README.read_text()
     head = " ".join(text.split("# memgate", 1)[0].split())
-    assert "about 6 minutes on 2 quiet cores" in head and "`python3 -m pytest -q -m quick`" in head
+    assert "about 8 minutes on 2 quiet cores" in head and "`python3 -m pytest -q -m quick`" in head
     assert all((ROOT / f).is_file() for f in QUICK)
     import tomllib
 
