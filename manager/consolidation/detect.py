@@ -92,9 +92,10 @@ class Match:
 
 
 def normal(text: str) -> str:
-    """Case, width and punctuation folded, numbers kept whole ("0.78" stays one token)."""
+    """Case, width and punctuation folded, numbers kept whole ("0.78" and "1,000" stay one token; the full
+    stop of "is 0.78." is punctuation, not part of the number)."""
     folded = unicodedata.normalize("NFKC", text).casefold()
-    return " ".join(re.sub(r"(?<!\d)[.,](?!\d)|[^\w.,]+", " ", folded).split())
+    return " ".join(re.sub(r"[.,](?!\d)|(?<!\d)[.,]|[^\w.,]+", " ", folded).split())
 
 
 def _numbers(text: str) -> frozenset[str]:

@@ -43,3 +43,11 @@ def test_a_short_note_is_no_repeat_of_a_passage_that_holds_its_words():
     assert repeats(_item("n1", "Every Monday."), [(passage, 0.2)]) is None
     found = repeats(_item("n2", "The on-call rota changes every Monday."), [(passage, 0.2)])
     assert found is not None and found.target.id == "c1"
+
+
+def test_a_value_at_the_end_of_a_sentence_is_still_the_value():
+    """A note saying "... is 0.78." ends with a full stop, not with a longer number: the note states the old value."""
+    ends = _item("n1", "Helios RAG's BEIR nDCG@10 is 0.78.")
+    listed = _item("n2", "Helios RAG scored 0.78, then the re-run was planned.")
+    whole = _item("n3", "Helios RAG scored 0.785 on BEIR.")  # another number that starts the same
+    assert [m.retire.id for m in stale([ends, listed, whole], [CLAIM])] == ["n1", "n2"]
