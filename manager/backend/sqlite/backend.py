@@ -128,16 +128,7 @@ class SqliteSession:
 
     # -- knowledge-base retrieval legs ----------------------------------------
     def kb_lexical(self, query: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
-        expr = kb.fts_expression(query)
-        if expr is None:
-            return []
-        cursor = self._run(load_sql(DIALECT, "kb_lexical"), dict(expr=expr, **filters.binds()))
-        try:
-            ranked = kb.best_by_bm25(cursor, limit)
-        finally:
-            cursor.close()
-        # bm25() is smaller for better matches; the protocol's scores are larger for better.
-        return [(seq, -bm25) for seq, bm25 in ranked]
+        return self._lexical("kb_lexical", query, limit, filters.binds())
 
     def kb_vector(self, vector: np.ndarray, model: str, limit: int, filters: ChunkFilters) -> list[tuple[int, float]]:
         query = np.asarray(vector, dtype=np.float32)
@@ -149,14 +140,20 @@ class SqliteSession:
 
     # -- conversation recall's legs: the knowledge base's machinery over base_conversation_recall --------
     def recall_lexical(self, query: str, limit: int, filters: RecallFilters) -> list[tuple[int, float]]:
+        return self._lexical("recall_lexical", query, limit, filters.policy_binds())
+
+    def _lexical(self, statement: str, query: str, limit: int, binds: dict[str, Any]) -> list[tuple[int, float]]:
+        """A BM25 leg (kb_lexical, recall_lexical): the query's FTS5 expression, the best `limit` rows read
+        in bm25 order and no further."""
         expr = kb.fts_expression(query)
         if expr is None:
             return []
-        cursor = self._run(load_sql(DIALECT, "recall_lexical"), dict(expr=expr, **filters.policy_binds()))
+        cursor = self._run(load_sql(DIALECT, statement), dict(expr=expr, **binds))
         try:
             ranked = kb.best_by_bm25(cursor, limit)
         finally:
             cursor.close()
+        # bm25() is smaller for better matches; the protocol's scores are larger for better.
         return [(seq, -bm25) for seq, bm25 in ranked]
 
     def recall_vector(
