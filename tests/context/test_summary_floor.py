@@ -6,8 +6,7 @@ server (the context_window prompt over an in-process fastmcp.Client)."""
 from __future__ import annotations
 
 import pytest
-from fastmcp import Client
-from mcp_helpers import stdio_app
+from context_helpers import slice_text, window_prompt
 
 from memgate.manager import ACME
 
@@ -21,18 +20,11 @@ OFF_TOPIC = "Which baseline judge called the fault at the Wimbledon final?"
 
 
 def _recalled(text: str) -> str:
-    start = text.find('<slice name="recalled_history">')
-    return text[start : text.find("</slice>", start)] if start >= 0 else ""
+    return slice_text(text, "recalled_history")
 
 
 async def _window(sqlite_path, question: str) -> str:
-    mcp, m = stdio_app(sqlite_path, user="jane", agent=ACME.agent, thread="q")
-    try:
-        async with Client(mcp) as c:
-            r = await c.get_prompt("context_window", {"question": question, "intent": "fact_check"})
-            return r.messages[0].content.text
-    finally:
-        m.close()
+    return await window_prompt(sqlite_path, question, thread="q")
 
 
 async def test_an_off_topic_question_recalls_no_summary_and_a_related_one_does(sqlite_path, two_tenants):

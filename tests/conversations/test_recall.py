@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 from backend_helpers import operator_rows
+from context_helpers import slice_text
 
 from memgate.manager import ACME, NotIssued
 from memgate.manager.context.render import record
@@ -21,9 +22,7 @@ def jane(thread: str, agent: str | None = ACME.agent):
 
 
 def _recalled(window) -> str:
-    text = window.text
-    start = text.find('<slice name="recalled_history">')
-    return text[start : text.find("</slice>", start)] if start >= 0 else ""
+    return slice_text(window.text, "recalled_history")
 
 
 @pytest.fixture

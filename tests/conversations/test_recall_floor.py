@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from fastmcp import Client
-from mcp_helpers import stdio_app
+from context_helpers import slice_text, window_prompt
 
 from memgate.manager import ACME
 
@@ -33,18 +32,11 @@ def ferry(manager, two_tenants):
 
 
 def _recalled(text: str) -> str:
-    start = text.find('<slice name="recalled_history">')
-    return text[start : text.find("</slice>", start)] if start >= 0 else ""
+    return slice_text(text, "recalled_history")
 
 
 async def _window(sqlite_path, question: str) -> str:
-    mcp, m = stdio_app(sqlite_path, user="jane", agent=ACME.agent, thread="holiday-2")
-    try:
-        async with Client(mcp) as c:
-            r = await c.get_prompt("context_window", {"question": question, "intent": "fact_check"})
-            return r.messages[0].content.text
-    finally:
-        m.close()
+    return await window_prompt(sqlite_path, question, thread="holiday-2")
 
 
 async def test_a_related_question_recalls_the_turns_and_an_off_topic_one_none(sqlite_path, ferry):
