@@ -7,6 +7,7 @@ the id (what the dispatcher writes after search_memory or lookup_entity).
 from __future__ import annotations
 
 import json
+import uuid
 from dataclasses import replace
 
 import pytest
@@ -25,11 +26,12 @@ OWNED = "Helios RAG is owned by Jane; its August re-run found nDCG@10 of 0.78."
 
 
 def given(manager, identity, *ids):
-    """A tool result the caller received cited `ids`."""
+    """A tool result the caller received cited `ids` (each call its own id: two within one millisecond
+    citing the same first id would otherwise collide on the log's unique call_id)."""
     manager.log_call(
         identity,
         CallRecord(
-            call_id=f"call_{ids[0]}_{now_iso()}",
+            call_id=f"call_{ids[0]}_{uuid.uuid4().hex}",
             called_at=now_iso(),
             tool_name="search_memory",
             status="ok",
