@@ -18,7 +18,8 @@ The floor: among the floors (steps of 0.005) at which at most 2% of each whole c
 judged queries get nothing, those that answer the fewest of its tuning off-topic queries form a range;
 the default floor is its middle on the logit scale, rounded to 0.01 (the widest margin on both
 sides). The small tenants' shares at that floor are reported beside. The test parts are not read. `--cv` also prints 5-fold cross-validated log loss for several blends of the
-tenant's own word counts with English usage (relevance.BLEND_CHUNKS). Paste the printed curves into
+tenant's own word counts with English usage (relevance.BLEND_CHUNKS), and the chosen blend's curve with
+the lexical leg's best BM25 added (not kept: docs/benchmarks.md). Paste the printed curves into
 relevance.CALIBRATIONS and the floor into limits.DEFAULT_RELEVANCE_FLOOR; bench.quality then reports
 both on the test parts.
 """
@@ -135,6 +136,8 @@ def features(q: dict, blend: int | None = None) -> dict[str, float]:
         "cosine_size": (e.cosine or 0.0) * e.size,
         "coverage_size": (e.coverage or 0.0) * e.size,
         "coverage_english": english.coverage or 0.0,
+        # not in any curve: --cv compares the indexed curve with it (docs/benchmarks.md, "Why Lee still misses")
+        "bm25": math.log1p(max(0.0, lexical[0][1])) if (lexical := q["scored"].get("lexical")) else 0.0,
     }
 
 
@@ -156,10 +159,13 @@ def fit(queries: list[dict]) -> dict[str, list[float]]:
     }
 
 
-def cross_validated(queries: list[dict], blend: int, folds: int = 5, seeds: int = 3) -> float:
-    """Mean log loss of the indexed curve over `folds`-fold splits of the tuning queries."""
+def cross_validated(
+    queries: list[dict], blend: int, folds: int = 5, seeds: int = 3, extra: tuple[str, ...] = ()
+) -> float:
+    """Mean log loss of the indexed curve (with the `extra` features) over `folds`-fold splits of the
+    tuning queries."""
     feats = [features(q, blend) for q in queries]
-    x, y, w = _rows(queries, CURVES["indexed"], feats)
+    x, y, w = _rows(queries, CURVES["indexed"] + extra, feats)
     losses = []
     for seed in range(seeds):
         order = list(range(len(queries)))
@@ -233,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.cv:
         data["cross_validated_log_loss"] = {str(b): cross_validated(queries, b) for b in BLENDS}
+        data["cross_validated_log_loss_with_bm25"] = cross_validated(queries, relevance.BLEND_CHUNKS, extra=("bm25",))
     data["seconds"] = round(time.perf_counter() - started, 1)
     out = args.results or Path(__file__).parent / "results" / f"calibration-{embedder.name}.json"
     out.write_text(json.dumps(data, indent=2) + "\n")
@@ -243,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"floor {floor}: {shares}")
     if args.cv:
         print("cross-validated log loss by BLEND_CHUNKS:", data["cross_validated_log_loss"])
+        print("and with ln(1 + the lexical leg's best BM25) added:", data["cross_validated_log_loss_with_bm25"])
     return 0
 
 
