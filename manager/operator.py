@@ -17,14 +17,21 @@ from __future__ import annotations
 import json
 
 from .backend.base import Backend, Row
+from .backend.retention_store import RowFilter
 from .clock import now_iso
 from .errors import NotFound
 from .identity import Identity
 from .registry import server_keys
+from .retention.registry import spec
 from .tenancy import mapping as tenant_mapping
 from .tenancy.mapping import TenantChoice, TenantMapping, TokenAttributes
 
 __all__ = ["OperatorManager", "ServerGate"]
+
+#: the tables whose rows `memgate reembed` embeds, each in its own scope
+EMBEDDED_TABLES = ("knowledge_base_chunk", "conversation_recall")
+#: row keys read per statement while looking for the scopes that need embedding
+_SCOPE_PAGE = 2000
 
 
 class ServerGate:
@@ -133,6 +140,26 @@ class OperatorManager(ServerGate):
             session=row["session_id"],
             principal="cli:operator",
         )
+
+    def scopes_to_embed(self, tenant: str, model: str) -> list[Identity]:
+        """One identity per (user, agent, thread) scope of `tenant` holding chunks or recall rows with no
+        embedding of `model`, the shared scope first: `memgate reembed` embeds each scope as that
+        identity, through the wall. It reads what `memgate expire` reads (the retention store, the
+        tenant's rows whatever their scope), row keys and scope columns only, never content."""
+        found: set[tuple[str | None, str | None, str | None]] = set()
+        with self._backend.retention_store(tenant) as store:
+            for table in EMBEDDED_TABLES:
+                after: str | None = None
+                shape = spec(table).shape()
+                # the wall's statements (kb_chunks_without_embedding, recall_unembedded) read the same rows:
+                # the embedding and its model are written together and cleared together
+                while rows := store.select(
+                    shape, RowFilter(not_equals=(("embedding_model", model),), after=after), _SCOPE_PAGE
+                ):
+                    found.update((r["user_id"], r["agent_id"], r["thread_id"]) for r in rows)
+                    after = str(rows[-1]["row_key"])
+        ordered = sorted(found, key=lambda scope: [(v is not None, v or "") for v in scope])
+        return [Identity(tenant=tenant, user=u, agent=a, thread=t, principal="cli:operator") for u, a, t in ordered]
 
 
 def rows_in_tenant(backend: Backend, tenant: str, ids: list[str]) -> dict[str, Row]:

@@ -40,7 +40,7 @@ class ExpiryReport:
     counts: dict[str, int] = field(default_factory=dict)
     #: "table (what recomputes it)" -> surviving rows whose derived value was cleared
     cleared: dict[str, int] = field(default_factory=dict)
-    #: the same labels -> the (user, agent) scopes those rows belong to, for `memgate reembed --user --agent`
+    #: the same labels -> the (user, agent) scopes those rows belong to (`memgate expire --verbose` names them)
     cleared_scopes: dict[str, list[tuple[str | None, str | None]]] = field(default_factory=dict)
     purge: dict[str, Any] = field(default_factory=dict)
 

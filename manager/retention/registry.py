@@ -29,6 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ..backend.retention_store import TableShape
+
 __all__ = ["ERASED", "ERASED_JSON", "REGISTRY", "CarriedInto", "Retention", "TableSpec", "memory_types", "spec"]
 
 #: what an erased call-log row's result text says (the arguments become the JSON string of it)
@@ -99,6 +101,10 @@ class TableSpec:
     subjects: dict[str, str] = field(default_factory=dict)
     #: values other rows computed from this table's rows, cleared when expiry removes those
     carried_into: tuple[CarriedInto, ...] = ()
+
+    def shape(self) -> TableShape:
+        """Where the retention store finds this table's rows and their scope."""
+        return TableShape(self.table, self.key, self.through, self.scope_columns)
 
     def subject_column(self, kind: str, scope_column: str) -> str | None:
         """The column that names a subject of `kind` in this table, or None when none does."""

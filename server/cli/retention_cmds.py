@@ -24,19 +24,14 @@ def _err(line: str) -> None:
     click.echo(line, err=True)
 
 
-#: reembed commands printed after an expiry before the rest are counted
-REEMBED_SHOWN = 10
-
-
-def reembed_lines(tenant: str, scopes: list[tuple[str | None, str | None]]) -> list[str]:
-    """The `memgate reembed` commands that embed cleared rows again: the wall shows the operator one user
-    and agent scope at a time, so one command per scope (the first REEMBED_SHOWN, then how many more)."""
-    lines = []
-    for user, agent in scopes[:REEMBED_SHOWN]:
-        scope = (f" --user {user}" if user else "") + (f" --agent {agent}" if agent else "")
-        lines.append(f"  to embed them again: memgate reembed -t {tenant}{scope}")
-    if len(scopes) > REEMBED_SHOWN:
-        lines.append(f"  ... and {len(scopes) - REEMBED_SHOWN} more user/agent scope(s) (ExpiryReport.cleared_scopes)")
+def reembed_lines(tenant: str, scopes: list[tuple[str | None, str | None]], verbose: bool = False) -> list[str]:
+    """The `memgate reembed` command that embeds cleared rows again, in every scope that holds them (it
+    acts as each scope's identity in turn); with `verbose`, under it the one-scope command of each."""
+    lines = [f"  to embed them again: memgate reembed -t {tenant}"]
+    if verbose:
+        for user, agent in scopes:
+            scope = (f" --user {user}" if user else "") + (f" --agent {agent}" if agent else "")
+            lines.append(f"    of them, in one scope: memgate reembed -t {tenant}{scope}")
     return lines
 
 
@@ -135,15 +130,24 @@ def register(cli: click.Group) -> None:
         "--batch", type=click.IntRange(1, 100_000), default=500, show_default=True, help="Rows per transaction."
     )
     @click.option("--vacuum", is_flag=True, help="SQLite: rewrite the file afterwards (drops freed text too).")
+    @click.option(
+        "--verbose", "-v", is_flag=True, help="Also name each user/agent scope whose embeddings were cleared."
+    )
     @click.pass_context
     @friendly_errors
-    def expire_(ctx, tenant, dry_run, batch, vacuum) -> None:
+    def expire_(ctx, tenant, dry_run, batch, vacuum, verbose) -> None:
         """Apply each tenant's retention policy: delete what is older than its memory type keeps.
+
+        A reply that stays while the turn it replies to expires loses its embedding (it carried that
+        turn's words); under their count, one line says how to embed them again from their own words,
+        in every user/agent scope at once: `memgate reembed -t TENANT`. --verbose also names each
+        scope, with the command that embeds that scope alone.
 
         \b
         Examples:
           memgate expire --dry-run
           memgate expire -t acme
+          memgate expire -t acme --verbose
           # cron, nightly:  17 3 * * *  memgate expire >> /var/log/memgate-expire.log 2>&1
         """
         from memgate.manager import expire
@@ -161,7 +165,7 @@ def register(cli: click.Group) -> None:
                     click.echo(f"{t} {label:<44} {n:>8}")
                 for label, n in sorted(report.cleared.items()):
                     click.echo(f"{t} {label}: {n} cleared")
-                    for line in reembed_lines(t, report.cleared_scopes.get(label, [])):
+                    for line in reembed_lines(t, report.cleared_scopes.get(label, []), verbose):
                         click.echo(line)
                 click.echo(f"{t}: {verb} {report.total} row(s)")
         finally:

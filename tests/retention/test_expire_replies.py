@@ -64,18 +64,19 @@ def test_a_turn_whose_previous_turn_expired_is_embedded_again_from_its_own_words
 
     label = "conversation_recall (embedded again from their own words by memgate reembed)"
     assert report.cleared_scopes == {label: [("jane", "helper")]}
-    (command,) = reembed_lines(TENANT, report.cleared_scopes[label])
-    assert command == "  to embed them again: memgate reembed -t shop --user jane --agent helper"
-    ran = cli_runner(sqlite_path, monkeypatch)(*command.split("memgate ", 1)[1].split())  # the line, as printed
-    assert "1 turn(s) and summaries embedded for recall" in ran.output
+    command, one_scope = reembed_lines(TENANT, report.cleared_scopes[label], verbose=True)
+    assert command == "  to embed them again: memgate reembed -t shop"
+    assert one_scope == "    of them, in one scope: memgate reembed -t shop --user jane --agent helper"
+    ran = cli_runner(sqlite_path, monkeypatch)(*one_scope.split("memgate ", 1)[1].split())  # the line, as printed
+    assert "; 1 turn(s) and summaries embedded for recall; 1 scope(s)" in ran.output
     again = _recall(manager)
     assert np.allclose(_vector(again[3]), own, atol=1e-5)
     assert again[3]["embedding_model"] == manager.embedder.name
 
 
-def test_reembed_lines_name_each_scope_and_count_the_rest():
+def test_one_reembed_line_covers_every_scope_and_verbose_names_each():
     scopes = [(f"u{i}", "a") for i in range(12)] + [(None, "bot")]
-    lines = reembed_lines("acme", scopes)
-    assert lines[0] == "  to embed them again: memgate reembed -t acme --user u0 --agent a"
-    assert len(lines) == 11 and lines[-1].startswith("  ... and 3 more user/agent scope(s)")
-    assert reembed_lines("acme", [(None, "bot")]) == ["  to embed them again: memgate reembed -t acme --agent bot"]
+    assert reembed_lines("acme", scopes) == ["  to embed them again: memgate reembed -t acme"]
+    lines = reembed_lines("acme", scopes, verbose=True)
+    assert lines[1] == "    of them, in one scope: memgate reembed -t acme --user u0 --agent a"
+    assert len(lines) == 14 and lines[-1] == "    of them, in one scope: memgate reembed -t acme --agent bot"
