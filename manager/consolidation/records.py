@@ -21,7 +21,7 @@ from ..backend.base import Backend, ChunkFilters, Row, Session
 from ..backend.portable_rows import PortableRows
 from ..backend.retention_store import RetentionStore, RowFilter
 from ..kb.embed import Embedder
-from ..portability.scopes import Triple, identity_for, owned_filters, shape, triple_of, visible_from
+from ..portability.scopes import Triple, identity_for, owned_filters, triple_of, visible_from
 from ..retention.registry import spec
 from .detect import Claim, Item
 
@@ -50,7 +50,7 @@ def keys_by_scope(store: RetentionStore, kind: str, subject: str | None) -> dict
     found: dict[Triple, dict[str, list[str]]] = {}
     for table in FAMILIES:
         for where in owned_filters(spec(table), kind, subject):
-            while page := store.select(shape(spec(table)), where, _PAGE):
+            while page := store.select(spec(table).shape(), where, _PAGE):
                 where = replace(where, after=str(page[-1]["row_key"]))
                 for r in page:
                     found.setdefault(triple_of(r), {}).setdefault(table, []).append(str(r["row_key"]))
@@ -171,7 +171,7 @@ def claims_seen(
     value the correction replaced."""
     listed: dict[Triple, list[str]] = {}
     where = RowFilter()
-    while page := store.select(shape(spec("entity_memory")), where, _PAGE):
+    while page := store.select(spec("entity_memory").shape(), where, _PAGE):
         where = replace(where, after=str(page[-1]["row_key"]))
         for r in page:
             listed.setdefault(triple_of(r), []).append(str(r["row_key"]))

@@ -33,7 +33,6 @@ from .scopes import (
     exported_specs,
     identity_for,
     owned_filters,
-    shape,
     triple_of,
     visible_from,
 )
@@ -128,7 +127,7 @@ def _export_table(
     written = 0
     size = min(batch, SMALL_PAGES.get(spec.table, batch))
     for where in owned_filters(spec, report.kind, report.subject):
-        while page := store.select(shape(spec), where, size):
+        while page := store.select(spec.shape(), where, size):
             where = replace(where, after=str(page[-1]["row_key"]))
             written += _export_page(backend, writer, spec, report.tenant, principal, page, owned)
     return written
@@ -192,7 +191,7 @@ def _list_shared(
         # a row the scope owns through another (a turn of the thread's conversation) was exported, not shared
         owners = [f.owned_by for f in owned_filters(spec, kind, subject) if f.owned_by is not None]
         where = RowFilter(null=(SUBJECT_COLUMNS[kind],), not_owned_by=owners[0] if owners else None)
-        while page := store.select(shape(spec), where, batch):
+        while page := store.select(spec.shape(), where, batch):
             where = replace(where, after=str(page[-1]["row_key"]))
             for r in page:
                 if visible_from(triple_of(r), owned):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ..backend.base import Row
-from ..backend.retention_store import RowFilter, TableShape
+from ..backend.retention_store import RowFilter
 from ..errors import InvalidArgument
 from ..identity import Identity
 from ..retention.registry import REGISTRY, TableSpec
@@ -30,7 +30,6 @@ __all__ = [
     "exported_specs",
     "identity_for",
     "owned_filters",
-    "shape",
     "triple_of",
     "visible_from",
 ]
@@ -56,10 +55,6 @@ def exported_specs() -> list[TableSpec]:
     """The registry's tables that move, owners first (a store before its files, a document before
     its chunks): the registry lists them in erasure order, dependents first, so this is reversed."""
     return [s for s in reversed(REGISTRY) if not s.not_exported]
-
-
-def shape(spec: TableSpec) -> TableShape:
-    return TableShape(spec.table, spec.key, spec.through, spec.scope_columns)
 
 
 def owned_filters(spec: TableSpec, kind: str, subject: str | None) -> list[RowFilter]:

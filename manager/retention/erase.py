@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..backend.base import Backend
-from ..backend.retention_store import RetentionStore, RowFilter, TableShape
+from ..backend.retention_store import RetentionStore, RowFilter
 from ..clock import now_iso
 from ..errors import InvalidArgument
 from ..ids import new_id
@@ -51,10 +51,6 @@ class ErasureReport:
     @property
     def total(self) -> int:
         return sum(self.counts.values())
-
-
-def _shape(spec: TableSpec) -> TableShape:
-    return TableShape(spec.table, spec.key, spec.through, spec.scope_columns)
 
 
 def erase(
@@ -106,7 +102,7 @@ def _run(
         with store.transaction():
             store.start_erasure(report.erasure_id, report.kind, report.subject, requested_by, now_iso())
     for spec in REGISTRY:
-        shape = _shape(spec)
+        shape = spec.shape()
         filters = []
         column = spec.subject_column(report.kind, SUBJECT_COLUMNS[report.kind])
         if spec.scoped and column is not None:
@@ -142,7 +138,7 @@ def _has_rows(store: RetentionStore, kind: str, subject: str) -> bool:
     for spec in REGISTRY:
         column = spec.subject_column(kind, SUBJECT_COLUMNS[kind])
         if spec.scoped and column is not None:
-            if store.select(_shape(spec), RowFilter(subject=(column, subject), **_unscrubbed(spec)), 1):
+            if store.select(spec.shape(), RowFilter(subject=(column, subject), **_unscrubbed(spec)), 1):
                 return True
     return False
 

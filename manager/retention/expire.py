@@ -84,7 +84,7 @@ def _run(store: RetentionStore, report: ExpiryReport, batch: int, now: str, say:
     steps: list[tuple[str, TableShape, RowFilter, tuple[CarriedInto, ...]]] = []
     follow: list[tuple[str, TableShape, RowFilter, tuple[CarriedInto, ...]]] = []
     for s in REGISTRY:
-        shape = _shape(s.table)
+        shape = s.shape()
         for rule in s.retention:
             days = effective_days(report.policy, rule)
             if days is None:
@@ -106,7 +106,7 @@ def _run(store: RetentionStore, report: ExpiryReport, batch: int, now: str, say:
                 store.delete(shape, rows)
                 for c, targets in derived:  # a row of the batch itself (a recall row has its turn's id) went
                     targets = [t for t in targets if str(t["row_key"]) not in keys]
-                    store.update(_shape(c.table), targets, c.clear)
+                    store.update(spec(c.table).shape(), targets, c.clear)
                     cleared.setdefault(c.statement, (c, {}))[1].update(
                         (str(t["row_key"]), (t["user_id"], t["agent_id"])) for t in targets
                     )
@@ -120,8 +120,3 @@ def _run(store: RetentionStore, report: ExpiryReport, batch: int, now: str, say:
             report.cleared[f"{c.table} ({c.remedy})"] = len(held)
             report.cleared_scopes[f"{c.table} ({c.remedy})"] = sorted(set(held.values()), key=str)
             say(f"{report.tenant} {c.table}: {len(held)} cleared, to be {c.remedy}")
-
-
-def _shape(table: str) -> TableShape:
-    s = spec(table)
-    return TableShape(s.table, s.key, s.through, s.scope_columns)
