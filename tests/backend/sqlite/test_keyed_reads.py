@@ -21,6 +21,13 @@ KEYED = [
         "memory_candidate_creator_ix",
         "tenant_id=? AND created_by=? AND created_at>?",
     ),
+    (
+        "calllog_cited",
+        {"id": "kbc_x"},
+        "base_mcp_call_cited",
+        "mcp_call_cited_ix",
+        "tenant_id=? AND cited_id=?",
+    ),
 ]
 
 
