@@ -6,23 +6,30 @@ The statement is run as the manager runs it: its named text through a walled ses
 caller (the wall's view and predicates included). The tenant's rows belong to 100 users, the
 caller one of them; only the row count changes between the two sizes. The figure is the ratio of
 the per-call time at 20,000 rows to that at 100: about 1 for a key range read, growing with the
-rows for a walk. The same database is timed again with the statement's index dropped (the plan
-before the index), so both ratios come from one run under the same load.
+rows for a walk. The same database is timed again the way it was read before (the index dropped,
+or the statement's earlier text), so both ratios come from one run under the same load.
 
-Statements: candidate_recent_count.sql (the promotion gate's rate cap, on every `remember`).
+Statements: candidate_recent_count.sql (the promotion gate's rate cap, on every `remember`: before,
+no index began with the proposer); calllog_cited.sql (was this record issued to the caller: the
+gate's evidence rule, expand of an image id; before, instr() over the cited ids of every ok call
+the wall let the caller see), asked for an id the caller's latest call cited.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import sqlite3
 import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from memgate.manager import DatabaseSettings, Identity, open_backend
+from memgate.manager.registry.calllog import cited_rows
 
 from .common import markdown_table, report
 
@@ -68,13 +75,61 @@ def seed_candidates(backend, rows: int, now: datetime) -> None:
             s.insert_many("memory_candidate", batch)
 
 
-def _rate_cap(now: datetime) -> Callable:
+def _rate_cap(now: datetime, rows: int) -> Callable:
     since = _stamp(now - timedelta(hours=1))
     return lambda s: s.fetch_one("candidate_recent_count", created_by=CALLER.principal, since=since)
 
 
-#: name -> (seed, the call as the manager makes it, the index it reads by)
-STATEMENTS = {"candidate_recent_count": (seed_candidates, _rate_cap, "memory_candidate_creator_ix")}
+def seed_calls(backend, rows: int, now: datetime) -> None:
+    """`rows` ok calls of the tenant, spread over USERS users and the last two days, each citing three ids
+    (its mcp_call_cited rows written beside it, as the call log writes them)."""
+    per = max(1, rows // USERS)
+    for n in range(USERS):
+        who = _who(n)
+        calls = []
+        for i in range(per):
+            call_id = f"call_{who.user}_{i}"
+            calls.append(
+                {
+                    "call_id": call_id,
+                    "tenant_id": who.tenant,
+                    "called_at": _stamp(now - timedelta(minutes=((per - i) * 2880) // per)),
+                    "principal": who.principal,
+                    "user_id": who.user,
+                    "agent_id": who.agent,
+                    "thread_id": None,
+                    "tool_name": "search_memory",
+                    "status": "ok",
+                    "cited_ids": json.dumps([f"kbc_{who.user}_{i}_{k}" for k in range(3)]),
+                }
+            )
+        with backend.session(who) as s, s.transaction():
+            s.insert_many("mcp_call_log", calls)
+            s.insert_many("mcp_call_cited", [c for call in calls for c in cited_rows(call)])
+
+
+def _latest_cited(rows: int) -> str:
+    return f"kbc_{CALLER.user}_{max(1, rows // USERS) - 1}_2"
+
+
+def _cited(now: datetime, rows: int) -> Callable:
+    return lambda s: s.fetch_one("calllog_cited", id=_latest_cited(rows))
+
+
+#: the statement as it read before 029: every ok call's cited ids searched for the id as a JSON string
+_CITED_BEFORE = "SELECT call_id FROM mcp_call_log WHERE status = 'ok' AND instr(cited_ids, :needle) > 0 LIMIT 1"
+
+
+def _cited_before(now: datetime, rows: int) -> Callable:
+    return lambda s: s.raw(_CITED_BEFORE, {"needle": json.dumps(_latest_cited(rows))})[0]
+
+
+#: name -> (seed, the call as the manager makes it, the index it reads by, the read before: the same
+#: call with that index dropped (None) or the earlier statement)
+STATEMENTS: dict[str, tuple[Callable, Callable, str, Callable | None]] = {
+    "candidate_recent_count": (seed_candidates, _rate_cap, "memory_candidate_creator_ix", None),
+    "calllog_cited": (seed_calls, _cited, "mcp_call_cited_ix", _cited_before),
+}
 
 
 def per_call_us(backend, call: Callable, calls: int) -> float:
@@ -95,18 +150,22 @@ def run(calls: int, sizes: tuple[int, int] = SIZES) -> dict:
     now = datetime.now(UTC)
     out: dict = {"calls": calls, "sizes": list(sizes), "statements": {}}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (seed, make_call, index) in STATEMENTS.items():
+        for name, (seed, make_call, index, before) in STATEMENTS.items():
             timed: dict[str, dict[int, float]] = {"keyed": {}, "walked": {}}
             for size in sizes:
-                backend = open_backend(DatabaseSettings(path=Path(tmp) / f"{name}-{size}.db"))
+                path = Path(tmp) / f"{name}-{size}.db"
+                backend = open_backend(DatabaseSettings(path=path))
                 try:
                     seed(backend, size, now)
-                    timed["keyed"][size] = per_call_us(backend, make_call(now), calls)
-                    with backend.unwalled_connection() as conn:
-                        conn.execute(f"DROP INDEX {index}")
+                    timed["keyed"][size] = per_call_us(backend, make_call(now, size), calls)
+                    if before is not None:
+                        timed["walked"][size] = per_call_us(backend, before(now, size), calls)
+                        continue
                     backend.close()
-                    backend = open_backend(DatabaseSettings(path=Path(tmp) / f"{name}-{size}.db"))
-                    timed["walked"][size] = per_call_us(backend, make_call(now), calls)
+                    with closing(sqlite3.connect(path)) as conn:
+                        conn.execute(f"DROP INDEX {index}")
+                    backend = open_backend(DatabaseSettings(path=path))
+                    timed["walked"][size] = per_call_us(backend, make_call(now, size), calls)
                 finally:
                     backend.close()
             out["statements"][name] = {
@@ -116,6 +175,7 @@ def run(calls: int, sizes: tuple[int, int] = SIZES) -> dict:
                 }
                 for kind, t in timed.items()
             }
+            out["statements"][name]["walked"]["read"] = "index dropped" if before is None else "the earlier statement"
     return out
 
 
@@ -131,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = [
         [
             name,
-            "by the index" if kind == "keyed" else "index dropped",
+            "by the index" if kind == "keyed" else t["read"],
             *(t["us_per_call"][str(n)] for n in sizes),
             f"{t['ratio']} x",
         ]
