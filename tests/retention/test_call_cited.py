@@ -63,7 +63,7 @@ def test_the_call_and_its_cited_ids_commit_together(manager):
                 "cited_id": "kbc_z",
             },
         )
-    with pytest.raises(Conflict):
+    with pytest.raises(Conflict, match="nothing was written"):
         log(manager, JANE, "call_x", "ok", "kbc_a", "kbc_b")
     assert operator_rows(manager.backend, "mcp_call_log", "WHERE call_id = 'call_x'") == []
     assert [r["id"] for r in operator_rows(manager.backend, "mcp_call_cited")] == ["call_x:1"]
