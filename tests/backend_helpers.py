@@ -53,11 +53,22 @@ def tenant_counts(backend) -> dict[str, list[tuple]]:
     return counts
 
 
+#: what every tool call writes: skipping the call log skips the ids its ok calls cited too
+CALL_LOG = {"mcp_call_log": ("mcp_call_cited",), "base_mcp_call_log": ("base_mcp_call_cited",)}
+
+
+def with_call_log(skip: tuple[str, ...]) -> set[str]:
+    """`skip`, and with the call log (logical or base name) the call log's cited ids as well."""
+    return {*skip, *(t for name in skip for t in CALL_LOG.get(name, ()))}
+
+
 def table_digest(backend, tables=None, skip: tuple[str, ...] = ()) -> str:
-    """A digest of every row of `tables` (default: all) but `skip`, across tenants, in a stable order."""
+    """A digest of every row of `tables` (default: all) but `skip`, across tenants, in a stable order.
+    Skipping `mcp_call_log` skips `mcp_call_cited` too (the ids its ok calls cited, written with it)."""
     import hashlib
 
     digest = hashlib.sha256()
+    skip = tuple(with_call_log(skip))
     for table in sorted(tables or backend.tables()):
         if table in skip:
             continue
