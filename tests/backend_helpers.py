@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from memgate.manager import DatabaseSettings, open_backend
@@ -11,6 +13,26 @@ from memgate.manager import DatabaseSettings, open_backend
 def open_sqlite(path, **kwargs):
     """A SQLite backend on `path`, as a second process would open it."""
     return open_backend(DatabaseSettings(path=path), **kwargs)
+
+
+def sqlite_file_with(path, applied: Callable[[int], bool]):
+    """A SQLite file with only the migrations `applied` keeps (by number) and their tenant wall, as an
+    older memgate made it: its connection (autocommit) and the context holder to bind a writer with.
+    For tests of a migration on the rows that came before it."""
+    from memgate.manager.backend.sql_files import load_sql
+    from memgate.manager.backend.sqlite import schema
+    from memgate.manager.backend.sqlite.context import ConnectionContext, install_context_functions
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    context = ConnectionContext()
+    install_context_functions(conn, context)
+    conn.execute("CREATE TABLE memgate_schema (version INTEGER PRIMARY KEY, applied_at TEXT)")
+    for version, name in schema.migrations():
+        if applied(version):
+            schema.run_script(conn, load_sql("sqlite", f"migrations/{name}"))
+            conn.execute("INSERT INTO memgate_schema (version) VALUES (?)", (version,))
+    schema.rebuild_tenant_wall(conn)
+    return conn, context
 
 
 def operator_rows(backend, table: str, where: str = "", params: dict | None = None) -> list[dict]:
@@ -31,11 +53,22 @@ def tenant_counts(backend) -> dict[str, list[tuple]]:
     return counts
 
 
+#: what every tool call writes: skipping the call log skips the ids its ok calls cited too
+CALL_LOG = {"mcp_call_log": ("mcp_call_cited",), "base_mcp_call_log": ("base_mcp_call_cited",)}
+
+
+def with_call_log(skip: tuple[str, ...]) -> set[str]:
+    """`skip`, and with the call log (logical or base name) the call log's cited ids as well."""
+    return {*skip, *(t for name in skip for t in CALL_LOG.get(name, ()))}
+
+
 def table_digest(backend, tables=None, skip: tuple[str, ...] = ()) -> str:
-    """A digest of every row of `tables` (default: all) but `skip`, across tenants, in a stable order."""
+    """A digest of every row of `tables` (default: all) but `skip`, across tenants, in a stable order.
+    Skipping `mcp_call_log` skips `mcp_call_cited` too (the ids its ok calls cited, written with it)."""
     import hashlib
 
     digest = hashlib.sha256()
+    skip = tuple(with_call_log(skip))
     for table in sorted(tables or backend.tables()):
         if table in skip:
             continue

@@ -62,6 +62,8 @@ def write_memory(manager, tmp_path: Path, user: str, word: str, shared_document:
     doc = manager.ingest_text(
         who, title=f"plan {word}", text=f"The plan {word} is ready. " * 30, source_uri=f"memo://{user}", user_id=user
     )
+    is_error, text = call(manager, who, "search_memory", query=f"plan {word}")  # cites the document: mcp_call_cited
+    assert not is_error and f"plan {word}" in text, text
     image_path = tmp_path / f"{user}.png"
     image_path.write_bytes(png((len(user) * 20, 40, 60)))
     image = manager.ingest_file(who, image_path, user_id=user, description=f"a photo of {word}")

@@ -10,6 +10,8 @@ import hashlib
 import random
 import re
 
+from backend_helpers import with_call_log
+
 from memgate.manager.backend.sqlite import schema as sqlite_schema
 
 MARKER = "zq" + "xglobexmarker91"  # split, so this file's text never holds the marker whole
@@ -50,8 +52,10 @@ BASE_NAME = re.compile(r"(?<![a-z0-9_])base_")
 
 
 def base_checksum(backend, skip: tuple[str, ...] = ()) -> str:
-    """A digest of every base table's rows (but `skip`) and of the schema, read on a trusted connection."""
+    """A digest of every base table's rows (but `skip`; the call log's skips its cited ids too) and of the
+    schema, read on a trusted connection."""
     digest = hashlib.sha256()
+    skip = tuple(with_call_log(skip))
     with backend.unwalled_connection() as conn:
         for row in conn.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name"):
             digest.update(repr(tuple(row)).encode())

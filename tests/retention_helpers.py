@@ -185,6 +185,13 @@ def _document(w: Writing) -> None:
     w.ids["document"] = doc.document_id
 
 
+@writes("mcp_call_cited")
+def _cited(w: Writing) -> None:
+    """A search whose result cites the user's document: each cited id, one row in the call's scope."""
+    is_error, text = call(w.manager, w.who, "search_memory", query=f"plan {w.marker}")
+    assert not is_error and w.marker in text, text
+
+
 @writes("image_memory")
 def _image(w: Writing) -> None:
     """An image with a description, its bytes carrying the marker too."""

@@ -155,7 +155,7 @@ def _turn_of(rendered: str) -> int:
 
 def expand_image(session: Session, image_id: str, now: str, *, include_bytes: bool, max_image_bytes: int) -> ToolOutput:
     """An image id a result the caller received showed: its record, and its bytes when asked."""
-    issued = session.fetch_one("calllog_cited", needle=json.dumps(image_id)) is not None
+    issued = session.fetch_one("calllog_cited", id=image_id) is not None
     shown = (
         show_image(
             session,

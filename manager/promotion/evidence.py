@@ -118,7 +118,7 @@ def _issued(session: Session, identity: Identity, row: Row, in_window: set[str])
         return True
     if row["memory_type"] == "conversation_memory" and row.get("label") == "turn":
         return row["id"] in own_turns(session, identity, [row])
-    return session.fetch_one("calllog_cited", needle=json.dumps(row["id"])) is not None
+    return session.fetch_one("calllog_cited", id=row["id"]) is not None
 
 
 def still_current(session: Session, refs: list[dict], now: str) -> bool:

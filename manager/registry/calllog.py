@@ -5,6 +5,10 @@ status, counts, and the result text the model received (clipped). Error detail
 never goes here, only the error's class name; the detail is in the operator log.
 mcp_client and model are the columns SQLcl's DBTOOLS$MCP_LOG has (the view
 dbtools_mcp_log shows the log in that shape).
+
+An ok row's cited ids are also written one a row to mcp_call_cited, in the same transaction:
+"was record X issued to this caller" (calllog_cited.sql) is then a key lookup, not a search of
+every call's cited_ids.
 """
 
 from __future__ import annotations
@@ -84,4 +88,19 @@ def write(session: Session, identity: Identity, record: CallRecord, result_log_c
         "result_text": None if text is None else text[:result_log_chars],
         "cited_ids": json.dumps(list(record.cited_ids)),
     }
-    session.insert("mcp_call_log", row)
+    if record.status != "ok" or not record.cited_ids:
+        session.insert("mcp_call_log", row)
+        return
+    with session.transaction():
+        session.insert("mcp_call_log", row)
+        session.insert_many("mcp_call_cited", cited_rows(row))
+
+
+def cited_rows(row: dict[str, Any]) -> list[dict[str, Any]]:
+    """One mcp_call_cited row per id an ok call-log row cites, in the call's scope; the id is the
+    call's and the cited id's place in cited_ids (as the migration's backfill makes it)."""
+    scope = {c: row[c] for c in ("tenant_id", "user_id", "agent_id", "thread_id", "call_id")}
+    return [
+        {"id": f"{row['call_id']}:{i}", **scope, "cited_id": cited}
+        for i, cited in enumerate(json.loads(row["cited_ids"]))
+    ]

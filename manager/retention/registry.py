@@ -224,6 +224,15 @@ REGISTRY: tuple[TableSpec, ...] = (
         references=("from_id", "to_id"),
         not_exported="operator bookkeeping: merges `memgate consolidate` proposed for review; run it again after an import",
     ),
+    # The ids an ok call's result cited, one a row, in the call's scope (calllog_cited.sql's key
+    # lookup of "was this record issued to the caller"): an index of mcp_call_log.cited_ids. No
+    # content; erasure deletes the subject's rows, as it does every walled row of the subject but the
+    # scrubbed call log's; expiry takes them with their call (SQLite's delete trigger, and this rule
+    # where there is none); export and import carry them with their calls.
+    TableSpec(
+        "mcp_call_cited",
+        retention=(Retention("mcp_call_log", orphans_of=("call_id", "mcp_call_log", "call_id")),),
+    ),
     TableSpec(
         "mcp_call_log",
         key="call_id",

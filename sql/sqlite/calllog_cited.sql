@@ -1,6 +1,7 @@
--- expand: whether a result the caller received cited :needle (a memory id as a JSON string, with
--- its quotes, so one id is never found inside another). The wall cuts mcp_call_log to the
--- caller's user, agent and thread: another caller's results issued nothing to this one.
-SELECT call_id FROM mcp_call_log
-WHERE status = 'ok' AND instr(cited_ids, :needle) > 0
+-- Whether a result the caller received cited :id (the promotion gate's evidence rule; expand of an
+-- image id). mcp_call_cited holds each id an ok call's result cited, with the call's scope: the
+-- wall cuts it to the caller's user, agent and thread as it cuts mcp_call_log, so another
+-- caller's results issued nothing to this one. One range of mcp_call_cited_ix (tenant, cited id).
+SELECT call_id FROM mcp_call_cited
+WHERE cited_id = :id
 LIMIT 1

@@ -45,6 +45,7 @@ def test_export_forget_import_restores_the_user_byte_for_byte(shop, sqlite_path,
         "memory_link",
         "memory_candidate",
         "mcp_call_log",
+        "mcp_call_cited",
     }, before
     invoke = cli_runner(sqlite_path, monkeypatch)
     out = invoke("export", "-t", TENANT, "--user", "jane", "--out", str(tmp_path / "jane")).output

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bench import gate, governance, ingest, latency, load, menu, quality, rss, search, startup
+from bench import gate, governance, ingest, keyed_reads, latency, load, menu, quality, rss, search, startup
 from bench.common import machine, percentile, summary_ms
 from bench.datasets import Collection
 from memgate.manager.kb.embed import HashingEmbedder
@@ -141,6 +141,17 @@ def test_governance_times_full_and_bare_paths_and_the_protocol_floor(tmp_path, c
         for clock in ("wall", "cpu"):
             assert row["full"][clock]["n"] == row["bare"][clock]["n"] == 4 and isinstance(row[clock]["met"], bool)
     assert data["protocol_floor"]["wall"]["n"] == 4 and "protocol floor" in out
+
+
+def test_keyed_reads_times_each_statement_at_both_sizes_with_and_without_its_index(tmp_path, capsys):
+    assert keyed_reads.main(["--calls", "10", "--rows", "100", "300", "--results", str(tmp_path)]) == 0
+    data, out = _ran(capsys, tmp_path, "keyed_reads")
+    assert set(data["statements"]) == set(keyed_reads.STATEMENTS)
+    for kinds in data["statements"].values():
+        assert set(kinds) == {"keyed", "walked"}
+        for t in kinds.values():
+            assert set(t["us_per_call"]) == {"100", "300"} and t["ratio"] > 0
+    assert "index dropped" in out
 
 
 def test_search_times_each_method_against_both_floors(tmp_path, capsys):

@@ -55,6 +55,7 @@ NO_MARKER = {
     "memory_assessment": "its note is the assessor's own words",
     "conversation": "its content is the thread's name and session key, jane-thread",
     "merge_candidate": "it names two records and a reason, no content of its own",
+    "mcp_call_cited": "it names a call and a record it cited, no content of its own",
 }
 
 
@@ -134,7 +135,7 @@ def test_forget_user_leaves_no_trace_of_the_marker_and_keeps_the_rest(shop, sqli
     bob_before = rows_holding(sqlite_path, BOB_MARK)
     indexed = fts_matches(sqlite_path, BOB_MARK), fts_matches(sqlite_path, SHARED_MARK)
     jane_calls = operator_rows(backend, "mcp_call_log", "WHERE user_id = 'jane'")
-    assert len(jane_calls) == 2
+    assert len(jane_calls) == 3  # the memory tool, a search naming the marker, a search citing her document
     others = rows_not_of(backend, "jane")
 
     invoke = cli_runner(sqlite_path, monkeypatch)

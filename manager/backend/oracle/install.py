@@ -20,7 +20,7 @@ from ..sql_files import list_sql, load_sql
 __all__ = ["DBA_FILES", "SCHEMA_VERSION", "owner_files", "script_units", "substitute"]
 
 #: the schema version these scripts install; raise it with every change to sql/oracle/install/
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: files a DBA runs (accounts and system privileges; synonyms in the query account's schema)
 DBA_FILES = ("010_accounts", "015_query_synonyms")
 

@@ -7,8 +7,9 @@
 -- SELECT, INSERT, UPDATE, DELETE on the memory tables (a DELETE outside the scope deletes
 -- nothing, as on SQLite). Stricter than SQLite on purpose: mcp_call_log gets SELECT and INSERT
 -- only (append-only: no UPDATE, which 022 also refuses, and no DELETE; pruning is an operator
--- job run as the owner). tenant_mapping and server_secret: nothing (the operator session reads
--- them as the owner). memgate_schema: SELECT (the backend checks the installed version).
+-- job run as the owner), and so does mcp_call_cited, the ids its ok calls cited (031).
+-- tenant_mapping and server_secret: nothing (the operator session reads them as the owner).
+-- memgate_schema: SELECT (the backend checks the installed version).
 -- No FLASHBACK object privilege: the app reads the current SCN for a context manifest, and reads
 -- as of it only through session-level DBMS_FLASHBACK (EXECUTE granted in 010), which needs no
 -- object grant (schema version 1 granted FLASHBACK; 045 revokes it, below).
@@ -49,6 +50,8 @@ GRANT SELECT, INSERT, UPDATE, DELETE ON memory_candidate TO memgate_app
 GRANT SELECT, INSERT, UPDATE, DELETE ON memory_assessment TO memgate_app
 /
 GRANT SELECT, INSERT ON mcp_call_log TO memgate_app
+/
+GRANT SELECT, INSERT ON mcp_call_cited TO memgate_app
 /
 GRANT SELECT ON memgate_schema TO memgate_app
 /

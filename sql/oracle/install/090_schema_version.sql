@@ -1,4 +1,4 @@
--- 090_schema_version.sql: records that this install (schema version 5) has run.
+-- 090_schema_version.sql: records that this install (schema version 6) has run.
 -- Run by: MEMGATE_OWNER, last. Re-runnable (inserts only a missing version). The number is
 -- SCHEMA_VERSION in manager/backend/oracle/install.py (tests/backend/oracle/test_static_sql.py checks).
 -- Versions: 1, the first install (SQLite migrations 001, 002, 007, 008); 2, context windows
@@ -14,11 +14,13 @@
 -- merge_candidate, 028), the reviewed views' rows written by NOW (050: execute_query's as_of), and
 -- conversations (SQLite migrations 016 and 017: the conversation and conversation_recall tables, their
 -- guards, VPD policies and grants, turns and summaries moved onto their conversation, turn numbers
--- unique per conversation, the recall text and vector indexes, 026).
--- A database at version 1, 2, 3 or 4 is upgraded by running every owner file again
+-- unique per conversation, the recall text and vector indexes, 026); 6, the ids each ok call cited,
+-- one a row (SQLite migration 029: mcp_call_cited, its guard, VPD policy and grant, the calls already
+-- logged, 031) and the rate cap's index on the proposer (SQLite migration 028, 030).
+-- A database at version 1 to 5 is upgraded by running every owner file again
 -- (`memgate init`): 020 adds the columns and fills the row ids, the others are re-runnable.
 INSERT INTO memgate_schema (version)
-SELECT 5 FROM dual WHERE NOT EXISTS (SELECT 1 FROM memgate_schema WHERE version = 5)
+SELECT 6 FROM dual WHERE NOT EXISTS (SELECT 1 FROM memgate_schema WHERE version = 6)
 /
 COMMIT
 /

@@ -60,7 +60,7 @@ def test_the_expected_objects_are_read_from_the_install_scripts():
     packages = {name for name, kind in WANT.objects if kind == "PACKAGE BODY"}
     assert packages == {"MEMGATE_CTX_PKG", "MEMGATE_GUARD_PKG", "MEMGATE_VPD_PKG"}
     assert ("GUIDELINE_MEMORY_GUARD", "TRIGGER") in WANT.objects and ("QV_ENTITY_MEMORY", "VIEW") in WANT.objects
-    assert len(WANT.policy_tables) == 19 and "CONVERSATION_RECALL" in WANT.policy_tables
+    assert len(WANT.policy_tables) == 20 and {"CONVERSATION_RECALL", "MCP_CALL_CITED"} <= set(WANT.policy_tables)
     assert WANT.text_indexes == ("KB_CHUNK_TEXT_IX", "CONVERSATION_RECALL_TEXT_IX")
     assert WANT.index_files["CONVERSATION_RECALL_TEXT_IX"] == "026_conversations.sql"
     assert WANT.contexts == {
@@ -80,7 +80,7 @@ def test_a_healthy_install_passes_in_one_line_per_kind():
         "text index CONVERSATION_RECALL_TEXT_IX",
         "context namespaces",
     ]
-    assert checks[0].detail == "41 VALID (package, package body, trigger, view)"
+    assert checks[0].detail == "43 VALID (package, package body, trigger, view)"
 
 
 def test_a_package_body_that_did_not_compile_fails_with_where_to_read_why():

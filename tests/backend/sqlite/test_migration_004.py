@@ -6,12 +6,9 @@ import json
 import sqlite3
 
 import pytest
-from backend_helpers import open_sqlite, operator_rows
+from backend_helpers import open_sqlite, operator_rows, sqlite_file_with
 
 from memgate.manager import Identity, MemoryManager, SchemaMismatch
-from memgate.manager.backend.sql_files import load_sql
-from memgate.manager.backend.sqlite import schema
-from memgate.manager.backend.sqlite.context import ConnectionContext, install_context_functions
 
 OLD_BUDGET = {"max_tool_result_tokens": 1500, "max_window_tokens": 12000, "max_tool_rounds": 8}
 
@@ -19,15 +16,7 @@ OLD_BUDGET = {"max_tool_result_tokens": 1500, "max_window_tokens": 12000, "max_t
 def _database_without_004(path) -> None:
     """A file as memgate made it before migration 004: the others up to 015 applied (016 moves turns onto
     conversations, which needs 004's columns), old-style budget rows."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    context = ConnectionContext()
-    install_context_functions(conn, context)
-    conn.execute("CREATE TABLE memgate_schema (version INTEGER PRIMARY KEY, applied_at TEXT)")
-    for version, name in schema.migrations():
-        if version != 4 and version < 16:
-            schema.run_script(conn, load_sql("sqlite", f"migrations/{name}"))
-            conn.execute("INSERT INTO memgate_schema (version) VALUES (?)", (version,))
-    schema.rebuild_tenant_wall(conn)
+    conn, context = sqlite_file_with(path, lambda version: version != 4 and version < 16)
     for tenant in ("acme", "globex"):
         context.bind(Identity(tenant=tenant))
         conn.execute(

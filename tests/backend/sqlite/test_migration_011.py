@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
-from backend_helpers import open_sqlite
+from backend_helpers import open_sqlite, sqlite_file_with
 from kb_helpers import ACME, GLOBEX, hashing_manager
 
 from memgate.manager import SchemaMismatch
-from memgate.manager.backend.sql_files import load_sql
-from memgate.manager.backend.sqlite import schema
-from memgate.manager.backend.sqlite.context import ConnectionContext, install_context_functions
 from memgate.manager.kb.embed import HashingEmbedder
 
 DOCS = {
@@ -22,15 +17,8 @@ DOCS = {
 
 def _database_before_011(path) -> None:
     """A file as memgate made it before migration 011: the migrations before it, chunks in the shared index."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    context = ConnectionContext()
-    install_context_functions(conn, context)
-    conn.execute("CREATE TABLE memgate_schema (version INTEGER PRIMARY KEY, applied_at TEXT)")
-    for version, name in schema.migrations():
-        if version < 11:  # migrations after 011 (015 alters its table) came later
-            schema.run_script(conn, load_sql("sqlite", f"migrations/{name}"))
-            conn.execute("INSERT INTO memgate_schema (version) VALUES (?)", (version,))
-    schema.rebuild_tenant_wall(conn)
+    # migrations after 011 (015 alters its table) came later
+    conn, context = sqlite_file_with(path, lambda version: version < 11)
     embedder = HashingEmbedder(256)
     for identity in (ACME, GLOBEX):
         context.bind(identity)

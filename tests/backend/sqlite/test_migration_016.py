@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import replace
 
-from backend_helpers import open_sqlite, operator_rows
+from backend_helpers import open_sqlite, operator_rows, sqlite_file_with
 
 from memgate.manager import ACME, Identity, MemoryManager
-from memgate.manager.backend.sql_files import load_sql
-from memgate.manager.backend.sqlite import schema
-from memgate.manager.backend.sqlite.context import ConnectionContext, install_context_functions
 
 T0 = "2026-08-01T10:00:00.000Z"
 
@@ -19,15 +15,7 @@ def _database_before_016(path) -> None:
     """A file as memgate made it before 016: jane's and bob's turns of one thread name numbered together
     (bob's was 3 after jane's 1 and 2), a compaction of jane's with its summary, a thread-less session's
     turn, and a thread-scoped tool result."""
-    conn = sqlite3.connect(path, isolation_level=None)
-    context = ConnectionContext()
-    install_context_functions(conn, context)
-    conn.execute("CREATE TABLE memgate_schema (version INTEGER PRIMARY KEY, applied_at TEXT)")
-    for version, name in schema.migrations():
-        if version < 16:
-            schema.run_script(conn, load_sql("sqlite", f"migrations/{name}"))
-            conn.execute("INSERT INTO memgate_schema (version) VALUES (?)", (version,))
-    schema.rebuild_tenant_wall(conn)
+    conn, context = sqlite_file_with(path, lambda version: version < 16)
 
     def event(who: Identity, id: str, kind: str, turn: int | None, content: str, session: str | None = None) -> None:
         context.bind(who)
