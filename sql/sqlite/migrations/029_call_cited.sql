@@ -12,7 +12,7 @@
 -- deleted with it (the trigger below, so `memgate expire`'s call-log rule takes them; on Oracle the
 -- registry's orphan rule does), exported and imported with it. id is the call's id and the cited
 -- id's place in cited_ids ("call_...:0"), so the backfill below and Oracle's (install/031) agree.
--- Oracle: install/031_call_cited.sql.
+-- Oracle: install/032_call_cited.sql.
 CREATE TABLE base_mcp_call_cited (
     id TEXT PRIMARY KEY,
     tenant_id TEXT NOT NULL,

@@ -51,7 +51,7 @@ def _parse(unit: str) -> exp.Expr:
 
 #: install files that create tables: 020 the first schema, 024 the promotion gate's, 025 retention's,
 #: 026 conversations', 028 export and import's, 031 the call log's cited ids
-TABLE_FILES = ("020_schema", "024_promotion", "025_retention", "026_conversations", "028_portability", "031_call_cited")
+TABLE_FILES = ("020_schema", "024_promotion", "025_retention", "026_conversations", "028_portability", "032_call_cited")
 
 
 def oracle_tables() -> dict[str, set[str]]:

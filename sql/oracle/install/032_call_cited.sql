@@ -1,4 +1,4 @@
--- 031_call_cited.sql: the ids an ok tool result cited, one a row (SQLite migration 029): the table,
+-- 032_call_cited.sql: the ids an ok tool result cited, one a row (SQLite migration 029): the table,
 -- its indexes, its guard and append-only triggers, and the rows of the calls already logged.
 -- Run by: MEMGATE_OWNER. Re-runnable: CREATE TABLE IF NOT EXISTS, indexes made when missing, the
 -- triggers CREATE OR REPLACE, the backfill touching only calls that have no row yet.

@@ -1,4 +1,4 @@
--- 030_candidate_creator_index.sql: the promotion gate's rate cap reads the caller's proposals by key
+-- 031_candidate_creator_index.sql: the promotion gate's rate cap reads the caller's proposals by key
 -- (SQLite migration 028).
 -- Run by: MEMGATE_OWNER. Re-runnable: an index that exists is skipped.
 --
