@@ -21,7 +21,7 @@ CREATE VIRTUAL TABLE base_kb_fts_{slot} USING fts5(
 -- kept in its config table, so they hold for every connection). Every captured turn and every small
 -- ingest is its own transaction and adds a segment, and a query reads every segment: with FTS5's
 -- defaults (automerge 4, crisismerge 16) a busy index held 13 on average and up to 23, and its BM25
--- leg cost about 1.9x what it cost on the same index merged into one. Merging two segments of a
+-- leg cost 1.7-2.0x what it cost on the same index merged into one. Merging two segments of a
 -- level instead of four, and a level at once when it reaches four instead of sixteen, halves that
 -- (about 6, at most 11) for no measurable cost per write (docs/benchmarks.md, "Lexical indexes");
 -- `memgate optimize` merges an index into one segment (manager/backend/sqlite/lexical_merge.py).
