@@ -34,13 +34,14 @@ def register(cli: click.Group) -> None:
 
         Every captured turn and every ingest is its own transaction, and each adds a segment to the
         tenant's SQLite FTS5 index; FTS5 folds them together only now and then, so a busy index
-        holds a dozen or more, and its BM25 legs (search_memory's lexical leg, conversation recall)
-        cost about twice what they cost on the same index merged into one (docs/benchmarks.md,
-        "Lexical indexes"). This merges each tenant's chunk index and recall index into one segment,
+        holds several (about 6 with the templates' merge settings), and its BM25 legs (search_memory's
+        lexical leg, conversation recall) cost 1.5-1.7x what they cost on the same index merged into
+        one (docs/benchmarks.md, "Lexical indexes"). This merges each tenant's chunk index and recall index into one segment,
         PAGES leaf pages per transaction, so a server writing meanwhile waits for one short step, never
         for the whole merge. It changes no row and no result, only how fast they are found; it is safe
         to stop and to run again. Run it from cron, and after a large `memgate ingest` or `memgate
-        turn import`. On Oracle it optimizes the shared Oracle Text indexes (FULL) instead.
+        import` (`memgate turn import` merges by itself). On Oracle it optimizes the shared Oracle
+        Text indexes (FULL) instead.
 
         \b
         Examples:

@@ -8,7 +8,8 @@ more to read than the same index merged into one (docs/benchmarks.md, "Lexical i
 `merge_tenant` merges a tenant's two indexes into one segment each, as FTS5's 'optimize' does, but in
 steps of about `pages` leaf pages, each its own short write transaction (FTS5's ('merge', -N) command:
 https://www.sqlite.org/fts5.html, "The 'merge' Command"), so turns and chunks written meanwhile wait
-for one step at most, never for the whole index. `memgate optimize` runs it; so does an import.
+for one step at most, never for the whole index. `memgate optimize` runs it, and `memgate turn import`
+after a load.
 
 `segments` reads an index's structure record, the row of `<index>_data` with id 10 (FTS5_STRUCTURE_ROWID
 in SQLite's ext/fts5/fts5_index.c): a 4-byte cookie, [a 4-byte marker of the newer format], then
