@@ -6,7 +6,19 @@ import importlib
 import sys
 
 #: in the order docs/benchmarks.md shows them
-SUITE = ("menu", "governance", "latency", "load", "search", "ingest", "rss", "quality", "reliability", "portability")
+SUITE = (
+    "menu",
+    "governance",
+    "latency",
+    "load",
+    "search",
+    "lexical_index",
+    "ingest",
+    "rss",
+    "quality",
+    "reliability",
+    "portability",
+)
 
 
 def main(argv: list[str]) -> int:

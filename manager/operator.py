@@ -19,7 +19,7 @@ import json
 from .backend.base import Backend, Row
 from .backend.retention_store import RowFilter
 from .clock import now_iso
-from .errors import NotFound
+from .errors import InvalidArgument, NotFound
 from .identity import Identity
 from .registry import server_keys
 from .retention.registry import spec
@@ -63,6 +63,13 @@ class ServerGate:
 
 class OperatorManager(ServerGate):
     """The operator's commands across tenants and scopes (the `memgate` CLI only)."""
+
+    # -- upkeep -----------------------------------------------------------------------------------
+    def merge_lexical_indexes(self, tenant: str, pages: int = 500) -> dict[str, str]:
+        """Merge the tenant's lexical indexes (`memgate optimize`): index -> what was done."""
+        if pages < 1:
+            raise InvalidArgument(f"pages must be at least 1, got {pages}", field="pages")
+        return self._backend.merge_lexical_indexes(tenant, pages)
 
     # -- tenants and tenant mapping (the tenant is not known yet) -----------------------------
     def tenants(self) -> list[str]:

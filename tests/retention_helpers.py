@@ -84,16 +84,16 @@ def file_hits(path: Path, marker: str) -> int:
     return total
 
 
-def fts_matches(path: Path, marker: str) -> int:
-    """Rows any tenant's lexical indexes (chunks, conversation recall) match `marker` for (read with the
-    indexes themselves)."""
+def fts_matches(path: Path, marker: str, indexes: tuple[str, ...] = ("base_kb_fts", "base_recall_fts")) -> int:
+    """Rows any tenant's lexical indexes (chunks, conversation recall; or only `indexes`) match `marker`
+    for (read with the indexes themselves)."""
     conn = sqlite3.connect(path)
     try:
         slots = [s for (s,) in conn.execute("SELECT slot FROM base_kb_lexical_index").fetchall()]
         return sum(
             conn.execute(f"SELECT count(*) FROM {index}_{s} WHERE {index}_{s} MATCH ?", (marker,)).fetchone()[0]
             for s in slots
-            for index in ("base_kb_fts", "base_recall_fts")
+            for index in indexes
         )
     finally:
         conn.close()

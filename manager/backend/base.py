@@ -248,6 +248,11 @@ class Backend(Protocol):
         """A RetentionStore (manager/backend/retention_store.py) over `tenant`'s rows whatever their
         scope, for `memgate forget` and `memgate expire` (operator only; no tool reaches it)."""
 
+    def merge_lexical_indexes(self, tenant: str, pages: int) -> dict[str, str]:
+        """Merge the tenant's lexical indexes so a query reads each term in one place (`memgate optimize`):
+        index -> what was done. SQLite: its two FTS5 indexes into one segment each, about `pages` leaf
+        pages per write transaction. Oracle: the shared Oracle Text indexes optimized (FULL)."""
+
     def physical_table(self, table: str) -> str:
         """The name an operator session reads a logical table by (SQLite: base_<table>)."""
 

@@ -16,6 +16,7 @@ from .common import (
     friendly_errors,
     open_manager,
     operator_identity,
+    operator_of,
     require_tenant,
     settings_from,
     tenant_option,
@@ -73,7 +74,7 @@ def register(cli: click.Group) -> None:
         FILE is JSON or JSONL: memgate's conversations ({"sessions": [{"thread", "time", "messages":
         [{"role" or "speaker", "text", "time"}]}]}), LoCoMo's (session_N with session_N_date_time), or a
         ChatGPT data export's conversations.json. Turns keep their times; importing the same file again
-        adds nothing.
+        adds nothing. Afterwards the tenant's lexical indexes are merged, as `memgate optimize` does.
 
         \b
         Examples:
@@ -104,14 +105,18 @@ def register(cli: click.Group) -> None:
             finally:
                 if bars:
                     bars[0].__exit__(None, None, None)
+            seconds = time.perf_counter() - started
+            # a load leaves the recall index in many segments: merged now, as `memgate optimize` does
+            merged = operator_of(manager).merge_lexical_indexes(tenant) if report.turns else {}
         finally:
             manager.close()
-        seconds = time.perf_counter() - started
         rate = f", {report.turns / seconds:.0f} turns/s" if report.turns and seconds > 0 else ""
         click.echo(
             f"{report.turns} turn(s) in {report.sessions} session(s) imported in {seconds:.1f}s{rate}"
             + (f"; {report.skipped} already there" if report.skipped else "")
         )
+        for index, what in merged.items():
+            click.echo(f"{tenant} {index}: {what}")
 
     @turn.command("policy")
     @tenant_option()

@@ -1,9 +1,10 @@
 -- One tenant's lexical index (template; manager/backend/sqlite/lexical.py fills it in).
 -- {slot} is the tenant's number in base_kb_lexical_index, {tenant} its id as an SQL literal.
 --
--- Template version 2 (manager/backend/sqlite/lexical.py TEMPLATE_VERSION; bump it with any change
+-- Template version 3 (manager/backend/sqlite/lexical.py TEMPLATE_VERSION; bump it with any change
 -- here, and existing indexes are rebuilt by the next migration): words are porter-stemmed, and an
--- underscore is part of a word, so an identifier such as lru_cache or __doc__ is one term.
+-- underscore is part of a word, so an identifier such as lru_cache or __doc__ is one term (2,
+-- migration 015); its segments are merged sooner than FTS5's defaults would (3, migration 030).
 --
 -- An external-content FTS5 table over the chunk table: the text is stored once, in
 -- base_knowledge_base_chunk, and the index holds only this tenant's rows, so a MATCH walks only
@@ -15,6 +16,17 @@
 CREATE VIRTUAL TABLE base_kb_fts_{slot} USING fts5(
     content, content = 'base_knowledge_base_chunk', content_rowid = 'seq',
     tokenize = 'porter unicode61 remove_diacritics 2 tokenchars _');
+
+-- How FTS5 merges the index's segments (https://www.sqlite.org/fts5.html, "Special INSERT Commands";
+-- kept in its config table, so they hold for every connection). Every captured turn and every small
+-- ingest is its own transaction and adds a segment, and a query reads every segment: with FTS5's
+-- defaults (automerge 4, crisismerge 16) a busy index held 13 on average and up to 23, and its BM25
+-- leg cost 1.7-2.0x what it cost on the same index merged into one. Merging two segments of a
+-- level instead of four, and a level at once when it reaches four instead of sixteen, halves that
+-- (about 6, at most 11) for no measurable cost per write (docs/benchmarks.md, "Lexical indexes");
+-- `memgate optimize` merges an index into one segment (manager/backend/sqlite/lexical_merge.py).
+INSERT INTO base_kb_fts_{slot} (base_kb_fts_{slot}, rank) VALUES ('automerge', 2);
+INSERT INTO base_kb_fts_{slot} (base_kb_fts_{slot}, rank) VALUES ('crisismerge', 4);
 
 CREATE TRIGGER base_knowledge_base_chunk__fts_{slot}_insert AFTER INSERT ON base_knowledge_base_chunk
 WHEN NEW.tenant_id = {tenant}

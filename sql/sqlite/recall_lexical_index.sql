@@ -2,8 +2,9 @@
 -- tenant's chunk index, kb_lexical_index.sql, with the same slot). {slot} is the tenant's number in
 -- base_kb_lexical_index, {tenant} its id as an SQL literal.
 --
--- Template version 1 (manager/backend/sqlite/lexical.py RECALL_TEMPLATE_VERSION; bump it with any
--- change here, and existing indexes are rebuilt by the next migration): the chunk index's tokenizer.
+-- Template version 2 (manager/backend/sqlite/lexical.py RECALL_TEMPLATE_VERSION; bump it with any
+-- change here, and existing indexes are rebuilt by the next migration): the chunk index's tokenizer
+-- and, from version 2 (migration 030), its merge settings.
 --
 -- An external-content FTS5 table over base_conversation_recall, keyed by its seq: the text is
 -- stored once, the index holds only this tenant's rows, so a MATCH walks only its postings and
@@ -13,6 +14,17 @@
 CREATE VIRTUAL TABLE base_recall_fts_{slot} USING fts5(
     content, content = 'base_conversation_recall', content_rowid = 'seq',
     tokenize = 'porter unicode61 remove_diacritics 2 tokenchars _');
+
+-- How FTS5 merges the index's segments (https://www.sqlite.org/fts5.html, "Special INSERT Commands";
+-- kept in its config table, so they hold for every connection). Every captured turn and every small
+-- ingest is its own transaction and adds a segment, and a query reads every segment: with FTS5's
+-- defaults (automerge 4, crisismerge 16) a busy index held 13 on average and up to 23, and its BM25
+-- leg cost 1.7-2.0x what it cost on the same index merged into one. Merging two segments of a
+-- level instead of four, and a level at once when it reaches four instead of sixteen, halves that
+-- (about 6, at most 11) for no measurable cost per write (docs/benchmarks.md, "Lexical indexes");
+-- `memgate optimize` merges an index into one segment (manager/backend/sqlite/lexical_merge.py).
+INSERT INTO base_recall_fts_{slot} (base_recall_fts_{slot}, rank) VALUES ('automerge', 2);
+INSERT INTO base_recall_fts_{slot} (base_recall_fts_{slot}, rank) VALUES ('crisismerge', 4);
 
 CREATE TRIGGER base_conversation_recall__fts_{slot}_insert AFTER INSERT ON base_conversation_recall
 WHEN NEW.tenant_id = {tenant}

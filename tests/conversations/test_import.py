@@ -10,6 +10,7 @@ from backend_helpers import operator_rows
 from cli_helpers import cli_runner
 
 from memgate.manager import ACME, InvalidArgument
+from memgate.manager.backend.sqlite import lexical, lexical_merge
 
 HISTORY = {
     "conversations": [
@@ -152,13 +153,16 @@ def test_a_file_that_does_not_fit_is_refused_naming_why_and_writes_nothing(manag
 
 
 def test_the_cli_imports_with_a_progress_bar_and_says_what_it_did(
-    manager, two_tenants, sqlite_path, monkeypatch, tmp_path
+    manager, two_tenants, backend, sqlite_path, monkeypatch, tmp_path
 ):
     path = tmp_path / "history.json"
     path.write_text(json.dumps(HISTORY))
     invoke = cli_runner(sqlite_path, monkeypatch)
     out = invoke("turn", "import", str(path), "-t", "acme", "--user", "jane", "--agent", ACME.agent).output
     assert "3 turn(s) in 2 session(s) imported in" in out
+    with backend.unwalled_connection() as conn:  # the load's segments merged, as `memgate optimize` does
+        recall_index = lexical_merge.index_names(lexical.slots(conn)["acme"])[1]
+        assert f"acme {recall_index}: " in out and lexical_merge.segments(conn, recall_index) == 1
     again = invoke("turn", "import", str(path), "-t", "acme", "--user", "jane", "--agent", ACME.agent).output
     assert "0 turn(s) in 2 session(s) imported" in again and "3 already there" in again
     listed = invoke("turn", "ls", "-t", "acme", "--thread", "garden-s1").output

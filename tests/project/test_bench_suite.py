@@ -7,7 +7,20 @@ import json
 
 import pytest
 
-from bench import gate, governance, ingest, keyed_reads, latency, load, menu, quality, rss, search, startup
+from bench import (
+    gate,
+    governance,
+    ingest,
+    keyed_reads,
+    latency,
+    lexical_index,
+    load,
+    menu,
+    quality,
+    rss,
+    search,
+    startup,
+)
 from bench.common import machine, percentile, summary_ms
 from bench.datasets import Collection
 from memgate.manager.kb.embed import HashingEmbedder
@@ -163,6 +176,20 @@ def test_search_times_each_method_against_both_floors(tmp_path, capsys):
         assert row[name]["n"] == 3 and 0 < row[name]["p50_ms"] <= row[name]["p95_ms"]
     assert row["vector_over_numpy"] > 0 and row["lexical_over_fts5"] > 0
     assert "| 120 |" in out and data["targets"]["at_chunks"] == 120
+
+
+def test_lexical_index_times_both_legs_on_fragmented_and_merged_indexes_and_the_writes(tmp_path, capsys):
+    args = ["--turns", "40", "--chunks", "30", "--queries", "3", "--results", str(tmp_path), "--try", "crisismerge=8"]
+    assert lexical_index.main(args) == 0
+    data, out = _ran(capsys, tmp_path, "lexical_index")
+    assert data["tried"] == {"crisismerge": 8} and (data["turns"], data["chunks"]) == (40, 30)
+    for leg in ("kb", "recall"):
+        rows = data["legs"][leg]
+        assert set(rows) == {"fts5_defaults", "template", "floor", "merged"}
+        assert rows["floor"]["segments"] == rows["merged"]["segments"] == 1 < rows["fts5_defaults"]["segments"]
+        assert all(row["n"] == 3 and row["over_floor"] > 0 for row in rows.values())
+    assert len(data["write_mean_ms"]["turn"]) == 2 and data["write_ratio"]["chunk"] > 0
+    assert "| kb_lexical | floor | 1 |" in out and "Segments over the second half" in out
 
 
 def test_search_floor_runs_the_lexical_legs_own_match_on_the_same_tokenizer():

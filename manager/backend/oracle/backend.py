@@ -147,6 +147,14 @@ class OracleBackend:
         with self.operator_session() as s:
             yield retention.retention_store(s, tenant)
 
+    def merge_lexical_indexes(self, tenant: str, pages: int) -> dict[str, str]:
+        """The Oracle Text indexes are every tenant's (FILTER BY tenant_id): optimized whole, FULL, by the owner,
+        as after an erasure (docs/oracle.md, Oracle Text index maintenance); `pages` is SQLite's."""
+        with self.operator_session() as s:
+            s.raw(q.OPTIMIZE_TEXT_INDEX.text)
+            s.raw(q.OPTIMIZE_RECALL_TEXT_INDEX.text)
+        return {"kb_chunk_text_ix": "optimized (FULL)", "conversation_recall_text_ix": "optimized (FULL)"}
+
     def physical_table(self, table: str) -> str:
         return table  # tables carry the logical names; VPD is the wall
 

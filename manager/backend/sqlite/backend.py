@@ -25,7 +25,7 @@ from ...identity import Identity
 from ..base import ChunkFilters, InstallCheck, QueryRows, RecallFilters, Row, TermStats, ViewCatalog
 from ..retention_store import RetentionStore
 from ..sql_files import load_sql
-from . import kb, lexical, portable, retention, schema, vector_cache
+from . import kb, lexical, lexical_merge, portable, retention, schema, vector_cache
 from .context import ConnectionContext, install_context_functions
 from .dialect import SQLITE_QUERY_DIALECT
 from .pool import PAGE_CACHE_KIB, ConnectionPool, WalledConnection
@@ -352,6 +352,11 @@ class SqliteBackend:
                 yield store
         finally:
             conn.close()
+
+    def merge_lexical_indexes(self, tenant: str, pages: int) -> dict[str, str]:
+        with self.unwalled_connection() as conn:
+            done = lexical_merge.merge_tenant(conn, tenant, pages)
+        return {index: f"{before} -> {after} segment(s)" for index, (before, after) in done.items()}
 
     def physical_table(self, table: str) -> str:
         return f"base_{table}"

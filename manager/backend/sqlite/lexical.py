@@ -5,8 +5,9 @@ sql/sqlite/kb_lexical_index.sql, table base_kb_fts_<slot>) and the conversations
 (sql/sqlite/recall_lexical_index.sql, base_recall_fts_<slot>, over base_conversation_recall). They
 are made the first time the tenant opens a session (or by a migration for tenants that already have
 rows: 011 for chunks, 017 for turns); an index made from an older version of its template is rebuilt
-in place when the schema is migrated (015). Base triggers refuse a chunk or a recall row whose tenant
-has no index, so nothing goes unindexed.
+in place when the schema is migrated (015, 030). Base triggers refuse a chunk or a recall row whose
+tenant has no index, so nothing goes unindexed. How many segments an index holds, and merging them,
+is lexical_merge.py's.
 
 Walled statements name one view per index, `kb_chunk_match` and `recall_match`: TEMP views of each
 pooled connection that point at the bound tenant's `<view>_<slot>` (`point_match_view`), re-pointed
@@ -47,10 +48,12 @@ __all__ = [
 MATCH_VIEW = "kb_chunk_match"
 RECALL_MATCH_VIEW = "recall_match"
 #: the version of sql/sqlite/kb_lexical_index.sql; an index built from an older one is rebuilt by
-#: index_all_tenants (1: porter unicode61; 2, migration 015: identifiers kept whole by tokenchars _)
-TEMPLATE_VERSION = 2
-#: the version of sql/sqlite/recall_lexical_index.sql (0 in base_kb_lexical_index: not built yet)
-RECALL_TEMPLATE_VERSION = 1
+#: index_all_tenants (1: porter unicode61; 2, migration 015: identifiers kept whole by tokenchars _;
+#: 3, migration 030: automerge 2 and crisismerge 4, so one-row writes leave fewer segments)
+TEMPLATE_VERSION = 3
+#: the version of sql/sqlite/recall_lexical_index.sql (0 in base_kb_lexical_index: not built yet;
+#: 2, migration 030: the chunk index's merge settings)
+RECALL_TEMPLATE_VERSION = 2
 #: the tokenize option of the template (every index is rebuilt from the current template by migration)
 _TOKENIZE = re.compile(r"tokenize\s*=\s*'([^']+)'")
 
