@@ -10,14 +10,18 @@
    tenant's relevance floor, so an off-topic question brings back no turns.
 3. The ranker (ranking.py, replaceable) orders them, fetching the turns around the best ones
    (recall_turns_at, through the wall) or saying which neighbouring turns to bring.
-4. The recalled rows are read as the window shows them (turns and summaries through the wall), each
+4. Each candidate is held to the floor on its own (each_at_floor): its share of the question's
+   relevance, by its score against the best's, as the evidence slice holds each passage, and a
+   turn beside an admitted one comes with it. One relevant turn does not bring every other ranked
+   turn along.
+5. The recalled rows are read as the window shows them (turns and summaries through the wall), each
    asked-for neighbour of a turn just below it.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,13 +33,33 @@ from ..kb.embed import Embedder
 from .policy import RecallPolicy, current_policy
 from .ranking import RANKER, NeighbourFetch, Ranked, Ranker, RecallCandidate
 
-__all__ = ["DEPTH", "RANKER", "RECALLED", "Ranking", "Recalled", "candidates", "rank", "recall"]
+__all__ = [
+    "ADMISSION",
+    "DEPTH",
+    "RANKER",
+    "RECALLED",
+    "Admission",
+    "Ranking",
+    "Recalled",
+    "candidates",
+    "each_at_floor",
+    "floor_once",
+    "rank",
+    "recall",
+]
 
 #: candidates each leg hands the ranker (LoCoMo: 100 recalls within 0.005 of 200 at 37 turns)
 DEPTH = 100
 #: ranked turns and summaries a window is offered, best first (LoCoMo's windows of 8,000 tokens admit
 #: about 60; offering 100 rather than every candidate admits the same and renders a third as many)
 RECALLED = 100
+#: the share of the tenant's relevance floor a recalled candidate's own share of the question's
+#: relevance must reach (each_at_floor): 0.8 of it, the largest that cost LoCoMo's tuning
+#: conversations at most 0.005 of the evidence the window admits (docs/benchmarks.md); at the floor
+#: itself, as the evidence slice holds passages, 0.018
+TURN_FLOOR = 0.8
+#: a turn this many places or fewer from an admitted one of its conversation comes with it
+NEIGHBOURHOOD = 2
 
 
 @dataclass(frozen=True)
@@ -174,11 +198,12 @@ def recall(
     """The caller's recalled turns and summaries for `question`, best first, each turn's neighbours (as
     the ranker asks) just below it; `conversation_id` is the caller's own conversation, `exclude` the
     ids its window already holds (its tail). Nothing when the question's calibrated relevance to what
-    was found is below `relevance_floor` (the tenant's, as search_memory's)."""
+    was found is below `relevance_floor` (the tenant's, as search_memory's), and otherwise only the
+    candidates ADMISSION admits (each_at_floor: each relevant enough on its own, or beside one)."""
     policy = policy or current_policy(session, now)
     filters = policy.filters(identity, conversation_id)
     found = rank(session, embedder, question, filters, exclude=exclude, ranker=ranker, depth=depth)
-    ranked = relevance.answered(found.ranked, relevance_floor, lambda _: found.relevance).kept[:RECALLED]
+    ranked = ADMISSION(found, relevance_floor)[:RECALLED]
     if not ranked:
         return []
     turns = _rows(
@@ -197,6 +222,50 @@ def recall(
         out.append(Recalled("conversation" if r.candidate.kind == "turn" else "summary", row, r.score))
         out += _neighbours(session, r, row, shown)
     return out
+
+
+def each_at_floor(found: Ranking, floor: float) -> list[Ranked]:
+    """The ranked candidates relevant enough on their own, and the turns beside them.
+
+    Nothing when the question's relevance is below `floor`. Otherwise a candidate is an anchor when its
+    share of the question's relevance (the relevance times its score over the best's, as the evidence
+    slice holds each passage: kb/relevance.py, fuse) reaches TURN_FLOOR of the floor, and a turn within
+    NEIGHBOURHOOD places of an anchor of its conversation comes with it (an answer sits next to the
+    turn that matches). One matching turn does not bring the caller's unrelated turns along."""
+    if not found.ranked or found.relevance < floor:
+        return []
+    top = max(r.score for r in found.ranked) or 1.0
+    anchors = [r for r in found.ranked if found.relevance * r.score / top >= TURN_FLOOR * floor]
+    near: dict[str, list[int]] = {}
+    for r in anchors:
+        if _place(r) is not None:
+            near.setdefault(r.candidate.conversation_id, []).append(int(r.candidate.turn_index or 0))
+    kept = {id(r) for r in anchors}
+
+    def beside(r: Ranked) -> bool:
+        place = _place(r)
+        return place is not None and any(
+            abs(place - i) <= NEIGHBOURHOOD for i in near.get(r.candidate.conversation_id, ())
+        )
+
+    return [r for r in found.ranked if id(r) in kept or beside(r)]
+
+
+def _place(r: Ranked) -> int | None:
+    """A turn's number in its conversation (None for a summary)."""
+    return int(r.candidate.turn_index) if r.candidate.kind == "turn" and r.candidate.turn_index is not None else None
+
+
+def floor_once(found: Ranking, floor: float) -> list[Ranked]:
+    """The first rule: every ranked candidate when the question's relevance reaches `floor`, however
+    weak each one is (kept so that bench/recall_admission.py can measure both in one run)."""
+    return relevance.answered(found.ranked, floor, lambda _: found.relevance).kept
+
+
+#: which ranked candidates recalled history admits, given the question's Ranking and the tenant's floor
+Admission = Callable[[Ranking, float], list[Ranked]]
+#: the rule windows use (a replacement is any Admission)
+ADMISSION: Admission = each_at_floor
 
 
 def _neighbours(session: Session, r: Ranked, row: Row, shown: set[str]) -> list[Recalled]:
