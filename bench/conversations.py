@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from . import recall_admission
 from .common import machine, machine_line, markdown_table, summary_ms, write_result
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "locomo10.zip"
@@ -111,14 +112,19 @@ def run_locomo(manager, samples: list[tuple[str, dict]], tuned: Sequence[str] = 
     for t in turns:
         per_user.setdefault(t["user_id"] or "", []).append(t)
     rows: list[dict] = []
-    for stem, sample in samples:
+    questions = {
+        stem: [
+            (qa, _evidence(qa) & set(dia_of.values()))
+            for qa in sample["qa"]
+            if qa.get("category") in CATEGORIES and _evidence(qa) & set(dia_of.values())
+        ]
+        for stem, sample in samples
+    }
+    for stem, _sample in samples:
         who = users[stem]
         corpus = per_user[who.user or ""]
         bm25 = BM25Okapi([_tokens(t["text"], STOP_WORDS) for t in corpus])
-        for n, qa in enumerate(sample["qa"]):
-            evidence = _evidence(qa) & set(dia_of.values())
-            if qa.get("category") not in CATEGORIES or not evidence:
-                continue
+        for n, (qa, evidence) in enumerate(questions[stem]):
             asker = replace(who, thread=f"q{stem}-{n}")
             t0 = time.perf_counter()
             window = manager.assemble_context(asker, qa["question"], INTENT)
@@ -158,6 +164,7 @@ def run_locomo(manager, samples: list[tuple[str, dict]], tuned: Sequence[str] = 
         "tuned_on": list(tuned),
         "held_out": _summary([r for r in rows if r["conversation"] not in tuned]),
         "largest_conversation": _largest(rows, per_user, users),
+        "admission": recall_admission.compare(manager, samples, users, dia_of, questions, tuned, INTENT),
     }
 
 
@@ -407,7 +414,8 @@ def main(argv: list[str] | None = None) -> int:
             manager.close()
     data["seconds"] = round(time.perf_counter() - started, 1)
     path = write_result("conversations", data, args.results)
-    print(f"{machine_line(info)}\n\n{table(data)}\n\n{summary(data)}\n\nwritten to {path}")
+    admission = recall_admission.table(data["locomo"]["admission"])
+    print(f"{machine_line(info)}\n\n{table(data)}\n\n{admission}\n\n{summary(data)}\n\nwritten to {path}")
     return 0
 
 

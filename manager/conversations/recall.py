@@ -54,10 +54,11 @@ DEPTH = 100
 #: about 60; offering 100 rather than every candidate admits the same and renders a third as many)
 RECALLED = 100
 #: the share of the tenant's relevance floor a recalled candidate's own share of the question's
-#: relevance must reach (each_at_floor): 0.8 of it, the largest that cost LoCoMo's tuning
-#: conversations at most 0.005 of the evidence the window admits (docs/benchmarks.md); at the floor
-#: itself, as the evidence slice holds passages, 0.018
-TURN_FLOOR = 0.8
+#: relevance must reach (each_at_floor). Chosen on LoCoMo's tuning conversations (26, 30, 41) as
+#: bench.conversations asks them: 0.75 is the largest of 0.6-1.0 that cost them at most 0.005 of the
+#: evidence the window admits (0.003; 0.8 cost 0.007, the floor itself, as the evidence slice holds
+#: passages, about 0.018: docs/benchmarks.md, Conversations remembered)
+TURN_FLOOR = 0.75
 #: a turn this many places or fewer from an admitted one of its conversation comes with it
 NEIGHBOURHOOD = 2
 
