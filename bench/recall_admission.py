@@ -19,8 +19,12 @@ import random
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from .common import markdown_table
+
+if TYPE_CHECKING:
+    from memgate.manager import Identity
 
 __all__ = ["QUESTIONS_ASKED_ELSEWHERE", "compare", "table"]
 
@@ -35,7 +39,7 @@ def _session(dia_id: str) -> str:
 def compare(
     manager,
     samples: Sequence[tuple[str, dict]],
-    users: Mapping[str, object],
+    users: Mapping[str, Identity],
     dia_of: Mapping[str, str],
     questions: Mapping[str, Sequence[tuple[dict, set[str]]]],
     tuned: Sequence[str],

@@ -7,8 +7,8 @@ question's calibrated relevance to it reaches the tenant's relevance floor); evi
 hybrid search; recalled history by conversation recall (conversations/recall.py: the
 caller's turns and compaction summaries in its recall policy's scope, ranked by the
 recall ranker, a turn's neighbours beside it; nothing when the question's calibrated relevance to
-them is below the tenant's relevance floor); the volatile tail is the caller's own
-conversation's recent turns by turn index, after its latest summary.
+them is below the tenant's relevance floor, and otherwise each turn by its own share of it); the
+volatile tail is the caller's own conversation's recent turns by turn index, after its latest summary.
 
 The retrieval score is a hybrid score in 0..1: reciprocal rank fusion of a
 lexical ranking and a vector ranking, divided by the score of a memory ranked first in
@@ -114,7 +114,8 @@ def gather(
 ) -> list[Candidate]:
     """Every variable-slice candidate, with retrieval scores and the stale facts each one used; passages
     below the tenant's relevance floor are no candidates (an off-topic question gets no evidence), and
-    a question whose calibrated relevance to the caller's past conversations is below it recalls none."""
+    a question whose calibrated relevance to the caller's past conversations is below it recalls none
+    (above it, recall admits each turn by its own share: conversations/recall.py, each_at_floor)."""
     terms = question_terms(question)
     conversation = keys.find(session, identity)
     own = conversation["id"] if conversation else None
