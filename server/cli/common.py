@@ -197,6 +197,11 @@ def require_tenant(manager: MemoryManager, settings: Settings, identity: Identit
         )
 
 
+def err_line(line: str) -> None:
+    """One line on stderr: progress and per-item detail, kept apart from the summary on stdout."""
+    click.echo(line, err=True)
+
+
 def operator_identity(
     tenant: str, user: str | None = None, agent: str | None = None, thread: str | None = None
 ) -> Identity:

@@ -9,6 +9,7 @@ from .common import (
     AGENT_ID,
     USER_ID,
     ManagerChoice,
+    err_line,
     friendly_errors,
     open_manager,
     operator_identity,
@@ -17,10 +18,6 @@ from .common import (
     settings_from,
     tenant_option,
 )
-
-
-def _err(line: str) -> None:
-    click.echo(line, err=True)
 
 
 def register(cli: click.Group) -> None:
@@ -70,7 +67,7 @@ def register(cli: click.Group) -> None:
                 subject,
                 apply=apply_,
                 principal=operator_name(),
-                progress=_err,
+                progress=err_line,
             )
         finally:
             manager.close()

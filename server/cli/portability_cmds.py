@@ -8,6 +8,7 @@ from .common import (
     AGENT_ID,
     USER_ID,
     check_tenant,
+    err_line,
     friendly_errors,
     open_manager,
     operator_identity,
@@ -20,10 +21,6 @@ from .common import (
 #: what --from takes: memgate.manager's IMPORT_SOURCES, spelled out so `memgate import --help` imports no
 #: manager (tests/cli/test_cli_startup.py checks the two agree)
 IMPORT_SOURCES = ("bundle", "mcp-memory", "basic-memory", "jsonl")
-
-
-def _err(line: str) -> None:
-    click.echo(line, err=True)
 
 
 def register(cli: click.Group) -> None:
@@ -75,7 +72,14 @@ def register(cli: click.Group) -> None:
                 raise ConfigError("name the bundle's folder with --out", field="out")
             kind, subject = subjects[0] if subjects else ("tenant", None)
             report = export_scope(
-                manager.backend, tenant, kind, subject, out, requested_by=operator_name(), batch=batch, progress=_err
+                manager.backend,
+                tenant,
+                kind,
+                subject,
+                out,
+                requested_by=operator_name(),
+                batch=batch,
+                progress=err_line,
             )
         finally:
             manager.close()
@@ -166,7 +170,7 @@ def register(cli: click.Group) -> None:
                 expected_sha256=expected,
                 batch=batch,
                 dry_run=dry_run,
-                progress=_err,
+                progress=err_line,
             )
         finally:
             manager.close()
@@ -193,7 +197,7 @@ def _propose(manager, settings, fmt, path, tenant, user, agent, dry_run) -> None
         raise ConfigError("name the tenant to propose the memories to: -t TENANT", field="tenant")
     require_tenant(manager, settings, operator_identity(tenant))
     report = propose_file(
-        manager, tenant, fmt, path, user=user, agent=agent, dry_run=dry_run, say=click.echo if dry_run else _err
+        manager, tenant, fmt, path, user=user, agent=agent, dry_run=dry_run, say=click.echo if dry_run else err_line
     )
     for line in report.skipped:
         click.echo(f"skipped {line}")

@@ -12,6 +12,7 @@ import click
 from .common import (
     AGENT_ID,
     USER_ID,
+    err_line,
     friendly_errors,
     open_manager,
     operator_identity,
@@ -23,10 +24,6 @@ from .common import (
 
 if TYPE_CHECKING:
     from memgate.manager import Identity
-
-
-def _err(line: str) -> None:
-    click.echo(line, err=True)
 
 
 def scope_name(identity: Identity) -> str:
@@ -90,7 +87,9 @@ def register(cli: click.Group) -> None:
                     turns += step
                 chunks, recalled = chunks + done, recalled + turns
                 if not quiet:
-                    _err(f"[{n}/{len(scopes)}] {scope_name(identity)}: {done} chunk(s), {turns} turn(s) and summaries")
+                    err_line(
+                        f"[{n}/{len(scopes)}] {scope_name(identity)}: {done} chunk(s), {turns} turn(s) and summaries"
+                    )
         finally:
             manager.close()
         seconds = time.perf_counter() - started

@@ -9,6 +9,7 @@ import click
 from .common import (
     AGENT_ID,
     USER_ID,
+    err_line,
     friendly_errors,
     open_manager,
     operator_identity,
@@ -18,10 +19,6 @@ from .common import (
     settings_from,
     tenant_option,
 )
-
-
-def _err(line: str) -> None:
-    click.echo(line, err=True)
 
 
 def reembed_lines(tenant: str, scopes: list[tuple[str | None, str | None]], verbose: bool = False) -> list[str]:
@@ -102,7 +99,7 @@ def register(cli: click.Group) -> None:
                 dry_run=dry_run,
                 batch=batch,
                 compact=not no_vacuum,
-                progress=_err,
+                progress=err_line,
                 record_empty=record_empty,
             )
         finally:
@@ -159,7 +156,7 @@ def register(cli: click.Group) -> None:
                 require_tenant(manager, settings, operator_identity(tenant))
             tenants = [tenant] if tenant else operator_of(manager).tenants()
             for t in tenants:
-                report = expire(manager.backend, t, dry_run=dry_run, batch=batch, compact=vacuum, progress=_err)
+                report = expire(manager.backend, t, dry_run=dry_run, batch=batch, compact=vacuum, progress=err_line)
                 verb = "would expire" if dry_run else "expired"
                 for label, n in sorted(report.counts.items()):
                     click.echo(f"{t} {label:<44} {n:>8}")
