@@ -147,6 +147,9 @@ DEFAULT_RESULT_TOKENS = 2000
 #: (a window's evidence: each passage) when the tenant's context_budget sets no relevance_floor: chosen
 #: by `python3 -m bench.calibrate` on the tuning queries
 DEFAULT_RELEVANCE_FLOOR = 0.33
+#: leaf pages a lexical index merge (`memgate optimize`) writes per transaction: about 2 MB, tens of
+#: milliseconds, so a writer waits for one step at most
+LEXICAL_MERGE_PAGES = 500
 #: the four variable slices of a context window, each with a share of what the fixed slices leave
 SHARE_NAMES = ("durable_facts", "evidence", "recalled_history", "volatile_tail")
 #: the intents whose windows admit linked history when the budget names none

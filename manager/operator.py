@@ -21,6 +21,7 @@ from .backend.retention_store import RowFilter
 from .clock import now_iso
 from .errors import InvalidArgument, NotFound
 from .identity import Identity
+from .limits import LEXICAL_MERGE_PAGES
 from .registry import server_keys
 from .retention.registry import spec
 from .tenancy import mapping as tenant_mapping
@@ -65,7 +66,7 @@ class OperatorManager(ServerGate):
     """The operator's commands across tenants and scopes (the `memgate` CLI only)."""
 
     # -- upkeep -----------------------------------------------------------------------------------
-    def merge_lexical_indexes(self, tenant: str, pages: int = 500) -> dict[str, str]:
+    def merge_lexical_indexes(self, tenant: str, pages: int = LEXICAL_MERGE_PAGES) -> dict[str, str]:
         """Merge the tenant's lexical indexes (`memgate optimize`): index -> what was done."""
         if pages < 1:
             raise InvalidArgument(f"pages must be at least 1, got {pages}", field="pages")

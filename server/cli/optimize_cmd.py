@@ -23,7 +23,7 @@ def register(cli: click.Group) -> None:
     @click.option(
         "--pages",
         type=click.IntRange(1, 1_000_000),
-        default=500,
+        default=500,  # manager.limits.LEXICAL_MERGE_PAGES (a literal: --help imports no Memory Manager)
         show_default=True,
         help="Leaf pages merged per write transaction (SQLite): writers wait for one step at most.",
     )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from ...limits import LEXICAL_MERGE_PAGES
 from . import lexical
 
 __all__ = ["DEFAULT_PAGES", "index_names", "merge_index", "merge_tenant", "segments"]
@@ -29,8 +30,8 @@ __all__ = ["DEFAULT_PAGES", "index_names", "merge_index", "merge_tenant", "segme
 STRUCTURE_ROWID = 10
 #: the marker after the cookie of a structure record in FTS5's second format (SQLite 3.43 and later)
 _V2_MARKER = b"\xff\x00\x00\x01"
-#: leaf pages merged per step, one transaction each: about 2 MB written, tens of milliseconds here
-DEFAULT_PAGES = 500
+#: leaf pages merged per step, one transaction each
+DEFAULT_PAGES = LEXICAL_MERGE_PAGES
 
 
 def index_names(slot: int) -> tuple[str, str]:
