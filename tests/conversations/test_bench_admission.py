@@ -5,26 +5,13 @@ today's does not, and both admit the evidence."""
 
 from __future__ import annotations
 
-import json
-import zipfile
+from locomo_helpers import filler_sample, write_zip
 
 from bench import conversations, recall_admission
 
-FILLER = [
-    "The weather was grey all day.",
-    "My cat knocked over a plant.",
-    "Traffic on the bridge was awful.",
-    "I finally fixed the kitchen tap.",
-]
-
 
 def _sample(a: str, b: str, place: str) -> dict:
-    sample: dict = {"speaker_a": a, "speaker_b": b}
-    for s in (1, 2, 3):
-        sample[f"session_{s}_date_time"] = f"1:56 pm on {s + 7} May, 2023"
-        sample[f"session_{s}"] = [
-            {"speaker": (a, b)[n % 2], "dia_id": f"D{s}:{n + 1}", "text": FILLER[(n + s) % 4]} for n in range(4)
-        ]
+    sample = filler_sample(a, b, turns=4)
     sample["session_1"][0] = {"speaker": b, "dia_id": "D1:1", "text": f"Did you enjoy the hiking trip to {place}?"}
     sample["session_1"][1] = {"speaker": a, "dia_id": "D1:2", "text": f"Loved {place}, we saw golden eagles hiking!"}
     sample["qa"] = [
@@ -36,10 +23,10 @@ def _sample(a: str, b: str, place: str) -> dict:
 def test_both_rules_admit_the_evidence_and_only_the_first_brings_unrelated_sessions(tmp_path):
     from memgate.manager import DatabaseSettings, MemoryManager, open_backend
 
-    path = tmp_path / "tiny_locomo.zip"
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("locomo/1.json", json.dumps(_sample("Ann", "Bob", "Skye")))
-        z.writestr("locomo/2.json", json.dumps(_sample("Cy", "Di", "Arran")))
+    path = write_zip(
+        tmp_path / "tiny_locomo.zip",
+        {"locomo/1.json": _sample("Ann", "Bob", "Skye"), "locomo/2.json": _sample("Cy", "Di", "Arran")},
+    )
     manager = MemoryManager(open_backend(DatabaseSettings(path=tmp_path / "bench.db")))
     try:
         data = conversations.run_locomo(manager, conversations.load_locomo(path), tuned=["1"])

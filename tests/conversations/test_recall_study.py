@@ -4,27 +4,15 @@ read by a test): its turns indexed and embedded, every variant ranked, both part
 from __future__ import annotations
 
 import json
-import zipfile
+
+from locomo_helpers import filler_sample, write_zip
 
 from bench import recall_study
 from bench.recall_data import load_locomo
 
-FILLER = [
-    "The weather was grey all day.",
-    "My cat knocked over a plant.",
-    "Traffic on the bridge was awful.",
-    "I finally fixed the kitchen tap.",
-    "The library extended its hours.",
-    "We watched a film about penguins.",
-]
-
 
 def _conversation(a: str, b: str, place: str) -> dict:
-    sessions: dict = {"speaker_a": a, "speaker_b": b}
-    for s in (1, 2, 3):
-        turns = [{"speaker": (a, b)[n % 2], "dia_id": f"D{s}:{n + 1}", "text": FILLER[(n + s) % 6]} for n in range(6)]
-        sessions[f"session_{s}_date_time"] = f"1:56 pm on {s + 7} May, 2023"
-        sessions[f"session_{s}"] = turns
+    sessions = filler_sample(a, b, turns=6)
     # Session 2: b asks about the trip, a's reply (the evidence) shares no word with the question.
     sessions["session_2"][2] = {"speaker": b, "dia_id": "D2:3", "text": f"Did you enjoy the hiking trip to {place}?"}
     sessions["session_2"][3] = {"speaker": a, "dia_id": "D2:4", "text": "Loved it, we saw eagles yesterday!"}
@@ -43,11 +31,13 @@ def _conversation(a: str, b: str, place: str) -> dict:
 
 
 def _zip(tmp_path):
-    path = tmp_path / "tiny_locomo.zip"
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("data/multimodal_dialog/locomo10_v2/30.json", json.dumps(_conversation("Ann", "Bob", "Skye")))
-        z.writestr("data/multimodal_dialog/locomo10_v2/4.json", json.dumps(_conversation("Cy", "Di", "Arran")))
-    return path
+    return write_zip(
+        tmp_path / "tiny_locomo.zip",
+        {
+            "data/multimodal_dialog/locomo10_v2/30.json": _conversation("Ann", "Bob", "Skye"),
+            "data/multimodal_dialog/locomo10_v2/4.json": _conversation("Cy", "Di", "Arran"),
+        },
+    )
 
 
 def test_the_loader_keeps_categories_1_to_4_with_evidence_and_maps_each_dia_id_to_its_turn(tmp_path):

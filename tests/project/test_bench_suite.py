@@ -283,7 +283,7 @@ def test_a_refusal_by_the_rate_cap_is_not_counted_as_a_decision():
 
 def test_the_conversations_bench_runs_on_a_small_locomo_shaped_file(tmp_path, capsys, manager):
     """LoCoMo's shape with the test's own words (the benchmark's data is never in tests)."""
-    import zipfile
+    from locomo_helpers import write_zip
 
     from bench import conversations
 
@@ -304,9 +304,7 @@ def test_the_conversations_bench_runs_on_a_small_locomo_shaped_file(tmp_path, ca
             {"question": "Unanswerable?", "evidence": [], "category": 5},
         ],
     }
-    path = tmp_path / "tiny.zip"
-    with zipfile.ZipFile(path, "w") as z:
-        z.writestr("data/multimodal_dialog/locomo10_v2/1.json", json.dumps(sample))
+    path = write_zip(tmp_path / "tiny.zip", {"data/multimodal_dialog/locomo10_v2/1.json": sample})
     assert conversations.main([str(path), "--no-perf", "--tuned-on", "", "--results", str(tmp_path)]) == 0
     data, out = _ran(capsys, tmp_path, "conversations")
     loc = data["locomo"]
