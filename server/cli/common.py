@@ -197,6 +197,15 @@ def require_tenant(manager: MemoryManager, settings: Settings, identity: Identit
         )
 
 
+def tenants_to_act_for(manager: MemoryManager, settings: Settings, tenant: str | None) -> list[str]:
+    """The tenant named (refused when `memgate init` never set it up), else every tenant: the upkeep
+    commands' `-t` (expire, optimize)."""
+    if tenant is not None:
+        require_tenant(manager, settings, operator_identity(tenant))
+        return [tenant]
+    return operator_of(manager).tenants()
+
+
 def err_line(line: str) -> None:
     """One line on stderr: progress and per-item detail, kept apart from the summary on stdout."""
     click.echo(line, err=True)

@@ -9,11 +9,10 @@ import click
 from .common import (
     friendly_errors,
     open_manager,
-    operator_identity,
     operator_of,
-    require_tenant,
     settings_from,
     tenant_option,
+    tenants_to_act_for,
 )
 
 
@@ -52,10 +51,8 @@ def register(cli: click.Group) -> None:
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
         try:
-            if tenant is not None:
-                require_tenant(manager, settings, operator_identity(tenant))
             operator = operator_of(manager)
-            for t in [tenant] if tenant else operator.tenants():
+            for t in tenants_to_act_for(manager, settings, tenant):
                 started = time.perf_counter()
                 done = operator.merge_lexical_indexes(t, pages)
                 seconds = time.perf_counter() - started

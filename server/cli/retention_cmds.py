@@ -14,10 +14,10 @@ from .common import (
     open_manager,
     operator_identity,
     operator_name,
-    operator_of,
     require_tenant,
     settings_from,
     tenant_option,
+    tenants_to_act_for,
 )
 
 
@@ -152,10 +152,7 @@ def register(cli: click.Group) -> None:
         settings = settings_from(ctx)
         manager = open_manager(settings, create=False)
         try:
-            if tenant is not None:
-                require_tenant(manager, settings, operator_identity(tenant))
-            tenants = [tenant] if tenant else operator_of(manager).tenants()
-            for t in tenants:
+            for t in tenants_to_act_for(manager, settings, tenant):
                 report = expire(manager.backend, t, dry_run=dry_run, batch=batch, compact=vacuum, progress=err_line)
                 verb = "would expire" if dry_run else "expired"
                 for label, n in sorted(report.counts.items()):
