@@ -50,7 +50,7 @@ def _parse(unit: str) -> exp.Expr:
 
 
 #: install files that create tables: 020 the first schema, 024 the promotion gate's, 025 retention's,
-#: 026 conversations', 028 export and import's, 031 the call log's cited ids
+#: 026 conversations', 028 export and import's, 032 the call log's cited ids
 TABLE_FILES = ("020_schema", "024_promotion", "025_retention", "026_conversations", "028_portability", "032_call_cited")
 
 
@@ -97,6 +97,34 @@ def sqlite(tmp_path_factory):
     return tables, views
 
 
+#: SQLite indexes Oracle serves with another index, and which (the test checks that one exists)
+SERVED_BY = {
+    "entity_lookup_ix": "entity_version_uq",  # 021: its leading columns are (tenant_id, subject, predicate)
+}
+#: an index's name in a CREATE INDEX, also inside an install file's ensure('CREATE INDEX ...') call
+_INDEX_NAME = re.compile(r"CREATE\s+(?:UNIQUE\s+)?INDEX\s+(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)
+
+
+def oracle_indexes() -> set[str]:
+    """Every index any install file creates, by name."""
+    return {name.lower() for path in INSTALL.glob("*.sql") for name in _INDEX_NAME.findall(path.read_text("utf-8"))}
+
+
+@pytest.fixture(scope="module")
+def sqlite_indexes(tmp_path_factory) -> dict[str, str]:
+    """The named indexes of a newly migrated SQLite file on its base_ tables: index -> table."""
+    backend = open_backend(DatabaseSettings(path=tmp_path_factory.mktemp("parity") / "memgate.db"))
+    try:
+        with backend.operator_session() as s:
+            rows = s.raw(
+                "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL "
+                "AND tbl_name LIKE 'base\\_%' ESCAPE '\\'"
+            )
+    finally:
+        backend.close()
+    return {r["name"].lower(): r["tbl_name"].removeprefix("base_") for r in rows}
+
+
 def _sqlite_only(name: str) -> bool:
     return any(name == t or name.startswith(f"{t}_") for t in SQLITE_ONLY)
 
@@ -115,6 +143,21 @@ def test_oracle_has_every_sqlite_table_and_column(sqlite):
     assert differ == {}, (
         "columns (missing on Oracle, extra on Oracle) per table; add a missing one with "
         f"add_column(...) at the end of 020 and raise SCHEMA_VERSION: {differ}"
+    )
+
+
+def test_oracle_creates_every_sqlite_index(sqlite_indexes):
+    """A migration's index has its Oracle twin of the same name in an install file (ensure(...) or
+    CREATE INDEX IF NOT EXISTS), so a lookup made a key read on SQLite is one on Oracle too."""
+    oracle = oracle_indexes()
+    missing = sorted(
+        f"{i} ({t})"
+        for i, t in sqlite_indexes.items()
+        if i not in oracle and SERVED_BY.get(i) not in oracle and not _sqlite_only(t)
+    )
+    assert sqlite_indexes and missing == [], (
+        f"sql/oracle/install/ creates no index named {missing}: add it to the install file of its table's "
+        "feature (re-runnable) and raise SCHEMA_VERSION"
     )
 
 
