@@ -7,7 +7,7 @@
 -- SELECT, INSERT, UPDATE, DELETE on the memory tables (a DELETE outside the scope deletes
 -- nothing, as on SQLite). Stricter than SQLite on purpose: mcp_call_log gets SELECT and INSERT
 -- only (append-only: no UPDATE, which 022 also refuses, and no DELETE; pruning is an operator
--- job run as the owner), and so does mcp_call_cited, the ids its ok calls cited (031).
+-- job run as the owner), and so does mcp_call_cited, the ids its ok calls cited (032).
 -- tenant_mapping and server_secret: nothing (the operator session reads them as the owner).
 -- memgate_schema: SELECT (the backend checks the installed version).
 -- No FLASHBACK object privilege: the app reads the current SCN for a context manifest, and reads

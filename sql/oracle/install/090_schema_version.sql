@@ -16,7 +16,7 @@
 -- guards, VPD policies and grants, turns and summaries moved onto their conversation, turn numbers
 -- unique per conversation, the recall text and vector indexes, 026); 6, the ids each ok call cited,
 -- one a row (SQLite migration 029: mcp_call_cited, its guard, VPD policy and grant, the calls already
--- logged, 031) and the rate cap's index on the proposer (SQLite migration 028, 030).
+-- logged, 032) and the rate cap's index on the proposer (SQLite migration 028, 029).
 -- A database at version 1 to 5 is upgraded by running every owner file again
 -- (`memgate init`): 020 adds the columns and fills the row ids, the others are re-runnable.
 INSERT INTO memgate_schema (version)

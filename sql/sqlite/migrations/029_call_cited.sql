@@ -11,7 +11,7 @@
 -- forget` scrubs a call's content, not its cited ids, and leaves these rows too: ids, no content),
 -- deleted with it (the trigger below, so `memgate expire`'s call-log rule takes them; on Oracle the
 -- registry's orphan rule does), exported and imported with it. id is the call's id and the cited
--- id's place in cited_ids ("call_...:0"), so the backfill below and Oracle's (install/031) agree.
+-- id's place in cited_ids ("call_...:0"), so the backfill below and Oracle's (install/032) agree.
 -- Oracle: install/032_call_cited.sql.
 CREATE TABLE base_mcp_call_cited (
     id TEXT PRIMARY KEY,
